@@ -1,0 +1,174 @@
+// Package accounts serves registration, sessions, the current user, API
+// keys and onboarding.
+package accounts
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain/account"
+)
+
+// Handlers serve the account routes.
+type Handlers struct {
+	Accounts *account.Service
+	Limits   api.LoginLimits
+}
+
+// Routes registers the account routes.
+func (h Handlers) Routes(r api.Router) {
+	pub := r.Public()
+	guard := api.LoginLimiters(h.Limits)
+	pub.Post("/auth/register", append(guard, h.register)...)
+	pub.Post("/auth/login", append(guard, h.login)...)
+	pub.Post("/auth/refresh", h.refresh)
+	pub.Post("/auth/logout", h.logout)
+	pub.Get("/onboard", h.onboardStatus)
+	pub.Post("/onboard", h.onboard)
+	r.Get("/auth/me", h.me)
+	r.Post("/api-keys", h.createKey)
+	r.Get("/api-keys", h.listKeys)
+	r.Delete("/api-keys/:id", h.deleteKey)
+}
+
+type registerReq struct {
+	Email       string `json:"email" validate:"required,email"`
+	Password    string `json:"password" validate:"required,min=8"`
+	DisplayName string `json:"display_name" validate:"required,min=1,max=255"`
+	InviteCode  string `json:"invite_code"`
+}
+
+func (h Handlers) register(c *fiber.Ctx) error {
+	var req registerReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	res, err := h.Accounts.Register(c.UserContext(), account.RegisterInput{Email: req.Email, Password: req.Password,
+		DisplayName: req.DisplayName, InviteCode: req.InviteCode})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(res)
+}
+
+type loginReq struct {
+	Email    string `json:"email" validate:"required"`
+	Password string `json:"password" validate:"required"`
+}
+
+func (h Handlers) login(c *fiber.Ctx) error {
+	var req loginReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	res, err := h.Accounts.Login(c.UserContext(), req.Email, req.Password)
+	if err != nil {
+		return err
+	}
+	return c.JSON(res)
+}
+
+type refreshReq struct {
+	RefreshToken string `json:"refresh_token" validate:"required"`
+}
+
+func (h Handlers) refresh(c *fiber.Ctx) error {
+	var req refreshReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	res, err := h.Accounts.Refresh(c.UserContext(), req.RefreshToken)
+	if err != nil {
+		return err
+	}
+	return c.JSON(res)
+}
+
+func (h Handlers) logout(c *fiber.Ctx) error {
+	var req refreshReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	if err := h.Accounts.Logout(c.UserContext(), req.RefreshToken); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (h Handlers) me(c *fiber.Ctx) error {
+	me, err := h.Accounts.Me(c.UserContext(), api.Principal(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(me)
+}
+
+type createKeyReq struct {
+	Name       string      `json:"name" validate:"required,min=1,max=255"`
+	Scopes     []string    `json:"scopes" validate:"omitempty,dive,oneof=read write admin"`
+	ProjectIDs []uuid.UUID `json:"project_ids"`
+	ExpiresAt  *time.Time  `json:"expires_at"`
+}
+
+func (h Handlers) createKey(c *fiber.Ctx) error {
+	var req createKeyReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	k, err := h.Accounts.CreateKey(c.UserContext(), api.Principal(c), account.CreateKeyInput{
+		Name: req.Name, Scopes: req.Scopes, ProjectIDs: req.ProjectIDs, ExpiresAt: req.ExpiresAt})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(k)
+}
+
+func (h Handlers) listKeys(c *fiber.Ctx) error {
+	keys, err := h.Accounts.ListKeys(c.UserContext(), api.Principal(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(keys)
+}
+
+func (h Handlers) deleteKey(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "API key")
+	if err != nil {
+		return err
+	}
+	if err := h.Accounts.DeleteKey(c.UserContext(), api.Principal(c), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (h Handlers) onboardStatus(c *fiber.Ctx) error {
+	need, err := h.Accounts.NeedsOnboarding(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"needs_onboarding": need})
+}
+
+type onboardReq struct {
+	Email    string `json:"email" validate:"required,email"`
+	Password string `json:"password" validate:"required,min=8"`
+	OrgName  string `json:"org_name" validate:"required,min=1,max=255"`
+	OrgSlug  string `json:"org_slug" validate:"required,min=1,max=100"`
+}
+
+func (h Handlers) onboard(c *fiber.Ctx) error {
+	var req onboardReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	res, err := h.Accounts.Onboard(c.UserContext(), account.OnboardInput{Email: req.Email, Password: req.Password,
+		OrgName: req.OrgName, OrgSlug: req.OrgSlug})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(res)
+}

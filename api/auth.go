@@ -1,0 +1,74 @@
+package api
+
+import (
+	"context"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/domain"
+)
+
+// Authenticator turns a bearer credential into a principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, bearer string) (domain.Principal, error)
+}
+
+// Principal is the authenticated caller; handlers behind Router.Auth always
+// have one.
+func Principal(c *fiber.Ctx) domain.Principal {
+	p, _ := c.Locals(localPrincipal).(domain.Principal)
+	return p
+}
+
+// authenticate requires a bearer credential and applies the API key's scope
+// gate by HTTP method.
+func authenticate(a Authenticator) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		h := c.Get(fiber.HeaderAuthorization)
+		token, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok || strings.TrimSpace(token) == "" {
+			return domain.Unauthorized("missing or invalid credentials")
+		}
+		p, err := a.Authenticate(c.UserContext(), strings.TrimSpace(token))
+		if err != nil {
+			return err
+		}
+		if !p.AllowsMethod(c.Method()) {
+			return domain.Forbidden("this API key's read scope allows only GET requests")
+		}
+		c.Locals(localPrincipal, p)
+		return c.Next()
+	}
+}
+
+// Router registers routes under /api/v1. Get, Post, Put, Patch and Delete
+// require authentication; Public routes do not. Keeping the rule in the
+// registration means a route cannot be exposed by forgetting a middleware.
+type Router struct {
+	group fiber.Router
+	auth  fiber.Handler
+}
+
+func (r Router) with(h []fiber.Handler) []fiber.Handler {
+	return append([]fiber.Handler{r.auth}, h...)
+}
+
+// Get registers an authenticated GET route.
+func (r Router) Get(path string, h ...fiber.Handler) { r.group.Get(path, r.with(h)...) }
+
+// Post registers an authenticated POST route.
+func (r Router) Post(path string, h ...fiber.Handler) { r.group.Post(path, r.with(h)...) }
+
+// Put registers an authenticated PUT route.
+func (r Router) Put(path string, h ...fiber.Handler) { r.group.Put(path, r.with(h)...) }
+
+// Patch registers an authenticated PATCH route.
+func (r Router) Patch(path string, h ...fiber.Handler) { r.group.Patch(path, r.with(h)...) }
+
+// Delete registers an authenticated DELETE route.
+func (r Router) Delete(path string, h ...fiber.Handler) { r.group.Delete(path, r.with(h)...) }
+
+// Public is the /api/v1 group without authentication, for the spec's public
+// and signature-verified endpoints.
+func (r Router) Public() fiber.Router { return r.group }

@@ -1,0 +1,137 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/domain"
+)
+
+var validate = newValidator()
+
+func newValidator() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string {
+		name := strings.SplitN(f.Tag.Get("json"), ",", 2)[0]
+		if name == "-" {
+			return ""
+		}
+		return name
+	})
+	return v
+}
+
+// Bind reads the JSON body into dst and validates its struct tags. A body
+// that is not JSON is a 400; wrong types and failed rules are a 422 listing
+// each field. An empty body reads as {}.
+func Bind(c *fiber.Ctx, dst any) error {
+	body := bytes.TrimSpace(c.Body())
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			field := te.Field
+			if field == "" {
+				return domain.Invalid("body: must be a JSON object")
+			}
+			return domain.Invalid(fmt.Sprintf("%s: must be %s", field, article(te.Type.Kind().String())))
+		}
+		var de *domain.Error
+		if errors.As(err, &de) {
+			return de
+		}
+		return domain.BadRequest("malformed JSON body")
+	}
+	return Validate(dst)
+}
+
+// Validate checks a struct's validate tags.
+func Validate(v any) error {
+	err := validate.Struct(v)
+	if err == nil {
+		return nil
+	}
+	var verrs validator.ValidationErrors
+	if !errors.As(err, &verrs) {
+		return domain.Invalid(err.Error())
+	}
+	var p domain.Problems
+	for _, fe := range verrs {
+		ns := fe.Namespace()
+		if i := strings.Index(ns, "."); i >= 0 {
+			ns = ns[i+1:]
+		}
+		p.Add(ns, describe(fe))
+	}
+	return p.Err()
+}
+
+func describe(fe validator.FieldError) string {
+	isString := fe.Kind() == reflect.String
+	switch fe.Tag() {
+	case "required":
+		return "required"
+	case "email":
+		return "must be a valid email address"
+	case "uuid", "uuid4", "uuid7":
+		return "must be a UUID"
+	case "url", "http_url":
+		return "must be a valid URL"
+	case "oneof":
+		return "must be one of " + strings.ReplaceAll(fe.Param(), " ", ", ")
+	case "min":
+		if isString {
+			return "must be at least " + fe.Param() + " characters"
+		}
+		if fe.Kind() == reflect.Slice {
+			return "must have at least " + fe.Param() + " items"
+		}
+		return "must be at least " + fe.Param()
+	case "max":
+		if isString {
+			return "must be at most " + fe.Param() + " characters"
+		}
+		if fe.Kind() == reflect.Slice {
+			return "must have at most " + fe.Param() + " items"
+		}
+		return "must be at most " + fe.Param()
+	case "gte":
+		return "must be at least " + fe.Param()
+	case "lte":
+		return "must be at most " + fe.Param()
+	case "gt":
+		return "must be greater than " + fe.Param()
+	case "datetime":
+		return "must be a date in the form " + fe.Param()
+	}
+	return "is invalid (" + fe.Tag() + ")"
+}
+
+func article(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "int", "int32", "int64", "uint", "uint64":
+		return "an integer"
+	case "float64":
+		return "a number"
+	case "bool":
+		return "a boolean"
+	case "slice":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "array":
+		return "a UUID string"
+	}
+	return "a " + kind
+}

@@ -1,0 +1,54 @@
+package api
+
+import (
+	"context"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// HealthChecker reports on the database.
+type HealthChecker interface {
+	DatabaseHealth(ctx context.Context) (healthy bool, migrationVersion int32)
+}
+
+// ServiceName is the service's name in health and version.
+const ServiceName = "tracker"
+
+type health struct {
+	Status           string `json:"status"`
+	Service          string `json:"service"`
+	Version          string `json:"version"`
+	Database         string `json:"database"`
+	DBHealthy        bool   `json:"db_healthy"`
+	MigrationVersion int32  `json:"migration_version"`
+	UptimeSeconds    int64  `json:"uptime_seconds"`
+}
+
+type version struct {
+	Version string `json:"version"`
+	Service string `json:"service"`
+	Profile string `json:"profile"`
+}
+
+func systemRoutes(app *fiber.App, d Deps) {
+	started := time.Now()
+	app.Get("/health", func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+		defer cancel()
+		ok, v := d.Health.DatabaseHealth(ctx)
+		h := health{Status: "ok", Service: ServiceName, Version: d.Version, Database: "connected", DBHealthy: ok,
+			MigrationVersion: v, UptimeSeconds: int64(time.Since(started).Seconds())}
+		if !ok {
+			h.Status, h.Database = "degraded", "unreachable"
+			return c.Status(fiber.StatusServiceUnavailable).JSON(h)
+		}
+		return c.JSON(h)
+	})
+	app.Get("/api/v1/version", func(c *fiber.Ctx) error {
+		return c.JSON(version{Version: d.Version, Service: ServiceName, Profile: d.Profile})
+	})
+	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{})))
+}

@@ -1,0 +1,136 @@
+// Package orgs serves organizations, members and invites.
+package orgs
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain/org"
+)
+
+// Handlers serve the org routes.
+type Handlers struct {
+	Orgs *org.Service
+}
+
+// Routes registers the org routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/orgs", h.create)
+	r.Get("/orgs", h.list)
+	r.Post("/orgs/:id/members", h.addMember)
+	r.Get("/orgs/:id/members", h.listMembers)
+	r.Post("/orgs/:org_id/invites", h.createInvite)
+	r.Get("/orgs/:org_id/invites", h.listInvites)
+	r.Delete("/orgs/:org_id/invites/:id", h.revokeInvite)
+}
+
+type createReq struct {
+	Name string `json:"name" validate:"required,min=1,max=255"`
+	Slug string `json:"slug" validate:"required,min=1,max=100"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	o, err := h.Orgs.Create(c.UserContext(), api.Principal(c), req.Name, req.Slug)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(o)
+}
+
+func (h Handlers) list(c *fiber.Ctx) error {
+	orgs, err := h.Orgs.List(c.UserContext(), api.Principal(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"items": orgs})
+}
+
+type addMemberReq struct {
+	UserID uuid.UUID `json:"user_id" validate:"required"`
+	Role   string    `json:"role"`
+}
+
+func (h Handlers) addMember(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "id", "organization")
+	if err != nil {
+		return err
+	}
+	var req addMemberReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	m, err := h.Orgs.AddMember(c.UserContext(), api.Principal(c), orgID, req.UserID, req.Role)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(m)
+}
+
+func (h Handlers) listMembers(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "id", "organization")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, 100)
+	if err != nil {
+		return err
+	}
+	members, err := h.Orgs.ListMembers(c.UserContext(), api.Principal(c), orgID, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(members))
+}
+
+type inviteReq struct {
+	Email string `json:"email"`
+	Role  string `json:"role"`
+}
+
+func (h Handlers) createInvite(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req inviteReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	inv, err := h.Orgs.CreateInvite(c.UserContext(), api.Principal(c), orgID, req.Email, req.Role)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(inv)
+}
+
+func (h Handlers) listInvites(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	invs, err := h.Orgs.ListInvites(c.UserContext(), api.Principal(c), orgID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(invs)
+}
+
+func (h Handlers) revokeInvite(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	id, err := api.PathID(c, "id", "invite")
+	if err != nil {
+		return err
+	}
+	if err := h.Orgs.RevokeInvite(c.UserContext(), api.Principal(c), orgID, id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

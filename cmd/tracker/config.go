@@ -1,0 +1,181 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Config is read once from the environment.
+type Config struct {
+	Addr                string
+	DatabaseURL         string
+	TemporalAddress     string
+	TemporalNamespace   string
+	TaskQueue           string
+	JWTSecret           string
+	Registration        string
+	Profile             string
+	TLSCert, TLSKey     string
+	PublicURL           string
+	WebhookAllowPrivate bool
+	CodehostSecret      string
+	ChatSigningSecret   string
+	ChatBotToken        string
+	ChatDefaultChannel  string
+	ChatAPIURL          string
+	S3Endpoint          string
+	S3Bucket            string
+	S3AccessKey         string
+	S3SecretKey         string
+	S3Region            string
+	LoginPerIP          int
+	LoginPerEmail       int
+	LogLevel            slog.Level
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func envInt(name string, def int) (int, error) {
+	s := env(name, "")
+	if s == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s: not an integer: %q", name, s)
+	}
+	return n, nil
+}
+
+func loadConfig() (Config, []string, error) {
+	var warnings []string
+	c := Config{
+		Addr:               env("SERVICE_ADDR", ":3000"),
+		DatabaseURL:        env("SERVICE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker?sslmode=disable"),
+		TemporalAddress:    env("SERVICE_TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace:  env("SERVICE_TEMPORAL_NAMESPACE", "default"),
+		TaskQueue:          env("SERVICE_TASK_QUEUE", "tracker"),
+		JWTSecret:          env("SERVICE_JWT_SECRET", ""),
+		Registration:       env("SERVICE_REGISTRATION", "open"),
+		Profile:            env("SERVICE_PROFILE", "development"),
+		TLSCert:            env("SERVICE_TLS_CERT", ""),
+		TLSKey:             env("SERVICE_TLS_KEY", ""),
+		PublicURL:          env("SERVICE_PUBLIC_URL", "http://localhost:3000"),
+		CodehostSecret:     env("SERVICE_CODEHOST_WEBHOOK_SECRET", ""),
+		ChatSigningSecret:  env("SERVICE_CHAT_SIGNING_SECRET", ""),
+		ChatBotToken:       env("SERVICE_CHAT_BOT_TOKEN", ""),
+		ChatDefaultChannel: env("SERVICE_CHAT_DEFAULT_CHANNEL", ""),
+		ChatAPIURL:         env("SERVICE_CHAT_API_URL", ""),
+		S3Endpoint:         env("SERVICE_S3_ENDPOINT", ""),
+		S3Bucket:           env("SERVICE_S3_BUCKET", ""),
+		S3AccessKey:        env("SERVICE_S3_ACCESS_KEY", ""),
+		S3SecretKey:        env("SERVICE_S3_SECRET_KEY", ""),
+		S3Region:           env("SERVICE_S3_REGION", "us-east-1"),
+	}
+	var err error
+	if c.WebhookAllowPrivate, err = strconv.ParseBool(env("SERVICE_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
+		return c, nil, errors.New("SERVICE_WEBHOOK_ALLOW_PRIVATE: must be true or false")
+	}
+	if c.LoginPerIP, err = envInt("SERVICE_LOGIN_LIMIT_PER_IP", 30); err != nil {
+		return c, nil, err
+	}
+	if c.LoginPerEmail, err = envInt("SERVICE_LOGIN_LIMIT_PER_EMAIL", 10); err != nil {
+		return c, nil, err
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(env("SERVICE_LOG_LEVEL", "info"))); err != nil {
+		return c, nil, fmt.Errorf("SERVICE_LOG_LEVEL: %w", err)
+	}
+	switch c.Registration {
+	case "open", "invite_only", "disabled":
+	default:
+		return c, nil, fmt.Errorf("SERVICE_REGISTRATION: must be open, invite_only or disabled, not %q", c.Registration)
+	}
+	switch c.Profile {
+	case "development", "production":
+	default:
+		return c, nil, fmt.Errorf("SERVICE_PROFILE: must be development or production, not %q", c.Profile)
+	}
+	if c.JWTSecret == "" {
+		if c.Profile == "production" {
+			return c, nil, errors.New("SERVICE_JWT_SECRET is required when SERVICE_PROFILE=production")
+		}
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		c.JWTSecret = hex.EncodeToString(b)
+		warnings = append(warnings, "SERVICE_JWT_SECRET is not set: using a random secret; sessions end when the process restarts")
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return c, nil, errors.New("SERVICE_TLS_CERT and SERVICE_TLS_KEY must be set together")
+	}
+	return c, warnings, nil
+}
+
+// LogValue masks every secret, so the config can be logged at start.
+func (c Config) LogValue() slog.Value {
+	mask := func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return "***"
+	}
+	return slog.GroupValue(
+		slog.String("addr", c.Addr), slog.String("database_url", MaskURL(c.DatabaseURL)),
+		slog.String("temporal_address", c.TemporalAddress), slog.String("temporal_namespace", c.TemporalNamespace),
+		slog.String("task_queue", c.TaskQueue), slog.String("jwt_secret", mask(c.JWTSecret)),
+		slog.String("registration", c.Registration), slog.String("profile", c.Profile),
+		slog.Bool("tls", c.TLSCert != ""), slog.String("public_url", c.PublicURL),
+		slog.Bool("webhook_allow_private", c.WebhookAllowPrivate),
+		slog.String("codehost_webhook_secret", mask(c.CodehostSecret)),
+		slog.String("chat_signing_secret", mask(c.ChatSigningSecret)), slog.String("chat_bot_token", mask(c.ChatBotToken)),
+		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
+		slog.String("s3_access_key", mask(c.S3AccessKey)), slog.String("s3_secret_key", mask(c.S3SecretKey)),
+		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),
+	)
+}
+
+// MaskURL hides the password of a connection URL.
+func MaskURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "***"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// secretAttr names attributes that must never be logged in clear.
+func secretAttr(key string) bool {
+	k := strings.ToLower(key)
+	for _, s := range []string{"password", "secret", "token", "authorization", "api_key", "cookie"} {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func newLogger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{
+		Level: level,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Value.Kind() == slog.KindString && secretAttr(a.Key) && a.Value.String() != "" && a.Value.String() != "***" {
+				return slog.String(a.Key, "***")
+			}
+			return a
+		},
+	}))
+}

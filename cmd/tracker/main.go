@@ -1,0 +1,64 @@
+// Command tracker is the one binary of the service:
+//
+//	tracker api       serve the REST API
+//	tracker worker    run the Temporal worker and the outbox relay
+//	tracker migrate   apply the embedded migrations and exit
+//	tracker dev       migrate, then api and worker in one process
+//	tracker version   print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "tracker:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = "usage: tracker api|worker|migrate|dev|version"
+
+func run(ctx context.Context, args []string) error {
+	if len(args) != 1 {
+		return errors.New(usage)
+	}
+	if args[0] == "version" {
+		fmt.Println(version)
+		return nil
+	}
+	cfg, warnings, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg.LogLevel)
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	log.Info("starting", "command", args[0], "version", version, "config", cfg)
+	switch args[0] {
+	case "migrate":
+		return migrate(ctx, cfg, log)
+	case "api":
+		return serve(ctx, cfg, log, false)
+	case "worker":
+		return work(ctx, cfg, log)
+	case "dev":
+		if err := migrate(ctx, cfg, log); err != nil {
+			return err
+		}
+		return serve(ctx, cfg, log, true)
+	}
+	return errors.New(usage)
+}

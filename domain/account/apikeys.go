@@ -1,0 +1,196 @@
+package account
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/accountdb"
+)
+
+// KeyPrefix starts every API key.
+const KeyPrefix = "svc_live_"
+
+// APIKey is an API key as shown to its owner; Key only in the create response.
+type APIKey struct {
+	ID         uuid.UUID   `json:"id"`
+	Name       string      `json:"name"`
+	Key        string      `json:"key,omitempty"`
+	KeyPrefix  string      `json:"key_prefix"`
+	Scopes     []string    `json:"scopes"`
+	ProjectIDs []uuid.UUID `json:"project_ids"`
+	CreatedAt  time.Time   `json:"created_at"`
+	LastUsedAt *time.Time  `json:"last_used_at"`
+	ExpiresAt  *time.Time  `json:"expires_at"`
+}
+
+func toKey(k accountdb.APIKey) APIKey {
+	ids := k.ProjectIDs
+	if ids == nil {
+		ids = []uuid.UUID{}
+	}
+	return APIKey{ID: k.ID, Name: k.Name, KeyPrefix: k.KeyPrefix, Scopes: k.Scopes, ProjectIDs: ids,
+		CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, ExpiresAt: k.ExpiresAt}
+}
+
+// CreateKeyInput is an API key request.
+type CreateKeyInput struct {
+	Name       string
+	Scopes     []string
+	ProjectIDs []uuid.UUID
+	ExpiresAt  *time.Time
+}
+
+var scopeRank = map[string]int{domain.ScopeRead: 1, domain.ScopeWrite: 2, domain.ScopeAdmin: 3}
+
+func maxScope(scopes []string) int {
+	m := 0
+	for _, s := range scopes {
+		if s == domain.ScopeAll {
+			return 99
+		}
+		m = max(m, scopeRank[s])
+	}
+	return m
+}
+
+// CreateKey makes an API key in the caller's session org. A key made with an
+// API key can reach no further than the key that made it.
+func (s *Service) CreateKey(ctx context.Context, p domain.Principal, in CreateKeyInput) (APIKey, error) {
+	var probs domain.Problems
+	if n := utf8.RuneCountInString(strings.TrimSpace(in.Name)); n < 1 || utf8.RuneCountInString(in.Name) > 255 {
+		probs.Add("name", "must be 1-255 characters")
+	}
+	if in.Scopes == nil {
+		in.Scopes = []string{domain.ScopeRead, domain.ScopeWrite}
+	}
+	if len(in.Scopes) == 0 {
+		probs.Add("scopes", "must not be empty")
+	}
+	for _, sc := range in.Scopes {
+		if scopeRank[sc] == 0 {
+			probs.Add("scopes", "unknown scope "+sc+" (read, write, admin)")
+		}
+	}
+	slices.Sort(in.Scopes)
+	in.Scopes = slices.Compact(in.Scopes)
+	now := time.Now().UTC()
+	if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
+		probs.Add("expires_at", "must be in the future")
+	}
+	if in.ProjectIDs == nil {
+		in.ProjectIDs = []uuid.UUID{}
+	}
+	slices.SortFunc(in.ProjectIDs, func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) })
+	in.ProjectIDs = slices.Compact(in.ProjectIDs)
+	if err := probs.Err(); err != nil {
+		return APIKey{}, err
+	}
+	if p.IsKey() {
+		if maxScope(in.Scopes) > maxScope(p.Scopes) {
+			return APIKey{}, domain.Forbidden("an API key cannot create a key with wider scopes than its own")
+		}
+		for _, id := range in.ProjectIDs {
+			if !p.AllowsProject(id) {
+				return APIKey{}, domain.Forbidden("an API key cannot create a key for projects it cannot reach")
+			}
+		}
+		if len(p.ProjectIDs) > 0 && len(in.ProjectIDs) == 0 {
+			in.ProjectIDs = p.ProjectIDs
+		}
+	}
+	var out APIKey
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		if _, err := domain.OrgAccess(ctx, q, p, p.OrgID, domain.RoleViewer, "organization"); err != nil {
+			return err
+		}
+		if len(in.ProjectIDs) > 0 {
+			n, err := accountdb.LiveProjectsIn(ctx, q, p.OrgID, in.ProjectIDs)
+			if err != nil {
+				return err
+			}
+			if int(n) != len(in.ProjectIDs) {
+				return domain.Invalid("project_ids: every id must be a project of your organization")
+			}
+		}
+		key := KeyPrefix + NewSecret(32)
+		row := accountdb.APIKey{ID: domain.NewID(), OrgID: p.OrgID, UserID: p.UserID, Name: in.Name,
+			KeyPrefix: key[:len(KeyPrefix)+8], KeyHash: HashToken(key), Scopes: in.Scopes, ProjectIDs: in.ProjectIDs,
+			ExpiresAt: in.ExpiresAt, CreatedAt: now}
+		if err := accountdb.InsertAPIKey(ctx, q, row); err != nil {
+			return err
+		}
+		out = toKey(row)
+		out.Key = key
+		return nil
+	})
+	return out, err
+}
+
+// ListKeys lists the caller's keys, without the secret.
+func (s *Service) ListKeys(ctx context.Context, p domain.Principal) ([]APIKey, error) {
+	rows, err := accountdb.KeysOfUser(ctx, s.DB.Q(), p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]APIKey, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, toKey(r))
+	}
+	return out, nil
+}
+
+// DeleteKey revokes one of the caller's keys at once.
+func (s *Service) DeleteKey(ctx context.Context, p domain.Principal, id uuid.UUID) error {
+	return domain.NotFoundAs(accountdb.DeleteAPIKey(ctx, s.DB.Q(), p.UserID, id), "API key")
+}
+
+var errBadCredentials = domain.Unauthorized("missing or invalid credentials")
+
+// Authenticate turns a bearer credential into the request's principal:
+// an API key (looked up by hash; expired, deleted or of a deactivated user is
+// 401) or an access token.
+func (s *Service) Authenticate(ctx context.Context, bearer string) (domain.Principal, error) {
+	if strings.HasPrefix(bearer, KeyPrefix) {
+		return s.authenticateKey(ctx, bearer)
+	}
+	c, err := s.Tokens.Verify(bearer)
+	if err != nil {
+		return domain.Principal{}, errBadCredentials
+	}
+	uid, err1 := uuid.Parse(c.Subject)
+	oid, err2 := uuid.Parse(c.OrgID)
+	if err1 != nil || err2 != nil {
+		return domain.Principal{}, errBadCredentials
+	}
+	return domain.Principal{UserID: uid, OrgID: oid, Email: c.Email, Scopes: []string{domain.ScopeAll}}, nil
+}
+
+func (s *Service) authenticateKey(ctx context.Context, key string) (domain.Principal, error) {
+	q := s.DB.Q()
+	k, err := accountdb.KeyByHash(ctx, q, HashToken(key))
+	if errors.Is(err, store.ErrNotFound) {
+		return domain.Principal{}, errBadCredentials
+	}
+	if err != nil {
+		return domain.Principal{}, err
+	}
+	now := time.Now().UTC()
+	if !k.UserActive || (k.ExpiresAt != nil && !k.ExpiresAt.After(now)) {
+		return domain.Principal{}, errBadCredentials
+	}
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= s.KeyTouchInterval {
+		if err := accountdb.TouchAPIKey(ctx, q, k.ID, now, s.KeyTouchInterval); err != nil {
+			return domain.Principal{}, err
+		}
+	}
+	id := k.ID
+	return domain.Principal{UserID: k.UserID, OrgID: k.OrgID, Email: k.Email, KeyID: &id, Scopes: k.Scopes, ProjectIDs: k.ProjectIDs}, nil
+}

@@ -1,0 +1,129 @@
+// Package domain holds the business rules shared by every feature: the
+// closed error set, roles and scopes, the authorization mechanism, and the
+// recording of audit and outbox rows. Feature packages (domain/account,
+// domain/org, ...) build their use cases on it.
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"tracker/store"
+)
+
+// Kind is one member of the closed error set; the API maps each to a status.
+type Kind int
+
+const (
+	KindInternal Kind = iota
+	KindValidation
+	KindNotFound
+	KindForbidden
+	KindConflict
+	KindUnauthorized
+	KindBadRequest
+	KindRateLimited
+	KindUnavailable
+)
+
+// Error is the only error type the domain returns to callers on purpose.
+type Error struct {
+	Kind    Kind
+	Message string
+	Details []string
+}
+
+func (e *Error) Error() string {
+	if len(e.Details) == 0 {
+		return e.Message
+	}
+	return e.Message + ": " + strings.Join(e.Details, "; ")
+}
+
+// NotFound names what was not found; used for missing rows and for
+// resources in orgs the caller is not a member of (existence is not revealed).
+func NotFound(what string) error {
+	return &Error{Kind: KindNotFound, Message: what + " not found"}
+}
+
+// Forbidden is a member below the required rights.
+func Forbidden(msg string) error { return &Error{Kind: KindForbidden, Message: msg} }
+
+// RequiresRole is the 403 that names the minimum role.
+func RequiresRole(r Role) error {
+	return Forbidden(fmt.Sprintf("this operation requires the %s role", r))
+}
+
+// Conflict lists dependents or duplicates in details such as "tickets: 3".
+func Conflict(msg string, details ...string) error {
+	return &Error{Kind: KindConflict, Message: msg, Details: nonNil(details)}
+}
+
+// Invalid is a 422 listing each field problem as "field: problem".
+func Invalid(details ...string) error {
+	return &Error{Kind: KindValidation, Message: "validation failed", Details: nonNil(details)}
+}
+
+// Invalidf is a 422 with its own message.
+func Invalidf(format string, args ...any) error {
+	return &Error{Kind: KindValidation, Message: fmt.Sprintf(format, args...), Details: []string{}}
+}
+
+// Unauthorized is a missing, invalid, expired or revoked credential.
+func Unauthorized(msg string) error { return &Error{Kind: KindUnauthorized, Message: msg} }
+
+// BadRequest is a request that cannot be read at all (malformed JSON).
+func BadRequest(msg string) error { return &Error{Kind: KindBadRequest, Message: msg} }
+
+// Unavailable is a feature that is not configured on this server.
+func Unavailable(msg string) error { return &Error{Kind: KindUnavailable, Message: msg} }
+
+func nonNil(d []string) []string {
+	if d == nil {
+		return []string{}
+	}
+	return d
+}
+
+// Problems collects field problems and turns them into one Invalid error.
+type Problems []string
+
+// Add records "field: problem".
+func (p *Problems) Add(field, problem string) { *p = append(*p, field+": "+problem) }
+
+// Err is nil when nothing was added.
+func (p Problems) Err() error {
+	if len(p) == 0 {
+		return nil
+	}
+	return Invalid(p...)
+}
+
+// AsError finds the domain error in err, mapping the store's sentinels that
+// escaped a use case: a missing row is a 404, a unique violation a 409.
+// Anything else is internal.
+func AsError(err error) *Error {
+	var de *Error
+	if errors.As(err, &de) {
+		return de
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return &Error{Kind: KindNotFound, Message: "resource not found"}
+	case errors.Is(err, store.ErrConflict):
+		return &Error{Kind: KindConflict, Message: "resource already exists", Details: []string{}}
+	case errors.Is(err, store.ErrInvalidRef):
+		return &Error{Kind: KindValidation, Message: "a referenced resource does not exist", Details: []string{}}
+	}
+	return &Error{Kind: KindInternal, Message: "internal server error"}
+}
+
+// NotFoundAs turns the store's ErrNotFound into NotFound(what) and passes
+// other errors through.
+func NotFoundAs(err error, what string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return NotFound(what)
+	}
+	return err
+}

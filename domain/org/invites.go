@@ -1,0 +1,100 @@
+package org
+
+import (
+	"context"
+	"net/mail"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/orgdb"
+)
+
+// Invite is an invitation to join an org.
+type Invite struct {
+	ID         uuid.UUID   `json:"id"`
+	InviteCode string      `json:"invite_code"`
+	InviteLink string      `json:"invite_link"`
+	Email      *string     `json:"email"`
+	Role       domain.Role `json:"role"`
+	ExpiresAt  time.Time   `json:"expires_at"`
+	OrgID      uuid.UUID   `json:"org_id"`
+	CreatedAt  time.Time   `json:"created_at"`
+}
+
+func (s *Service) toInvite(i orgdb.Invite) Invite {
+	return Invite{ID: i.ID, InviteCode: i.Code, InviteLink: s.InviteLink(i.Code), Email: i.Email,
+		Role: domain.ParseRole(i.Role), ExpiresAt: i.ExpiresAt, OrgID: i.OrgID, CreatedAt: i.CreatedAt}
+}
+
+// InviteLink is where an invitee registers with the code.
+func (s *Service) InviteLink(code string) string {
+	return strings.TrimRight(s.PublicURL, "/") + "/invite/" + code
+}
+
+// CreateInvite makes an invite code (Admin), valid for InviteTTL.
+func (s *Service) CreateInvite(ctx context.Context, p domain.Principal, orgID uuid.UUID, email, role string) (Invite, error) {
+	r, err := ParseMemberRole("role", role)
+	if err != nil {
+		return Invite{}, err
+	}
+	var emailPtr *string
+	if email != "" {
+		if _, err := mail.ParseAddress(email); err != nil {
+			return Invite{}, domain.Invalid("email: must be a valid email address")
+		}
+		emailPtr = &email
+	}
+	var out Invite
+	err = s.DB.InTx(ctx, func(q store.Querier) error {
+		a, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleAdmin, "organization")
+		if err != nil {
+			return err
+		}
+		if err := grantable(a, r); err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		i := orgdb.Invite{ID: domain.NewID(), OrgID: orgID, Code: RandomCode(18), Email: emailPtr, Role: r.DB(),
+			CreatedBy: p.UserID, ExpiresAt: now.Add(InviteTTL), CreatedAt: now}
+		if err := orgdb.InsertInvite(ctx, q, i); err != nil {
+			return err
+		}
+		out = s.toInvite(i)
+		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "invite", EntityID: i.ID, Action: "created"})
+	})
+	return out, err
+}
+
+// ListInvites lists the org's pending invites (any member).
+func (s *Service) ListInvites(ctx context.Context, p domain.Principal, orgID uuid.UUID) ([]Invite, error) {
+	q := s.DB.Q()
+	if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+		return nil, err
+	}
+	rows, err := orgdb.PendingInvites(ctx, q, orgID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Invite, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, s.toInvite(r))
+	}
+	return out, nil
+}
+
+// RevokeInvite revokes a pending invite (Admin).
+func (s *Service) RevokeInvite(ctx context.Context, p domain.Principal, orgID, id uuid.UUID) error {
+	return s.DB.InTx(ctx, func(q store.Querier) error {
+		if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleAdmin, "organization"); err != nil {
+			return err
+		}
+		if err := orgdb.RevokeInvite(ctx, q, orgID, id, time.Now().UTC()); err != nil {
+			return domain.NotFoundAs(err, "invite")
+		}
+		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "invite", EntityID: id, Action: "revoked"})
+	})
+}

@@ -1,0 +1,107 @@
+// Package org holds the use cases of organizations, members and invites.
+package org
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/workflow"
+	"tracker/store"
+	"tracker/store/orgdb"
+)
+
+// InviteTTL is how long an invite code can be used.
+const InviteTTL = 7 * 24 * time.Hour
+
+// Service runs the org use cases.
+type Service struct {
+	DB        *store.DB
+	PublicURL string
+}
+
+// Org is an organization.
+type Org struct {
+	ID        uuid.UUID `json:"id"`
+	Name      string    `json:"name"`
+	Slug      string    `json:"slug"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+func toOrg(o orgdb.Org) Org {
+	return Org{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
+}
+
+// ValidateNameSlug checks the spec's limits on an org's name and slug.
+func ValidateNameSlug(name, slug, nameField, slugField string) error {
+	var p domain.Problems
+	if n := utf8.RuneCountInString(strings.TrimSpace(name)); n < 1 || utf8.RuneCountInString(name) > 255 {
+		p.Add(nameField, "must be 1-255 characters")
+	}
+	if n := utf8.RuneCountInString(slug); n < 1 || n > 100 || strings.TrimSpace(slug) != slug {
+		p.Add(slugField, "must be 1-100 characters without surrounding spaces")
+	}
+	return p.Err()
+}
+
+// CreateIn creates an org owned by ownerID with its Default workflow, inside
+// the caller's transaction. A taken slug is a 409.
+func CreateIn(ctx context.Context, q store.Querier, ownerID uuid.UUID, name, slug string) (Org, error) {
+	now := time.Now().UTC()
+	o := orgdb.Org{ID: domain.NewID(), Name: name, Slug: slug, CreatedAt: now, UpdatedAt: now}
+	if err := orgdb.InsertOrg(ctx, q, o); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return Org{}, domain.Conflict("an organization with this slug already exists", "slug: "+slug)
+		}
+		return Org{}, err
+	}
+	if err := orgdb.InsertMembership(ctx, q, orgdb.Membership{OrgID: o.ID, UserID: ownerID, Role: domain.RoleOwner.DB(), JoinedAt: now}); err != nil {
+		return Org{}, err
+	}
+	if err := workflow.CreateDefault(ctx, q, o.ID); err != nil {
+		return Org{}, err
+	}
+	return toOrg(o), nil
+}
+
+// Create makes a new org whose creator becomes its Owner.
+func (s *Service) Create(ctx context.Context, p domain.Principal, name, slug string) (Org, error) {
+	if err := ValidateNameSlug(name, slug, "name", "slug"); err != nil {
+		return Org{}, err
+	}
+	var out Org
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		var err error
+		out, err = CreateIn(ctx, q, p.UserID, name, slug)
+		return err
+	})
+	return out, err
+}
+
+// List returns the orgs the caller is a member of.
+func (s *Service) List(ctx context.Context, p domain.Principal) ([]Org, error) {
+	rows, err := orgdb.OrgsOfUser(ctx, s.DB.Q(), p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Org, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, toOrg(r))
+	}
+	return out, nil
+}
+
+// RandomCode is a URL-safe random string of n bytes of entropy.
+func RandomCode(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

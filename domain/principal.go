@@ -1,0 +1,60 @@
+package domain
+
+import (
+	"slices"
+
+	"github.com/google/uuid"
+)
+
+// API key scopes.
+const (
+	ScopeRead  = "read"
+	ScopeWrite = "write"
+	ScopeAdmin = "admin"
+	ScopeAll   = "*" // JWT sessions
+)
+
+// Principal is the authenticated caller of one request.
+type Principal struct {
+	UserID uuid.UUID
+	Email  string
+	// OrgID is the org named by the token (the session's org, or the org the
+	// API key was created in). Roles are never taken from the token.
+	OrgID      uuid.UUID
+	KeyID      *uuid.UUID // set for API-key requests
+	Scopes     []string
+	ProjectIDs []uuid.UUID // API key project restriction; empty means none
+}
+
+// IsKey reports whether the request came with an API key.
+func (p Principal) IsKey() bool { return p.KeyID != nil }
+
+// HasScope reports whether the key carries scope s (JWT sessions have all).
+func (p Principal) HasScope(s string) bool {
+	return slices.Contains(p.Scopes, ScopeAll) || slices.Contains(p.Scopes, s)
+}
+
+// CapRole applies the API key's scope to a membership role: read acts as
+// Viewer, write as at most Member, admin as the member's own role.
+func (p Principal) CapRole(r Role) Role {
+	if !p.IsKey() || p.HasScope(ScopeAdmin) {
+		return r
+	}
+	if p.HasScope(ScopeWrite) {
+		return min(r, RoleMember)
+	}
+	return min(r, RoleViewer)
+}
+
+// AllowsProject reports whether an API key's project restriction admits id.
+func (p Principal) AllowsProject(id uuid.UUID) bool {
+	return len(p.ProjectIDs) == 0 || slices.Contains(p.ProjectIDs, id)
+}
+
+// AllowsMethod is the scope gate by HTTP method: read keys may only read.
+func (p Principal) AllowsMethod(method string) bool {
+	if !p.IsKey() || p.HasScope(ScopeWrite) || p.HasScope(ScopeAdmin) {
+		return true
+	}
+	return method == "GET" || method == "HEAD"
+}

@@ -1,0 +1,2 @@
+-- Reserved for webhooks, deliveries (durable events issue).
+SELECT 1;

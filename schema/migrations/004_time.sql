@@ -1,0 +1,2 @@
+-- Reserved for time entries, labor rates, capitalization exports (time and money issue).
+SELECT 1;

@@ -1,0 +1,2 @@
+-- Reserved for import bookkeeping (export and import issue).
+SELECT 1;

@@ -1,0 +1,49 @@
+// Package accountdb holds the SQL of users, refresh tokens and API keys.
+package accountdb
+
+import (
+	"context"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// User is a users row.
+type User struct {
+	ID           uuid.UUID `db:"id"`
+	Email        string    `db:"email"`
+	DisplayName  string    `db:"display_name"`
+	PasswordHash *string   `db:"password_hash"`
+	Active       bool      `db:"active"`
+	CreatedAt    time.Time `db:"created_at"`
+	UpdatedAt    time.Time `db:"updated_at"`
+}
+
+func userColumns() []string {
+	return []string{"id", "email", "display_name", "password_hash", "active", "created_at", "updated_at"}
+}
+
+// InsertUser creates a user; a taken email (any case) is store.ErrConflict.
+func InsertUser(ctx context.Context, q store.Querier, u User) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("users").Columns(userColumns()...).
+		Values(u.ID, u.Email, u.DisplayName, u.PasswordHash, u.Active, u.CreatedAt, u.UpdatedAt))
+	return err
+}
+
+// UserByEmail finds a user by email, case-insensitively.
+func UserByEmail(ctx context.Context, q store.Querier, email string) (User, error) {
+	return store.Get[User](ctx, q, store.SQL.Select(userColumns()...).From("users").Where("lower(email) = lower(?)", email))
+}
+
+// UserByID finds a user.
+func UserByID(ctx context.Context, q store.Querier, id uuid.UUID) (User, error) {
+	return store.Get[User](ctx, q, store.SQL.Select(userColumns()...).From("users").Where(sq.Eq{"id": id}))
+}
+
+// CountUsers counts every user (onboarding is needed while it is 0).
+func CountUsers(ctx context.Context, q store.Querier) (int64, error) {
+	return store.Scalar[int64](ctx, q, store.SQL.Select("count(*)").From("users"))
+}

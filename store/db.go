@@ -1,0 +1,88 @@
+// Package store holds all SQL of the service: the pool, transactions, query
+// builders, keyset pagination and the translation of driver errors.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Querier is satisfied by both the pool and a transaction, so every query
+// function works inside or outside InTx.
+type Querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// DB is the service's connection pool.
+type DB struct {
+	Pool *pgxpool.Pool
+}
+
+// Open connects a pool to url and checks that the server answers.
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	return &DB{Pool: pool}, nil
+}
+
+// Close releases the pool.
+func (db *DB) Close() { db.Pool.Close() }
+
+// Q returns the pool as a Querier for reads outside a transaction.
+func (db *DB) Q() Querier { return db.Pool }
+
+// Ping reports whether the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
+
+const maxTxAttempts = 3
+
+// InTx runs fn in one transaction: its writes commit together or not at all.
+// Serialization failures and deadlocks are retried, so fn must not have side
+// effects outside the transaction.
+func (db *DB) InTx(ctx context.Context, fn func(q Querier) error) error {
+	var err error
+	for attempt := 0; attempt < maxTxAttempts; attempt++ {
+		err = db.inTxOnce(ctx, fn)
+		if !retryable(err) {
+			return err
+		}
+	}
+	return err
+}
+
+func (db *DB) inTxOnce(ctx context.Context, fn func(q Querier) error) error {
+	tx, err := db.Pool.Begin(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return translate(tx.Commit(ctx))
+}
+
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "40001" || pgErr.Code == "40P01"
+	}
+	return false
+}

@@ -1,0 +1,35 @@
+// Package workflowdb holds the SQL of workflows.
+package workflowdb
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Row is a workflows row; Statuses and Transitions are JSON.
+type Row struct {
+	ID          uuid.UUID `db:"id"`
+	OrgID       uuid.UUID `db:"org_id"`
+	Name        string    `db:"name"`
+	Statuses    []byte    `db:"statuses"`
+	Transitions []byte    `db:"transitions"`
+	Enforcement string    `db:"enforcement"`
+	CreatedAt   time.Time `db:"created_at"`
+	UpdatedAt   time.Time `db:"updated_at"`
+}
+
+// Columns is the column list of Row.
+func Columns() []string {
+	return []string{"id", "org_id", "name", "statuses", "transitions", "enforcement", "created_at", "updated_at"}
+}
+
+// Insert creates a workflow.
+func Insert(ctx context.Context, q store.Querier, r Row) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("workflows").Columns(Columns()...).
+		Values(r.ID, r.OrgID, r.Name, string(r.Statuses), string(r.Transitions), r.Enforcement, r.CreatedAt, r.UpdatedAt))
+	return err
+}
