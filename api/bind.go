@@ -36,6 +36,9 @@ func Bind(c *fiber.Ctx, dst any) error {
 	if len(body) == 0 {
 		body = []byte("{}")
 	}
+	if !json.Valid(body) {
+		return domain.BadRequest("malformed JSON body")
+	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
@@ -49,7 +52,8 @@ func Bind(c *fiber.Ctx, dst any) error {
 		if errors.As(err, &de) {
 			return de
 		}
-		return domain.BadRequest("malformed JSON body")
+		// A value its type refuses (a malformed UUID or timestamp).
+		return domain.Invalid("body: " + err.Error())
 	}
 	return Validate(dst)
 }

@@ -1,6 +1,9 @@
 package domain
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Role is a member's role in one organization; a higher role has every right
 // of a lower one.
@@ -43,3 +46,12 @@ func ParseRole(s string) Role {
 
 // MarshalText renders the capitalized name.
 func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a role name in any case.
+func (r *Role) UnmarshalText(b []byte) error {
+	*r = ParseRole(string(b))
+	if *r == RoleNone {
+		return fmt.Errorf("unknown role %q", b)
+	}
+	return nil
+}
