@@ -38,7 +38,7 @@ func LoginLimiters(l LoginLimits) []fiber.Handler {
 	if l.PerEmail > 0 {
 		hs = append(hs, limiter.New(limiter.Config{
 			Max: l.PerEmail, Expiration: l.Window, LimitReached: reached,
-			Next: func(c *fiber.Ctx) bool { return emailOf(c) == "" },
+			Next:         func(c *fiber.Ctx) bool { return emailOf(c) == "" },
 			KeyGenerator: func(c *fiber.Ctx) string { return "email:" + emailOf(c) },
 		}))
 	}
