@@ -49,7 +49,9 @@ func Authorize(p Principal, m Membership, min Role, what string) (Access, error)
 		if !p.AllowsProject(*m.ProjectID) {
 			return a, Forbidden("this API key is not allowed to reach this project")
 		}
-		if a.Role == RoleReporter && !m.Assigned {
+		// The membership role, not the key-capped one: a Reporter's read key
+		// must not see more than the Reporter does.
+		if m.Role == RoleReporter && !m.Assigned {
 			return a, Forbidden("this operation requires the Reporter role with assignment to the project")
 		}
 	}

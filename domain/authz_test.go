@@ -36,6 +36,7 @@ func TestAuthorize(t *testing.T) {
 		{"member below admin", jwt, domain.Membership{OrgID: org, Role: domain.RoleMember}, domain.RoleAdmin, domain.KindForbidden, "Admin"},
 		{"reporter assigned", jwt, inProject(domain.RoleReporter, true), domain.RoleReporter, 0, ""},
 		{"reporter unassigned reads nothing", jwt, inProject(domain.RoleReporter, false), domain.RoleViewer, domain.KindForbidden, "assignment"},
+		{"reporter's read key on an unassigned project", keyWith([]string{"read"}), inProject(domain.RoleReporter, false), domain.RoleViewer, domain.KindForbidden, "assignment"},
 		{"member unassigned is fine", jwt, inProject(domain.RoleMember, false), domain.RoleMember, 0, ""},
 		{"read key caps owner at viewer", keyWith([]string{"read"}), domain.Membership{OrgID: org, Role: domain.RoleOwner}, domain.RoleMember, domain.KindForbidden, "Member"},
 		{"write key caps owner at member", keyWith([]string{"read", "write"}), domain.Membership{OrgID: org, Role: domain.RoleOwner}, domain.RoleAdmin, domain.KindForbidden, "Admin"},
