@@ -1,0 +1,186 @@
+// Package projects serves projects and their member assignments.
+package projects
+
+import (
+	"net/url"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/project"
+)
+
+// Handlers serve the project routes.
+type Handlers struct {
+	Projects *project.Service
+}
+
+// Routes registers the project routes. The key lookup comes before the
+// {id} routes so that /projects/key/... is never read as an id.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/projects", h.create)
+	r.Get("/projects", h.list)
+	r.Get("/projects/key/:key", h.byKey)
+	r.Get("/projects/:id", h.get)
+	r.Patch("/projects/:id", h.update)
+	r.Delete("/projects/:id", h.delete)
+	r.Post("/projects/:project_id/members", h.addMember)
+	r.Get("/projects/:project_id/members", h.listMembers)
+	r.Delete("/projects/:project_id/members/:user_id", h.removeMember)
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	in, err := req.input()
+	if err != nil {
+		return err
+	}
+	pr, err := h.Projects.Create(c.UserContext(), api.Principal(c), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(pr)
+}
+
+func (h Handlers) list(c *fiber.Ctx) error {
+	orgID, err := api.RequiredQueryID(c, "org_id")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, domain.DefaultPageLimit)
+	if err != nil {
+		return err
+	}
+	out, err := h.Projects.List(c.UserContext(), api.Principal(c), orgID, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(out))
+}
+
+func (h Handlers) byKey(c *fiber.Ctx) error {
+	orgID, err := api.QueryID(c, "org_id")
+	if err != nil {
+		return err
+	}
+	key, err := url.PathUnescape(c.Params("key"))
+	if err != nil {
+		return domain.NotFound("project")
+	}
+	pr, err := h.Projects.ByKey(c.UserContext(), api.Principal(c), orgID, key)
+	if err != nil {
+		return err
+	}
+	return c.JSON(pr)
+}
+
+func (h Handlers) get(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "project")
+	if err != nil {
+		return err
+	}
+	pr, err := h.Projects.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(pr)
+}
+
+func (h Handlers) update(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "project")
+	if err != nil {
+		return err
+	}
+	var req patchReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	in, err := req.input()
+	if err != nil {
+		return err
+	}
+	pr, err := h.Projects.Update(c.UserContext(), api.Principal(c), id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(pr)
+}
+
+func (h Handlers) delete(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "project")
+	if err != nil {
+		return err
+	}
+	cascade, err := api.QueryBool(c, "cascade")
+	if err != nil {
+		return err
+	}
+	dryRun, err := api.QueryBool(c, "dry_run")
+	if err != nil {
+		return err
+	}
+	res, err := h.Projects.Delete(c.UserContext(), api.Principal(c), id, cascade, dryRun)
+	if err != nil {
+		return err
+	}
+	if res != nil {
+		return c.JSON(res)
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+type addMemberReq struct {
+	UserID string `json:"user_id" validate:"required"`
+}
+
+func (h Handlers) addMember(c *fiber.Ctx) error {
+	projectID, err := api.PathID(c, "project_id", "project")
+	if err != nil {
+		return err
+	}
+	var req addMemberReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	userID, err := uuid.Parse(req.UserID)
+	if err != nil {
+		return domain.Invalid("user_id: must be a UUID")
+	}
+	m, err := h.Projects.AddMember(c.UserContext(), api.Principal(c), projectID, userID)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(m)
+}
+
+func (h Handlers) listMembers(c *fiber.Ctx) error {
+	projectID, err := api.PathID(c, "project_id", "project")
+	if err != nil {
+		return err
+	}
+	ms, err := h.Projects.ListMembers(c.UserContext(), api.Principal(c), projectID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(ms)
+}
+
+func (h Handlers) removeMember(c *fiber.Ctx) error {
+	projectID, err := api.PathID(c, "project_id", "project")
+	if err != nil {
+		return err
+	}
+	userID, err := api.PathID(c, "user_id", "project member")
+	if err != nil {
+		return err
+	}
+	if err := h.Projects.RemoveMember(c.UserContext(), api.Principal(c), projectID, userID); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -1,0 +1,127 @@
+package tags_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	"tracker/api/projects"
+	"tracker/api/tags"
+	"tracker/domain/project"
+	"tracker/domain/tag"
+)
+
+func newEnv(t *testing.T) *apitest.Env {
+	t.Helper()
+	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		return []api.Module{
+			tags.Handlers{Tags: &tag.Service{DB: e.DB}},
+			projects.Handlers{Projects: &project.Service{DB: e.DB}},
+		}
+	}})
+}
+
+func expectCode(t *testing.T, r apitest.Resp, status int, code string) {
+	t.Helper()
+	r.Expect(t, status)
+	if got := r.ErrorCode(); got != code {
+		t.Fatalf("code %q, want %q; body %s", got, code, r.Body)
+	}
+}
+
+func exec(t *testing.T, env *apitest.Env, sql string, args ...any) {
+	t.Helper()
+	if _, err := env.DB.Pool.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func scalar[T any](t *testing.T, env *apitest.Env, sql string, args ...any) T {
+	t.Helper()
+	var v T
+	if err := env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return v
+}
+
+func createProject(t *testing.T, env *apitest.Env, token string, org uuid.UUID, key string) string {
+	t.Helper()
+	p := env.Do("POST", "/api/v1/projects", token, map[string]any{"org_id": org, "key": key, "name": key}).Expect(t, 201).Map(t)
+	return p["id"].(string)
+}
+
+// The tickets and time APIs are other packages: rows go in with SQL.
+
+func insertTicket(t *testing.T, env *apitest.Env, projectID string, reporter uuid.UUID) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	exec(t, env, `WITH p AS (UPDATE projects SET ticket_counter = ticket_counter + 1 WHERE id = $2 RETURNING org_id, ticket_counter)
+		INSERT INTO tickets (id, org_id, project_id, ticket_number, title, status, reporter_id)
+		SELECT $1, p.org_id, $2, p.ticket_counter, 'T', 'Backlog', $3 FROM p`, id, projectID, reporter)
+	return id
+}
+
+func insertTeam(t *testing.T, env *apitest.Env, org uuid.UUID) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	exec(t, env, `INSERT INTO teams (id, org_id, name) VALUES ($1, $2, 'Team')`, id, org)
+	return id
+}
+
+func hasTimeEntries(t *testing.T, env *apitest.Env) bool {
+	return scalar[bool](t, env, `SELECT to_regclass('time_entries') IS NOT NULL`)
+}
+
+func insertTimeEntry(t *testing.T, env *apitest.Env, ticketID uuid.UUID, user uuid.UUID) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	exec(t, env, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type)
+		SELECT $1, org_id, $3, id, project_id, '2026-01-05', 60, 'Coding' FROM tickets WHERE id = $2`, id, ticketID, user)
+	return id
+}
+
+type pair = map[string]any
+
+func put(kv ...string) map[string]any {
+	var ts []pair
+	for i := 0; i < len(kv); i += 2 {
+		ts = append(ts, pair{"key": kv[i], "value": kv[i+1]})
+	}
+	return map[string]any{"tags": ts}
+}
+
+// walk pages through a search with limit 2 and returns every item's id.
+func walk(t *testing.T, env *apitest.Env, path, token string) []string {
+	t.Helper()
+	var ids []string
+	cursor := ""
+	for range 20 {
+		u := path + "&limit=2"
+		if cursor != "" {
+			u += "&cursor=" + url.QueryEscape(cursor)
+		}
+		var page struct {
+			Items      []map[string]any `json:"items"`
+			NextCursor *string          `json:"next_cursor"`
+			HasMore    bool             `json:"has_more"`
+		}
+		env.Do("GET", u, token, nil).Expect(t, 200).Decode(t, &page)
+		if len(page.Items) > 2 || page.HasMore != (page.NextCursor != nil) {
+			t.Fatalf("page %+v", page)
+		}
+		for _, it := range page.Items {
+			ids = append(ids, it["id"].(string))
+		}
+		if !page.HasMore {
+			return ids
+		}
+		cursor = *page.NextCursor
+	}
+	t.Fatal("pagination did not end")
+	return nil
+}

@@ -1,0 +1,103 @@
+package workflows_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	"tracker/api/projects"
+	"tracker/api/workflows"
+	"tracker/domain/project"
+	"tracker/domain/workflow"
+)
+
+func newEnv(t *testing.T) *apitest.Env {
+	t.Helper()
+	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		return []api.Module{
+			workflows.Handlers{Workflows: &workflow.Service{DB: e.DB}},
+			projects.Handlers{Projects: &project.Service{DB: e.DB}},
+		}
+	}})
+}
+
+type st = map[string]string
+
+// body is a valid workflow definition named name.
+func body(name string) map[string]any {
+	return map[string]any{
+		"name":        name,
+		"statuses":    []st{{"name": "Open", "category": "todo"}, {"name": "Doing", "category": "in_progress"}, {"name": "Closed", "category": "done"}},
+		"transitions": []st{{"from": "Open", "to": "Doing"}, {"from": "Doing", "to": "Closed"}},
+	}
+}
+
+func with(b map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range b {
+		out[k] = v
+	}
+	for i := 0; i < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(out, kv[i].(string))
+		} else {
+			out[kv[i].(string)] = kv[i+1]
+		}
+	}
+	return out
+}
+
+func expectCode(t *testing.T, r apitest.Resp, status int, code string) {
+	t.Helper()
+	r.Expect(t, status)
+	if got := r.ErrorCode(); got != code {
+		t.Fatalf("code %q, want %q; body %s", got, code, r.Body)
+	}
+}
+
+func scalar[T any](t *testing.T, env *apitest.Env, sql string, args ...any) T {
+	t.Helper()
+	var v T
+	if err := env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return v
+}
+
+func auditCount(t *testing.T, env *apitest.Env, id any, action string) int {
+	t.Helper()
+	return scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'workflow' AND entity_id = $1 AND action = $2`, id, action)
+}
+
+// walk pages through a list with limit 2 and returns every item's id.
+func walk(t *testing.T, env *apitest.Env, path, token string) []string {
+	t.Helper()
+	var ids []string
+	cursor := ""
+	for range 20 {
+		u := path + "?limit=2"
+		if cursor != "" {
+			u += "&cursor=" + url.QueryEscape(cursor)
+		}
+		var page struct {
+			Items      []map[string]any `json:"items"`
+			NextCursor *string          `json:"next_cursor"`
+			HasMore    bool             `json:"has_more"`
+		}
+		env.Do("GET", u, token, nil).Expect(t, 200).Decode(t, &page)
+		if len(page.Items) > 2 || page.HasMore != (page.NextCursor != nil) {
+			t.Fatalf("page %+v", page)
+		}
+		for _, it := range page.Items {
+			ids = append(ids, it["id"].(string))
+		}
+		if !page.HasMore {
+			return ids
+		}
+		cursor = *page.NextCursor
+	}
+	t.Fatal("pagination did not end")
+	return nil
+}

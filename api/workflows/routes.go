@@ -1,0 +1,112 @@
+// Package workflows serves workflows: their statuses, transitions and
+// enforcement.
+package workflows
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/workflow"
+)
+
+// Handlers serve the workflow routes.
+type Handlers struct {
+	Workflows *workflow.Service
+}
+
+// Routes registers the workflow routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/orgs/:org_id/workflows", h.create)
+	r.Get("/orgs/:org_id/workflows", h.list)
+	r.Get("/workflows/:id", h.get)
+	r.Patch("/workflows/:id", h.update)
+	r.Delete("/workflows/:id", h.delete)
+}
+
+type createReq struct {
+	Name        string                `json:"name" validate:"required"`
+	Statuses    []workflow.Status     `json:"statuses" validate:"required"`
+	Transitions []workflow.Transition `json:"transitions" validate:"required"`
+	Enforcement string                `json:"enforcement"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	w, err := h.Workflows.Create(c.UserContext(), api.Principal(c), orgID, workflow.CreateInput{
+		Name: req.Name, Statuses: req.Statuses, Transitions: req.Transitions, Enforcement: req.Enforcement})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(w)
+}
+
+func (h Handlers) list(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, domain.DefaultPageLimit)
+	if err != nil {
+		return err
+	}
+	out, err := h.Workflows.List(c.UserContext(), api.Principal(c), orgID, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(out))
+}
+
+func (h Handlers) get(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "workflow")
+	if err != nil {
+		return err
+	}
+	w, err := h.Workflows.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(w)
+}
+
+type patchReq struct {
+	Name        domain.Opt[string]                `json:"name"`
+	Statuses    domain.Opt[[]workflow.Status]     `json:"statuses"`
+	Transitions domain.Opt[[]workflow.Transition] `json:"transitions"`
+	Enforcement domain.Opt[string]                `json:"enforcement"`
+}
+
+func (h Handlers) update(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "workflow")
+	if err != nil {
+		return err
+	}
+	var req patchReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	w, err := h.Workflows.Update(c.UserContext(), api.Principal(c), id, workflow.PatchInput{
+		Name: req.Name, Statuses: req.Statuses, Transitions: req.Transitions, Enforcement: req.Enforcement})
+	if err != nil {
+		return err
+	}
+	return c.JSON(w)
+}
+
+func (h Handlers) delete(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "workflow")
+	if err != nil {
+		return err
+	}
+	if err := h.Workflows.Delete(c.UserContext(), api.Principal(c), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -1,0 +1,67 @@
+package project
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/projectdb"
+)
+
+// Get reads a project (any member; a Reporter only when assigned to it).
+func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Project, error) {
+	row, err := projectdb.GetWithAccess(ctx, s.DB.Q(), id, p.UserID, false)
+	if err != nil {
+		return Project{}, domain.NotFoundAs(err, "project")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(row.AccessRow), domain.RoleViewer, "project"); err != nil {
+		return Project{}, err
+	}
+	return FromRow(row.Row), nil
+}
+
+// ByKey reads the project of org with key (any case); uuid.Nil org means the
+// caller's session org.
+func (s *Service) ByKey(ctx context.Context, p domain.Principal, orgID uuid.UUID, key string) (Project, error) {
+	if orgID == uuid.Nil {
+		orgID = p.OrgID
+	}
+	row, err := projectdb.ByKeyWithAccess(ctx, s.DB.Q(), orgID, key, p.UserID)
+	if err != nil {
+		return Project{}, domain.NotFoundAs(err, "project")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(row.AccessRow), domain.RoleViewer, "project"); err != nil {
+		return Project{}, err
+	}
+	return FromRow(row.Row), nil
+}
+
+// List pages an org's projects: a Reporter sees only the projects assigned
+// to them, an API key restricted to projects only those.
+func (s *Service) List(ctx context.Context, p domain.Principal, orgID uuid.UUID, page domain.Page) (domain.Paged[Project], error) {
+	q := s.DB.Q()
+	role, err := store.MemberRole(ctx, q, orgID, p.UserID)
+	if err != nil {
+		return domain.Paged[Project]{}, err
+	}
+	m := domain.Membership{OrgID: orgID, Role: domain.ParseRole(role)}
+	if _, err := domain.Authorize(p, m, domain.RoleViewer, "organization"); err != nil {
+		return domain.Paged[Project]{}, err
+	}
+	f := projectdb.Filter{OrgID: orgID}
+	// The membership role, not the key-capped one: a Reporter's read key
+	// must not widen what the Reporter sees.
+	if m.Role == domain.RoleReporter {
+		f.AssignedTo = &p.UserID
+	}
+	if len(p.ProjectIDs) > 0 {
+		f.OnlyIDs = p.ProjectIDs
+	}
+	rows, err := projectdb.List(ctx, q, f, page)
+	if err != nil {
+		return domain.Paged[Project]{}, err
+	}
+	return domain.MapPage(rows, FromRow), nil
+}

@@ -1,0 +1,123 @@
+package project
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/projectdb"
+)
+
+// PatchInput is a partial update: absent fields stay, null clears the
+// nullable ones. workflow_id null puts the project back on its org's
+// Default workflow.
+type PatchInput struct {
+	Name               domain.Opt[string]
+	Description        domain.Opt[string]
+	TeamID             domain.Opt[uuid.UUID]
+	WorkflowID         domain.Opt[uuid.UUID]
+	CapitalizationType domain.Opt[string]
+	DevelopmentPhase   domain.Opt[string]
+	CostCenterID       domain.Opt[string]
+	AmortizationMonths domain.Opt[int64]
+	BudgetCents        domain.Opt[int64]
+	BudgetPeriod       domain.Opt[string]
+}
+
+func (in *PatchInput) validate() error {
+	var p domain.Problems
+	if in.Name.Set {
+		if in.Name.Null {
+			p.Add("name", "cannot be null")
+		} else {
+			checkName(&p, in.Name.Value)
+		}
+	}
+	checkDescription(&p, in.Description.Ptr())
+	checkText(&p, "capitalization_type", in.CapitalizationType.Ptr())
+	checkText(&p, "development_phase", in.DevelopmentPhase.Ptr())
+	checkText(&p, "cost_center_id", in.CostCenterID.Ptr())
+	checkAmortization(&p, in.AmortizationMonths.Ptr())
+	checkBudget(&p, in.BudgetCents.Ptr())
+	if v := in.BudgetPeriod.Ptr(); v != nil {
+		in.BudgetPeriod.Value = *normalizePeriod(&p, v)
+	}
+	return p.Err()
+}
+
+// Update changes a project (Member). Only fields whose value changes are
+// written and audited; a request that changes nothing returns the project
+// as it is.
+func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, in PatchInput) (Project, error) {
+	if err := in.validate(); err != nil {
+		return Project{}, err
+	}
+	var out Project
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		row, err := projectdb.GetWithAccess(ctx, q, id, p.UserID, true)
+		if err != nil {
+			return domain.NotFoundAs(err, "project")
+		}
+		if _, err := domain.Authorize(p, domain.MembershipFrom(row.AccessRow), domain.RoleMember, "project"); err != nil {
+			return err
+		}
+		if err := checkRefs(ctx, q, row.Row.OrgID, in.TeamID.Ptr(), in.WorkflowID.Ptr()); err != nil {
+			return err
+		}
+		old := row.Row
+		c := patchSet{set: map[string]any{}}
+		name := old.Name
+		track(&c, "name", in.Name, &name)
+		track(&c, "description", in.Description, old.Description)
+		track(&c, "team_id", in.TeamID, old.TeamID)
+		track(&c, "workflow_id", in.WorkflowID, old.WorkflowID)
+		track(&c, "capitalization_type", in.CapitalizationType, old.CapitalizationType)
+		track(&c, "development_phase", in.DevelopmentPhase, old.DevelopmentPhase)
+		track(&c, "cost_center_id", in.CostCenterID, old.CostCenterID)
+		track(&c, "amortization_months", in.AmortizationMonths, old.AmortizationMonths)
+		track(&c, "budget_cents", in.BudgetCents, old.BudgetCents)
+		track(&c, "budget_period", in.BudgetPeriod, old.BudgetPeriod)
+		if len(c.changes) == 0 {
+			out = FromRow(old)
+			return nil
+		}
+		updated, err := projectdb.Update(ctx, q, row.Row.OrgID, id, c.set, time.Now().UTC())
+		if err != nil {
+			return domain.NotFoundAs(err, "project")
+		}
+		out = FromRow(updated)
+		return domain.Record(ctx, q, domain.Change{OrgID: row.Row.OrgID, ActorID: &p.UserID, EntityType: "project",
+			EntityID: id, Action: "updated", Changes: c.changes})
+	})
+	return out, err
+}
+
+// patchSet collects the columns to write and the audit changes of a PATCH.
+type patchSet struct {
+	set     map[string]any
+	changes []domain.FieldChange
+}
+
+// track records field when the request sets it to a value other than old.
+func track[T comparable](c *patchSet, field string, o domain.Opt[T], old *T) {
+	if !o.Set {
+		return
+	}
+	nv := o.Ptr()
+	if (old == nil && nv == nil) || (old != nil && nv != nil && *old == *nv) {
+		return
+	}
+	c.set[field] = nv
+	c.changes = append(c.changes, domain.FieldChange{Field: field, Old: value(old), New: value(nv)})
+}
+
+// value is the pointed-to value, or an untyped nil that renders as JSON null.
+func value[T any](v *T) any {
+	if v == nil {
+		return nil
+	}
+	return *v
+}

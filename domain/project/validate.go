@@ -1,0 +1,87 @@
+package project
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"tracker/domain"
+)
+
+// Limits of project fields. The spec fixes key and name; the others are the
+// service's own (documented in the README).
+const (
+	MaxKey            = 10
+	MaxName           = 255
+	MaxDescription    = 10000
+	MaxFinanceText    = 100 // capitalization_type, development_phase, cost_center_id
+	MaxAmortization   = 1200
+	keyCharsAllowed   = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+	keyCharsDescribed = "letters, digits, '_' and '-'"
+)
+
+// BudgetPeriods are the spec's budget_period values.
+var BudgetPeriods = []string{"Monthly", "Quarterly", "Yearly", "Fixed"}
+
+// NormalizeKey checks a project key and returns it upper-cased. Keys are
+// limited to ASCII letters, digits, '_' and '-' so that they read the same in
+// URLs (/projects/key/{key}) and ticket references (KEY-12) and upper-case
+// identically in Go and PostgreSQL.
+func NormalizeKey(p *domain.Problems, key string) string {
+	n := utf8.RuneCountInString(key)
+	switch {
+	case n < 1 || n > MaxKey:
+		p.Add("key", "must be 1-10 characters")
+	case strings.Trim(key, keyCharsAllowed) != "":
+		p.Add("key", "may contain only "+keyCharsDescribed)
+	}
+	return strings.ToUpper(key)
+}
+
+func checkName(p *domain.Problems, name string) {
+	if strings.TrimSpace(name) == "" || utf8.RuneCountInString(name) > MaxName {
+		p.Add("name", "must be 1-255 characters")
+	}
+}
+
+func checkDescription(p *domain.Problems, d *string) {
+	if d != nil && utf8.RuneCountInString(*d) > MaxDescription {
+		p.Add("description", "must be at most 10000 characters")
+	}
+}
+
+// checkText is a free-text finance field: 1-100 characters when present.
+func checkText(p *domain.Problems, field string, v *string) {
+	if v == nil {
+		return
+	}
+	if n := utf8.RuneCountInString(*v); strings.TrimSpace(*v) == "" || n > MaxFinanceText {
+		p.Add(field, "must be 1-100 characters")
+	}
+}
+
+func checkAmortization(p *domain.Problems, v *int64) {
+	if v != nil && (*v < 0 || *v > MaxAmortization) {
+		p.Add("amortization_months", "must be between 0 and 1200")
+	}
+}
+
+func checkBudget(p *domain.Problems, v *int64) {
+	if v != nil && *v < 0 {
+		p.Add("budget_cents", "must be at least 0")
+	}
+}
+
+// normalizePeriod accepts a budget period in any case and returns the
+// spec's spelling.
+func normalizePeriod(p *domain.Problems, v *string) *string {
+	if v == nil {
+		return nil
+	}
+	for _, bp := range BudgetPeriods {
+		if strings.EqualFold(bp, *v) {
+			return &bp
+		}
+	}
+	p.Add("budget_period", "must be one of Monthly, Quarterly, Yearly, Fixed")
+	return v
+}

@@ -1,0 +1,40 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/workflowdb"
+)
+
+// Delete removes a workflow (Admin). The Default workflow cannot be deleted,
+// nor one that live projects use (409 with "projects: N").
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) error {
+	return s.DB.InTx(ctx, func(q store.Querier) error {
+		row, err := s.load(ctx, q, p, id, domain.RoleAdmin, true)
+		if err != nil {
+			return err
+		}
+		if row.Name == DefaultName {
+			return domain.Conflict(fmt.Sprintf("the %s workflow of an organization cannot be deleted", DefaultName), "name: "+DefaultName)
+		}
+		n, err := workflowdb.ProjectsUsing(ctx, q, id)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return domain.Conflict(fmt.Sprintf("workflow %s is used by projects; assign them another workflow first", row.Name),
+				fmt.Sprintf("projects: %d", n))
+		}
+		orgID := row.Row.OrgID
+		if err := workflowdb.Delete(ctx, q, orgID, id); err != nil {
+			return domain.NotFoundAs(err, "workflow")
+		}
+		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "workflow",
+			EntityID: id, Action: "deleted", Changes: []domain.FieldChange{{Field: "name", Old: row.Name}}})
+	})
+}

@@ -1,0 +1,60 @@
+package workflow
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/store"
+	"tracker/store/workflowdb"
+)
+
+// Service runs the workflow use cases (create, read, update, delete).
+type Service struct {
+	DB *store.DB
+}
+
+// Workflow is a workflow as the API renders it.
+type Workflow struct {
+	ID          uuid.UUID    `json:"id"`
+	OrgID       uuid.UUID    `json:"org_id"`
+	Name        string       `json:"name"`
+	Statuses    []Status     `json:"statuses"`
+	Transitions []Transition `json:"transitions"`
+	Enforcement string       `json:"enforcement"`
+	CreatedAt   time.Time    `json:"created_at"`
+	UpdatedAt   time.Time    `json:"updated_at"`
+}
+
+// IsDefault reports whether w is its org's Default workflow, which every
+// project without a workflow of its own follows.
+func (w Workflow) IsDefault() bool { return w.Name == DefaultName }
+
+// FromRow decodes a workflows row.
+func FromRow(r workflowdb.Row) (Workflow, error) {
+	w := Workflow{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Enforcement: r.Enforcement,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	if err := json.Unmarshal(r.Statuses, &w.Statuses); err != nil {
+		return Workflow{}, fmt.Errorf("decode statuses of workflow %s: %w", r.ID, err)
+	}
+	if err := json.Unmarshal(r.Transitions, &w.Transitions); err != nil {
+		return Workflow{}, fmt.Errorf("decode transitions of workflow %s: %w", r.ID, err)
+	}
+	if w.Statuses == nil {
+		w.Statuses = []Status{}
+	}
+	if w.Transitions == nil {
+		w.Transitions = []Transition{}
+	}
+	return w, nil
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // statuses and transitions are plain structs of strings
+	}
+	return string(b)
+}

@@ -1,0 +1,136 @@
+// Package projectdb holds the SQL of projects and project members. Every
+// query names the project's org or a live project of it; soft-deleted
+// projects (deleted_at set) are invisible to every read here.
+package projectdb
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Row is a projects row (without deleted_at: reads only see live rows).
+type Row struct {
+	ID                 uuid.UUID  `db:"id"`
+	OrgID              uuid.UUID  `db:"org_id"`
+	TeamID             *uuid.UUID `db:"team_id"`
+	WorkflowID         *uuid.UUID `db:"workflow_id"`
+	Key                string     `db:"key"`
+	Name               string     `db:"name"`
+	Description        *string    `db:"description"`
+	TicketCounter      int64      `db:"ticket_counter"`
+	CapitalizationType *string    `db:"capitalization_type"`
+	DevelopmentPhase   *string    `db:"development_phase"`
+	CostCenterID       *string    `db:"cost_center_id"`
+	AmortizationMonths *int64     `db:"amortization_months"`
+	BudgetCents        *int64     `db:"budget_cents"`
+	BudgetPeriod       *string    `db:"budget_period"`
+	CreatedAt          time.Time  `db:"created_at"`
+	UpdatedAt          time.Time  `db:"updated_at"`
+}
+
+var columns = []string{
+	"id", "org_id", "team_id", "workflow_id", "key", "name", "description", "ticket_counter",
+	"capitalization_type", "development_phase", "cost_center_id", "amortization_months",
+	"budget_cents", "budget_period", "created_at", "updated_at",
+}
+
+// Columns is the column list of Row, each prefixed with alias when given.
+func Columns(alias string) []string {
+	out := make([]string, len(columns))
+	for i, c := range columns {
+		if alias != "" {
+			c = alias + "." + c
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// WithAccess is a project and the caller's standing toward it, read in one
+// query.
+type WithAccess struct {
+	Row
+	store.AccessRow
+}
+
+// Insert creates a project; a live project with the same key (any case) in
+// the org is store.ErrConflict, an unknown team or workflow store.ErrInvalidRef.
+func Insert(ctx context.Context, q store.Querier, r Row) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("projects").Columns(Columns("")...).Values(
+		r.ID, r.OrgID, r.TeamID, r.WorkflowID, r.Key, r.Name, r.Description, r.TicketCounter,
+		r.CapitalizationType, r.DevelopmentPhase, r.CostCenterID, r.AmortizationMonths,
+		r.BudgetCents, r.BudgetPeriod, r.CreatedAt, r.UpdatedAt))
+	return err
+}
+
+func accessSelect(where string, lock bool) string {
+	sql := `SELECT ` + strings.Join(Columns("p"), ", ") + `, ` +
+		strings.Join(store.AccessColumns("p.org_id", "p.id", "$1"), ", ") +
+		` FROM projects p WHERE p.deleted_at IS NULL AND ` + where
+	if lock {
+		// Serializes with ticket inserts (which bump ticket_counter) and
+		// other deletes of the same project.
+		sql += ` FOR UPDATE OF p`
+	}
+	return sql
+}
+
+// GetWithAccess reads a live project with userID's access row; lock takes a
+// row lock for a following write in the same transaction.
+func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, lock bool) (WithAccess, error) {
+	return store.GetRaw[WithAccess](ctx, q, accessSelect("p.id = $2", lock), userID, id)
+}
+
+// ByKeyWithAccess reads the live project of org whose key matches key in any
+// case, with userID's access row.
+func ByKeyWithAccess(ctx context.Context, q store.Querier, orgID uuid.UUID, key string, userID uuid.UUID) (WithAccess, error) {
+	return store.GetRaw[WithAccess](ctx, q, accessSelect("p.org_id = $2 AND upper(p.key) = upper($3)", false), userID, orgID, key)
+}
+
+// Filter narrows a project listing.
+type Filter struct {
+	OrgID uuid.UUID
+	// AssignedTo keeps only the projects userID is a member of (Reporters).
+	AssignedTo *uuid.UUID
+	// OnlyIDs keeps only these projects (API keys restricted to projects);
+	// nil means no restriction.
+	OnlyIDs []uuid.UUID
+}
+
+// List pages the live projects of an org by id.
+func List(ctx context.Context, q store.Querier, f Filter, p store.Page) (store.Paged[Row], error) {
+	b := store.SQL.Select(Columns("p")...).From("projects p").
+		Where(sq.Eq{"p.org_id": f.OrgID}).Where("p.deleted_at IS NULL")
+	if f.AssignedTo != nil {
+		b = b.Where("EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.user_id = ?)", *f.AssignedTo)
+	}
+	if f.OnlyIDs != nil {
+		b = b.Where(sq.Eq{"p.id": f.OnlyIDs})
+	}
+	return store.SelectPage(ctx, q, b, "p.id", p, func(r Row) uuid.UUID { return r.ID })
+}
+
+// Update sets the given columns (and updated_at) on a live project of org and
+// returns the row after the change.
+func Update(ctx context.Context, q store.Querier, orgID, id uuid.UUID, set map[string]any, at time.Time) (Row, error) {
+	set["updated_at"] = at
+	return store.Get[Row](ctx, q, store.SQL.Update("projects").SetMap(set).
+		Where(sq.Eq{"id": id, "org_id": orgID}).Where("deleted_at IS NULL").
+		Suffix("RETURNING "+store.Cols(Columns(""))))
+}
+
+// TeamInOrg reports whether teamID is a team of org.
+func TeamInOrg(ctx context.Context, q store.Querier, orgID, teamID uuid.UUID) (bool, error) {
+	return store.Scalar[bool](ctx, q, store.SQL.Select().Column(sq.Expr("EXISTS (SELECT 1 FROM teams WHERE id = ? AND org_id = ?)", teamID, orgID)))
+}
+
+// WorkflowInOrg reports whether workflowID is a workflow of org.
+func WorkflowInOrg(ctx context.Context, q store.Querier, orgID, workflowID uuid.UUID) (bool, error) {
+	return store.Scalar[bool](ctx, q, store.SQL.Select().Column(sq.Expr("EXISTS (SELECT 1 FROM workflows WHERE id = ? AND org_id = ?)", workflowID, orgID)))
+}
