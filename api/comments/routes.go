@@ -1,0 +1,105 @@
+// Package comments serves ticket comments.
+package comments
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain/comment"
+)
+
+// Handlers serve the comment routes.
+type Handlers struct {
+	Comments *comment.Service
+}
+
+// Routes registers the comment routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/tickets/:ticket_id/comments", h.create)
+	r.Get("/tickets/:ticket_id/comments", h.list)
+	r.Get("/comments/:id", h.get)
+	r.Patch("/comments/:id", h.update)
+	r.Delete("/comments/:id", h.delete)
+}
+
+// createReq ignores the deprecated author_id: the author is the caller.
+type createReq struct {
+	Body            string     `json:"body" validate:"required,min=1"`
+	ParentCommentID *uuid.UUID `json:"parent_comment_id"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	ticketID, err := api.PathID(c, "ticket_id", "ticket")
+	if err != nil {
+		return err
+	}
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Comments.Create(c.UserContext(), api.Principal(c), ticketID, req.Body, req.ParentCommentID)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+func (h Handlers) list(c *fiber.Ctx) error {
+	ticketID, err := api.PathID(c, "ticket_id", "ticket")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, 20)
+	if err != nil {
+		return err
+	}
+	out, err := h.Comments.List(c.UserContext(), api.Principal(c), ticketID, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(out))
+}
+
+func (h Handlers) get(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "comment")
+	if err != nil {
+		return err
+	}
+	out, err := h.Comments.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+type updateReq struct {
+	Body string `json:"body" validate:"required,min=1"`
+}
+
+func (h Handlers) update(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "comment")
+	if err != nil {
+		return err
+	}
+	var req updateReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Comments.Update(c.UserContext(), api.Principal(c), id, req.Body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) delete(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "comment")
+	if err != nil {
+		return err
+	}
+	if err := h.Comments.Delete(c.UserContext(), api.Principal(c), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -1,0 +1,143 @@
+// Package labels serves labels and their links to tickets.
+package labels
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/label"
+)
+
+// Handlers serve the label routes.
+type Handlers struct {
+	Labels *label.Service
+}
+
+// Routes registers the label routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/orgs/:org_id/labels", h.create)
+	r.Get("/orgs/:org_id/labels", h.list)
+	r.Get("/labels/:id", h.get)
+	r.Patch("/labels/:id", h.update)
+	r.Delete("/labels/:id", h.delete)
+	r.Post("/labels/:id/batch-assign", h.batchAssign)
+	r.Post("/tickets/:ticket_id/labels", h.replaceTicketLabels)
+	r.Get("/tickets/:ticket_id/labels", h.ticketLabels)
+	r.Post("/tickets/:ticket_id/labels/:label_id", h.addTicketLabel)
+	r.Delete("/tickets/:ticket_id/labels/:label_id", h.removeTicketLabel)
+}
+
+type createReq struct {
+	Name  string `json:"name" validate:"required,min=1"`
+	Color string `json:"color" validate:"required,min=4,max=7"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Labels.Create(c.UserContext(), api.Principal(c), orgID, req.Name, req.Color)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+func (h Handlers) list(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, 20)
+	if err != nil {
+		return err
+	}
+	out, err := h.Labels.List(c.UserContext(), api.Principal(c), orgID, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(out))
+}
+
+func (h Handlers) get(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "label")
+	if err != nil {
+		return err
+	}
+	out, err := h.Labels.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+type updateReq struct {
+	Name  domain.Opt[string] `json:"name"`
+	Color domain.Opt[string] `json:"color"`
+}
+
+func (h Handlers) update(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "label")
+	if err != nil {
+		return err
+	}
+	var req updateReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Labels.Update(c.UserContext(), api.Principal(c), id, label.Patch{Name: req.Name, Color: req.Color})
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) delete(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "label")
+	if err != nil {
+		return err
+	}
+	cascade, err := api.QueryBool(c, "cascade")
+	if err != nil {
+		return err
+	}
+	dryRun, err := api.QueryBool(c, "dry_run")
+	if err != nil {
+		return err
+	}
+	preview, err := h.Labels.Delete(c.UserContext(), api.Principal(c), id, cascade, dryRun)
+	if err != nil {
+		return err
+	}
+	if preview != nil {
+		return c.JSON(preview)
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+type batchAssignReq struct {
+	TicketIDs []uuid.UUID `json:"ticket_ids" validate:"required,min=1"`
+}
+
+func (h Handlers) batchAssign(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "label")
+	if err != nil {
+		return err
+	}
+	var req batchAssignReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	n, err := h.Labels.BatchAssign(c.UserContext(), api.Principal(c), id, req.TicketIDs)
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"assigned": n})
+}

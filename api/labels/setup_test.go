@@ -1,0 +1,56 @@
+package labels_test
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	"tracker/api/labels"
+	"tracker/domain/label"
+	"tracker/store/sprintdb/worktest"
+)
+
+// world is one org with a member of every role, a project and a ticket.
+type world struct {
+	env                          *apitest.Env
+	owner, admin, member, viewer apitest.User
+	reporter, outside            apitest.User
+	project                      worktest.Project
+	ticket                       uuid.UUID
+}
+
+func setup(t *testing.T) world {
+	t.Helper()
+	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		return []api.Module{labels.Handlers{Labels: &label.Service{DB: e.DB}}}
+	}})
+	w := world{env: env, owner: env.Register("Owner")}
+	w.admin = env.Member(w.owner, "admin")
+	w.member = env.Member(w.owner, "member")
+	w.viewer = env.Member(w.owner, "viewer")
+	w.reporter = env.Member(w.owner, "reporter")
+	w.outside = env.Register("Outsider")
+	w.project = worktest.NewProject(t, env.DB, w.owner.OrgID, "LBL")
+	w.project.Assign(t, env.DB, w.reporter.ID)
+	w.ticket = worktest.NewTicket(t, env.DB, w.project, w.owner.ID, worktest.Ticket{})
+	return w
+}
+
+func (w world) label(t *testing.T, name string) string {
+	t.Helper()
+	return w.env.Do("POST", "/api/v1/orgs/"+w.owner.OrgID.String()+"/labels", w.member.Token,
+		map[string]any{"name": name, "color": "#a1b2c3"}).Expect(t, 201).Map(t)["id"].(string)
+}
+
+func names(t *testing.T, r apitest.Resp) []string {
+	t.Helper()
+	var ls []map[string]any
+	r.Decode(t, &ls)
+	out := []string{}
+	for _, l := range ls {
+		out = append(out, l["name"].(string))
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package labels
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+)
+
+type replaceReq struct {
+	LabelIDs []uuid.UUID `json:"label_ids" validate:"required"`
+}
+
+// replaceTicketLabels answers 200: the ticket's whole label set is returned.
+func (h Handlers) replaceTicketLabels(c *fiber.Ctx) error {
+	ticketID, err := api.PathID(c, "ticket_id", "ticket")
+	if err != nil {
+		return err
+	}
+	var req replaceReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Labels.ReplaceTicketLabels(c.UserContext(), api.Principal(c), ticketID, req.LabelIDs)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) ticketLabels(c *fiber.Ctx) error {
+	ticketID, err := api.PathID(c, "ticket_id", "ticket")
+	if err != nil {
+		return err
+	}
+	out, err := h.Labels.TicketLabels(c.UserContext(), api.Principal(c), ticketID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+// addTicketLabel answers 200 (not 201): it is idempotent and returns the
+// ticket's labels, not a new resource.
+func (h Handlers) addTicketLabel(c *fiber.Ctx) error {
+	ticketID, err := api.PathID(c, "ticket_id", "ticket")
+	if err != nil {
+		return err
+	}
+	labelID, err := api.PathID(c, "label_id", "label")
+	if err != nil {
+		return err
+	}
+	out, err := h.Labels.AddTicketLabel(c.UserContext(), api.Principal(c), ticketID, labelID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) removeTicketLabel(c *fiber.Ctx) error {
+	ticketID, err := api.PathID(c, "ticket_id", "ticket")
+	if err != nil {
+		return err
+	}
+	labelID, err := api.PathID(c, "label_id", "label")
+	if err != nil {
+		return err
+	}
+	if err := h.Labels.RemoveTicketLabel(c.UserContext(), api.Principal(c), ticketID, labelID); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

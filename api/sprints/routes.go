@@ -1,0 +1,128 @@
+// Package sprints serves sprints, their lifecycle, board and burndown.
+package sprints
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/sprint"
+)
+
+// Handlers serve the sprint routes.
+type Handlers struct {
+	Sprints *sprint.Service
+}
+
+// Routes registers the sprint routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/projects/:project_id/sprints", h.create)
+	r.Get("/projects/:project_id/sprints", h.list)
+	r.Get("/sprints/:id", h.get)
+	r.Patch("/sprints/:id", h.update)
+	r.Delete("/sprints/:id", h.delete)
+	r.Post("/sprints/:id/start", h.start)
+	r.Post("/sprints/:id/complete", h.complete)
+	r.Post("/sprints/:id/batch-assign", h.batchAssign)
+	r.Get("/sprints/:id/board", h.board)
+	r.Get("/sprints/:id/burndown", h.burndown)
+}
+
+type createReq struct {
+	Name      string  `json:"name" validate:"required,min=1"`
+	Goal      *string `json:"goal"`
+	StartDate string  `json:"start_date" validate:"required"`
+	EndDate   string  `json:"end_date" validate:"required"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	projectID, err := api.PathID(c, "project_id", "project")
+	if err != nil {
+		return err
+	}
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Sprints.Create(c.UserContext(), api.Principal(c), projectID,
+		sprint.New{Name: req.Name, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+func (h Handlers) list(c *fiber.Ctx) error {
+	projectID, err := api.PathID(c, "project_id", "project")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, 20)
+	if err != nil {
+		return err
+	}
+	out, err := h.Sprints.List(c.UserContext(), api.Principal(c), projectID, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(out))
+}
+
+func (h Handlers) get(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "sprint")
+	if err != nil {
+		return err
+	}
+	out, err := h.Sprints.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+type updateReq struct {
+	Name      domain.Opt[string] `json:"name"`
+	Goal      domain.Opt[string] `json:"goal"`
+	StartDate domain.Opt[string] `json:"start_date"`
+	EndDate   domain.Opt[string] `json:"end_date"`
+}
+
+func (h Handlers) update(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "sprint")
+	if err != nil {
+		return err
+	}
+	var req updateReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Sprints.Update(c.UserContext(), api.Principal(c), id,
+		sprint.Patch{Name: req.Name, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate})
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) delete(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "sprint")
+	if err != nil {
+		return err
+	}
+	cascade, err := api.QueryBool(c, "cascade")
+	if err != nil {
+		return err
+	}
+	dryRun, err := api.QueryBool(c, "dry_run")
+	if err != nil {
+		return err
+	}
+	preview, err := h.Sprints.Delete(c.UserContext(), api.Principal(c), id, cascade, dryRun)
+	if err != nil {
+		return err
+	}
+	if preview != nil {
+		return c.JSON(preview)
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -1,0 +1,123 @@
+// Package comment holds the use cases of ticket comments. Comment changes are
+// recorded on the ticket's audit trail (entity_type "ticket"), so they show
+// in the ticket's activity feed; field "comment" carries the comment id.
+package comment
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/commentdb"
+)
+
+// Audit actions on the ticket's trail.
+const (
+	ActionCreated = "comment_created"
+	ActionUpdated = "comment_updated"
+	ActionDeleted = "comment_deleted"
+)
+
+// Service runs the comment use cases.
+type Service struct {
+	DB *store.DB
+}
+
+// Comment is the API's Comment resource.
+type Comment struct {
+	ID              uuid.UUID  `json:"id"`
+	TicketID        uuid.UUID  `json:"ticket_id"`
+	AuthorID        uuid.UUID  `json:"author_id"`
+	Body            string     `json:"body"`
+	ParentCommentID *uuid.UUID `json:"parent_comment_id"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+}
+
+func toComment(r commentdb.Row) Comment {
+	return Comment{ID: r.ID, TicketID: r.TicketID, AuthorID: r.AuthorID, Body: r.Body,
+		ParentCommentID: r.ParentCommentID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+// validBody rejects an empty or blank body: a comment says something.
+func validBody(body string) error {
+	if strings.TrimSpace(body) == "" {
+		return domain.Invalid("body: must be at least 1 non-blank character")
+	}
+	return nil
+}
+
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// Create adds a comment to a ticket (Reporter, assigned to the ticket's
+// project when a Reporter). The author is the caller.
+func (s *Service) Create(ctx context.Context, p domain.Principal, ticketID uuid.UUID, body string, parentID *uuid.UUID) (Comment, error) {
+	if err := validBody(body); err != nil {
+		return Comment{}, err
+	}
+	var out Comment
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		t, err := commentdb.TicketWithAccess(ctx, q, ticketID, p.UserID)
+		if err != nil {
+			return domain.NotFoundAs(err, "ticket")
+		}
+		if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleReporter, "ticket"); err != nil {
+			return err
+		}
+		if parentID != nil {
+			parent, err := commentdb.Get(ctx, q, t.OrgID, *parentID)
+			if err != nil && !isNotFound(err) {
+				return err
+			}
+			if err != nil || parent.TicketID != ticketID {
+				return domain.Invalid("parent_comment_id: must be a comment of the same ticket")
+			}
+		}
+		at := now()
+		r := commentdb.Row{ID: domain.NewID(), OrgID: t.OrgID, TicketID: ticketID, AuthorID: p.UserID, Body: body,
+			ParentCommentID: parentID, CreatedAt: at, UpdatedAt: at}
+		if err := commentdb.Insert(ctx, q, r); err != nil {
+			return err
+		}
+		out = toComment(r)
+		return domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			EntityID: ticketID, Action: ActionCreated,
+			Changes: []domain.FieldChange{{Field: "comment", Old: nil, New: r.ID}},
+			Events:  []string{domain.EventCommentCreated}, Data: out})
+	})
+	return out, err
+}
+
+// List pages a ticket's comments in creation order; replies carry
+// parent_comment_id, so clients thread them.
+func (s *Service) List(ctx context.Context, p domain.Principal, ticketID uuid.UUID, page domain.Page) (domain.Paged[Comment], error) {
+	q := s.DB.Q()
+	t, err := commentdb.TicketWithAccess(ctx, q, ticketID, p.UserID)
+	if err != nil {
+		return domain.Paged[Comment]{}, domain.NotFoundAs(err, "ticket")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleViewer, "ticket"); err != nil {
+		return domain.Paged[Comment]{}, err
+	}
+	rows, err := commentdb.ListByTicket(ctx, q, t.OrgID, ticketID, page)
+	if err != nil {
+		return domain.Paged[Comment]{}, err
+	}
+	return domain.MapPage(rows, toComment), nil
+}
+
+// Get reads one comment.
+func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Comment, error) {
+	r, err := commentdb.GetWithAccess(ctx, s.DB.Q(), id, p.UserID, commentdb.NoLock)
+	if err != nil {
+		return Comment{}, domain.NotFoundAs(err, "comment")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(r.AccessRow), domain.RoleViewer, "comment"); err != nil {
+		return Comment{}, err
+	}
+	return toComment(r.Row), nil
+}

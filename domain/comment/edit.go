@@ -1,0 +1,82 @@
+package comment
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/commentdb"
+)
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// authorOrAdmin loads a comment for change: its author needs the role that
+// writes comments (Reporter), anyone else Admin.
+func authorOrAdmin(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID, lock commentdb.Lock) (commentdb.Row, error) {
+	r, err := commentdb.GetWithAccess(ctx, q, id, p.UserID, lock)
+	if err != nil {
+		return commentdb.Row{}, domain.NotFoundAs(err, "comment")
+	}
+	m := domain.MembershipFrom(r.AccessRow)
+	if r.AuthorID == p.UserID {
+		_, err = domain.Authorize(p, m, domain.RoleReporter, "comment")
+		return r.Row, err
+	}
+	if _, err := domain.Authorize(p, m, domain.RoleViewer, "comment"); err != nil {
+		return commentdb.Row{}, err
+	}
+	if _, err := domain.Authorize(p, m, domain.RoleAdmin, "comment"); err != nil {
+		return commentdb.Row{}, domain.Forbidden("only the comment's author or the Admin role may change this comment")
+	}
+	return r.Row, nil
+}
+
+// Update replaces a comment's body (its author or an Admin).
+func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, body string) (Comment, error) {
+	if err := validBody(body); err != nil {
+		return Comment{}, err
+	}
+	var out Comment
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		old, err := authorOrAdmin(ctx, q, p, id, commentdb.ForChange)
+		if err != nil {
+			return err
+		}
+		r, err := commentdb.UpdateBody(ctx, q, old.OrgID, id, body, now())
+		if err != nil {
+			return domain.NotFoundAs(err, "comment")
+		}
+		out = toComment(r)
+		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			EntityID: r.TicketID, Action: ActionUpdated, Changes: []domain.FieldChange{
+				{Field: "comment", Old: r.ID, New: r.ID},
+				{Field: "comment_body", Old: old.Body, New: r.Body},
+			}})
+	})
+	return out, err
+}
+
+// Delete removes a comment and, with it, every reply in its thread (its
+// author or an Admin), in one transaction.
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) error {
+	return s.DB.InTx(ctx, func(q store.Querier) error {
+		// ForDelete: no reply can be added to the thread while it goes.
+		r, err := authorOrAdmin(ctx, q, p, id, commentdb.ForDelete)
+		if err != nil {
+			return err
+		}
+		ids, err := commentdb.DeleteThread(ctx, q, r.OrgID, id)
+		if err != nil {
+			return err
+		}
+		changes := make([]domain.FieldChange, 0, len(ids))
+		for _, d := range ids {
+			changes = append(changes, domain.FieldChange{Field: "comment", Old: d, New: nil})
+		}
+		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			EntityID: r.TicketID, Action: ActionDeleted, Changes: changes})
+	})
+}

@@ -1,0 +1,88 @@
+package sprint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/sprintdb"
+)
+
+// categoryDone is the workflow status category of finished work.
+const categoryDone = "done"
+
+// Board is the API's Sprint board.
+type Board struct {
+	Sprint  Sprint   `json:"sprint"`
+	Columns []Column `json:"columns"`
+}
+
+// Column is one status of the board with its tickets.
+type Column struct {
+	Status  string   `json:"status"`
+	Tickets []Ticket `json:"tickets"`
+}
+
+type status struct {
+	Name     string `json:"name"`
+	Category string `json:"category"`
+}
+
+// workflowStatuses reads the statuses of the project's workflow (its own,
+// else the org's Default), in workflow order; none when there is no workflow.
+func workflowStatuses(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID) ([]status, error) {
+	raw, err := sprintdb.Statuses(ctx, q, orgID, projectID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []status
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, fmt.Errorf("decode workflow statuses: %w", err)
+	}
+	return out, nil
+}
+
+// Board shows a sprint's tickets in one column per status of the project's
+// workflow, in workflow order, empty columns included. Tickets whose status
+// the workflow does not know get columns of their own after those.
+func (s *Service) Board(ctx context.Context, p domain.Principal, id uuid.UUID) (Board, error) {
+	q := s.DB.Q()
+	sp, err := load(ctx, q, p, id, domain.RoleViewer, sprintdb.NoLock)
+	if err != nil {
+		return Board{}, err
+	}
+	statuses, err := workflowStatuses(ctx, q, sp.OrgID, sp.ProjectID)
+	if err != nil {
+		return Board{}, err
+	}
+	tickets, err := sprintdb.SprintTickets(ctx, q, sp.OrgID, id)
+	if err != nil {
+		return Board{}, err
+	}
+	cols := make([]Column, 0, len(statuses))
+	index := make(map[string]int, len(statuses))
+	add := func(name string) int {
+		if i, ok := index[name]; ok {
+			return i
+		}
+		index[name] = len(cols)
+		cols = append(cols, Column{Status: name, Tickets: []Ticket{}})
+		return index[name]
+	}
+	for _, st := range statuses {
+		add(st.Name)
+	}
+	for _, t := range tickets {
+		i := add(t.Status)
+		cols[i].Tickets = append(cols[i].Tickets, toTicket(t))
+	}
+	return Board{Sprint: toSprint(sp), Columns: cols}, nil
+}

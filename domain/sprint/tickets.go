@@ -1,0 +1,118 @@
+package sprint
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/sprintdb"
+)
+
+// MaxBatch caps the ticket ids of one batch call.
+const MaxBatch = 1000
+
+// Ticket is the API's Ticket resource, as the sprint views render it.
+type Ticket struct {
+	ID           uuid.UUID  `json:"id"`
+	ProjectID    uuid.UUID  `json:"project_id"`
+	TicketNumber int        `json:"ticket_number"`
+	Title        string     `json:"title"`
+	Description  *string    `json:"description"`
+	Status       string     `json:"status"`
+	Priority     string     `json:"priority"`
+	AssigneeID   *uuid.UUID `json:"assignee_id"`
+	ReporterID   uuid.UUID  `json:"reporter_id"`
+	SprintID     *uuid.UUID `json:"sprint_id"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+}
+
+func toTicket(t sprintdb.Ticket) Ticket {
+	return Ticket{ID: t.ID, ProjectID: t.ProjectID, TicketNumber: t.TicketNumber, Title: t.Title,
+		Description: t.Description, Status: t.Status, Priority: t.Priority, AssigneeID: t.AssigneeID,
+		ReporterID: t.ReporterID, SprintID: t.SprintID, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
+}
+
+// BatchAssign puts tickets of the sprint's project into the sprint (Member)
+// and answers how many tickets moved into it (tickets already in it are not
+// counted, so the call is idempotent). A Completed sprint takes no tickets.
+// Each moved ticket gets an audit row (field sprint_id) and a ticket.updated
+// event.
+func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, id uuid.UUID, ticketIDs []uuid.UUID) (int, error) {
+	ids := dedupe(ticketIDs)
+	if len(ids) > MaxBatch {
+		return 0, domain.Invalid("ticket_ids: must have at most " + strconv.Itoa(MaxBatch) + " items")
+	}
+	var assigned int
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		sp, err := load(ctx, q, p, id, domain.RoleMember, sprintdb.ForChange)
+		if err != nil {
+			return err
+		}
+		if sp.Status == StatusCompleted {
+			return domain.Conflict("the sprint is Completed; tickets cannot be added to it", "status: "+sp.Status)
+		}
+		found, err := sprintdb.LiveTickets(ctx, q, sp.OrgID, sp.ProjectID, ids)
+		if err != nil {
+			return err
+		}
+		if err := allFound(ids, found); err != nil {
+			return err
+		}
+		before := make(map[uuid.UUID]*uuid.UUID, len(found))
+		var move []uuid.UUID
+		for _, t := range found {
+			if t.SprintID == nil || *t.SprintID != id {
+				before[t.ID] = t.SprintID
+				move = append(move, t.ID)
+			}
+		}
+		if len(move) == 0 {
+			return nil
+		}
+		moved, err := sprintdb.SetSprint(ctx, q, sp.OrgID, id, move, now())
+		if err != nil {
+			return err
+		}
+		for _, t := range moved {
+			if err := domain.Record(ctx, q, domain.Change{OrgID: sp.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+				EntityID: t.ID, Action: "updated", Changes: []domain.FieldChange{{Field: "sprint_id", Old: before[t.ID], New: id}},
+				Events: []string{domain.EventTicketUpdated}, Data: toTicket(t)}); err != nil {
+				return err
+			}
+		}
+		assigned = len(moved)
+		return nil
+	})
+	return assigned, err
+}
+
+func allFound(want []uuid.UUID, found []sprintdb.Ticket) error {
+	seen := make(map[uuid.UUID]bool, len(found))
+	for _, t := range found {
+		seen[t.ID] = true
+	}
+	var probs domain.Problems
+	for _, id := range want {
+		if !seen[id] {
+			probs.Add("ticket_ids", id.String()+" is not a ticket of the sprint's project")
+		}
+	}
+	return probs.Err()
+}
+
+func dedupe(ids []uuid.UUID) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(ids))
+	seen := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+// Package commentdb holds the SQL of comments. A comment is visible while its
+// ticket and the ticket's project are live (deleted_at IS NULL).
+package commentdb
+
+import (
+	"context"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Row is a comments row.
+type Row struct {
+	ID              uuid.UUID  `db:"id"`
+	OrgID           uuid.UUID  `db:"org_id"`
+	TicketID        uuid.UUID  `db:"ticket_id"`
+	AuthorID        uuid.UUID  `db:"author_id"`
+	Body            string     `db:"body"`
+	ParentCommentID *uuid.UUID `db:"parent_comment_id"`
+	CreatedAt       time.Time  `db:"created_at"`
+	UpdatedAt       time.Time  `db:"updated_at"`
+}
+
+// Columns is the column list of Row.
+func Columns() []string {
+	return []string{"id", "org_id", "ticket_id", "author_id", "body", "parent_comment_id", "created_at", "updated_at"}
+}
+
+func prefixed(p string) []string {
+	cols := Columns()
+	for i, c := range cols {
+		cols[i] = p + "." + c
+	}
+	return cols
+}
+
+// WithAccess is a comment and the caller's standing toward its ticket's project.
+type WithAccess struct {
+	Row
+	store.AccessRow
+}
+
+// GetWithAccess reads a visible comment with the caller's access, taking
+// the row lock lock.
+func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, lock Lock) (WithAccess, error) {
+	sql := `SELECT ` + store.Cols(prefixed("c")) + `, ` + store.Cols(store.AccessColumns("t.org_id", "t.project_id", "$2")) + `
+	        FROM comments c
+	        JOIN tickets t ON t.id = c.ticket_id
+	        JOIN projects p ON p.id = t.project_id
+	        WHERE c.id = $1 AND t.deleted_at IS NULL AND p.deleted_at IS NULL`
+	if lock != NoLock {
+		sql += " " + string(lock) + " OF c"
+	}
+	return store.GetRaw[WithAccess](ctx, q, sql, id, userID)
+}
+
+// Get reads one comment of org by id (no visibility rule: callers have
+// already checked the ticket).
+func Get(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Select(Columns()...).From("comments").
+		Where(sq.Eq{"org_id": orgID, "id": id}))
+}
+
+// Insert creates a comment.
+func Insert(ctx context.Context, q store.Querier, r Row) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("comments").Columns(Columns()...).
+		Values(r.ID, r.OrgID, r.TicketID, r.AuthorID, r.Body, r.ParentCommentID, r.CreatedAt, r.UpdatedAt))
+	return err
+}
+
+// ListByTicket pages a ticket's comments by id (creation order).
+func ListByTicket(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, p store.Page) (store.Paged[Row], error) {
+	b := store.SQL.Select(Columns()...).From("comments").Where(sq.Eq{"org_id": orgID, "ticket_id": ticketID})
+	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
+}
+
+// UpdateBody replaces a comment's body and returns the row.
+func UpdateBody(ctx context.Context, q store.Querier, orgID, id uuid.UUID, body string, at time.Time) (Row, error) {
+	return store.GetRaw[Row](ctx, q, `UPDATE comments SET body = $3, updated_at = $4
+		WHERE org_id = $1 AND id = $2 RETURNING `+store.Cols(Columns()), orgID, id, body, at)
+}
+
+// DeleteThread hard-deletes a comment and every reply below it in one
+// statement (the parent foreign key is checked at the statement's end), and
+// returns the deleted ids, the root first.
+func DeleteThread(ctx context.Context, q store.Querier, orgID, id uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.Query(ctx, `WITH RECURSIVE thread AS (
+		    SELECT id, 0 AS depth FROM comments WHERE org_id = $1 AND id = $2
+		    UNION ALL
+		    SELECT c.id, thread.depth + 1 FROM comments c JOIN thread ON c.parent_comment_id = thread.id
+		), gone AS (
+		    DELETE FROM comments WHERE id IN (SELECT id FROM thread) RETURNING id
+		)
+		SELECT thread.id FROM thread JOIN gone ON gone.id = thread.id ORDER BY thread.depth, thread.id`, orgID, id)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	defer rows.Close()
+	var ids []uuid.UUID
+	for rows.Next() {
+		var v uuid.UUID
+		if err := rows.Scan(&v); err != nil {
+			return nil, store.Translate(err)
+		}
+		ids = append(ids, v)
+	}
+	return ids, store.Translate(rows.Err())
+}
+
+// Lock is the row lock a read for change takes.
+type Lock string
+
+// Row locks.
+const (
+	NoLock Lock = ""
+	// ForChange blocks other changes of the row but not new references to it.
+	ForChange Lock = "FOR NO KEY UPDATE"
+	// ForDelete also blocks new references (foreign keys) to the row.
+	ForDelete Lock = "FOR UPDATE"
+)

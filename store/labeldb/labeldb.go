@@ -1,0 +1,121 @@
+// Package labeldb holds the SQL of labels and of their links to tickets. A
+// label is visible while deleted_at IS NULL; a link counts while its ticket
+// and the ticket's project are live.
+package labeldb
+
+import (
+	"context"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Row is a labels row.
+type Row struct {
+	ID        uuid.UUID `db:"id"`
+	OrgID     uuid.UUID `db:"org_id"`
+	Name      string    `db:"name"`
+	Color     string    `db:"color"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
+}
+
+// Columns is the column list of Row.
+func Columns() []string {
+	return []string{"id", "org_id", "name", "color", "created_at", "updated_at"}
+}
+
+func prefixed(p string) []string {
+	cols := Columns()
+	for i, c := range cols {
+		cols[i] = p + "." + c
+	}
+	return cols
+}
+
+// NameConstraint is the unique index of a live label's name in its org
+// (case-insensitive).
+const NameConstraint = "labels_org_name_key"
+
+// WithAccess is a label and the caller's standing in its org.
+type WithAccess struct {
+	Row
+	store.AccessRow
+}
+
+// GetWithAccess reads a live label with the caller's access, taking the row
+// lock lock.
+func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, lock Lock) (WithAccess, error) {
+	sql := `SELECT ` + store.Cols(prefixed("l")) + `, ` + store.Cols(store.AccessColumns("l.org_id", "", "$2")) + `
+	        FROM labels l WHERE l.id = $1 AND l.deleted_at IS NULL`
+	if lock != NoLock {
+		sql += " " + string(lock) + " OF l"
+	}
+	return store.GetRaw[WithAccess](ctx, q, sql, id, userID)
+}
+
+// Insert creates a label; a live label of the same name is a
+// store.ErrConflict on NameConstraint.
+func Insert(ctx context.Context, q store.Querier, r Row) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("labels").Columns(Columns()...).
+		Values(r.ID, r.OrgID, r.Name, r.Color, r.CreatedAt, r.UpdatedAt))
+	return err
+}
+
+// List pages an org's live labels by id.
+func List(ctx context.Context, q store.Querier, orgID uuid.UUID, p store.Page) (store.Paged[Row], error) {
+	b := store.SQL.Select(Columns()...).From("labels").Where(sq.Eq{"org_id": orgID, "deleted_at": nil})
+	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
+}
+
+// Update writes a label's name, color and updated_at and returns the row.
+func Update(ctx context.Context, q store.Querier, r Row) (Row, error) {
+	return store.GetRaw[Row](ctx, q, `UPDATE labels SET name = $3, color = $4, updated_at = $5
+		WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING `+store.Cols(Columns()),
+		r.OrgID, r.ID, r.Name, r.Color, r.UpdatedAt)
+}
+
+// Live returns the live labels of org among ids.
+func Live(ctx context.Context, q store.Querier, orgID uuid.UUID, ids []uuid.UUID) ([]Row, error) {
+	return store.Select[Row](ctx, q, store.SQL.Select(Columns()...).From("labels").
+		Where(sq.Eq{"org_id": orgID, "deleted_at": nil}).Where("id = ANY(?)", ids))
+}
+
+// CountTickets counts the visible tickets linked to a label: its dependents.
+func CountTickets(ctx context.Context, q store.Querier, orgID, labelID uuid.UUID) (int64, error) {
+	return store.Scalar[int64](ctx, q, store.SQL.Select("count(*)").From("ticket_labels tl").
+		Join("tickets t ON t.id = tl.ticket_id").Join("projects p ON p.id = t.project_id").
+		Where(sq.Eq{"tl.org_id": orgID, "tl.label_id": labelID, "t.deleted_at": nil, "p.deleted_at": nil}))
+}
+
+// SoftDelete hides a label (the durable purge removes the row later).
+func SoftDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, at time.Time) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("labels").Set("deleted_at", at).Set("updated_at", at).
+		Where(sq.Eq{"org_id": orgID, "id": id}))
+	return err
+}
+
+// HardDelete removes a label and any links left to it (only links to
+// tickets already soft-deleted can remain when it has no dependents).
+func HardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+	if _, err := store.Exec(ctx, q, store.SQL.Delete("ticket_labels").Where(sq.Eq{"org_id": orgID, "label_id": id})); err != nil {
+		return err
+	}
+	_, err := store.Exec(ctx, q, store.SQL.Delete("labels").Where(sq.Eq{"org_id": orgID, "id": id}))
+	return err
+}
+
+// Lock is the row lock a read for change takes.
+type Lock string
+
+// Row locks.
+const (
+	NoLock Lock = ""
+	// ForChange blocks other changes of the row but not new references to it.
+	ForChange Lock = "FOR NO KEY UPDATE"
+	// ForDelete also blocks new references (foreign keys) to the row.
+	ForDelete Lock = "FOR UPDATE"
+)
