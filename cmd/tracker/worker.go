@@ -2,16 +2,98 @@ package main
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tracker/api"
+	"tracker/domain/webhook"
 	"tracker/store"
+	"tracker/worker"
 )
 
+// registrations are the durable work of features beyond events; each adds
+// itself with one line, e.g. capex.WorkerRegistration(db, log).
+func registrations(cfg Config, log *slog.Logger, db *store.DB) []worker.Registration {
+	return []worker.Registration{}
+}
+
 // runWorker runs the Temporal worker and the outbox relay until ctx ends.
-// The durable-events issue fills it in; until then it only waits.
+// Temporal being unreachable is never fatal: the worker keeps retrying in
+// the background, so `tracker dev` serves the API meanwhile.
 func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, metrics *api.Metrics) error {
-	log.Info("worker: no workflows registered yet")
-	<-ctx.Done()
-	return nil
+	knobs, err := loadWorkerKnobs()
+	if err != nil {
+		return err
+	}
+	if knobs.MetricsAddr != "" {
+		go serveWorkerMetrics(ctx, log, knobs.MetricsAddr, metrics)
+	}
+	d := worker.Deps{
+		Log: log, DB: db, Metrics: metrics.Registry,
+		Address: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, TaskQueue: cfg.TaskQueue,
+		Webhooks:      worker.WebhookConfig{AllowPrivate: cfg.WebhookAllowPrivate},
+		Cascade:       worker.CascadeConfig{BatchSize: knobs.CascadeBatch, BatchPause: knobs.CascadePause},
+		PollInterval:  2 * time.Second,
+		Registrations: registrations(cfg, log, db),
+	}
+	if knobs.RetryScale > 0 {
+		d.Webhooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)
+	}
+	return worker.Run(ctx, d)
+}
+
+// workerKnobs are worker-only settings beyond Config: the metrics listener
+// of a standalone worker, and test-only knobs that shrink the retry schedule
+// and slow purges so end-to-end tests can run them and stop a worker
+// mid-way. None is needed in production.
+type workerKnobs struct {
+	MetricsAddr  string        // SERVICE_WORKER_METRICS_ADDR: /metrics and /health of `tracker worker` (unset: none)
+	RetryScale   float64       // TRACKER_TEST_WEBHOOK_RETRY_SCALE: multiplies the retry offsets
+	CascadeBatch int           // TRACKER_TEST_CASCADE_BATCH: rows per purge batch
+	CascadePause time.Duration // TRACKER_TEST_CASCADE_PAUSE: sleep between purge batches
+}
+
+func loadWorkerKnobs() (workerKnobs, error) {
+	k := workerKnobs{MetricsAddr: os.Getenv("SERVICE_WORKER_METRICS_ADDR")}
+	var err error
+	if s := os.Getenv("TRACKER_TEST_WEBHOOK_RETRY_SCALE"); s != "" {
+		if k.RetryScale, err = strconv.ParseFloat(s, 64); err != nil || k.RetryScale <= 0 {
+			return k, errors.New("TRACKER_TEST_WEBHOOK_RETRY_SCALE: must be a positive number")
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_CASCADE_BATCH"); s != "" {
+		if k.CascadeBatch, err = strconv.Atoi(s); err != nil || k.CascadeBatch < 1 {
+			return k, errors.New("TRACKER_TEST_CASCADE_BATCH: must be a positive integer")
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_CASCADE_PAUSE"); s != "" {
+		if k.CascadePause, err = time.ParseDuration(s); err != nil {
+			return k, errors.New("TRACKER_TEST_CASCADE_PAUSE: must be a duration such as 50ms")
+		}
+	}
+	return k, nil
+}
+
+// serveWorkerMetrics exposes the registry of a standalone worker.
+func serveWorkerMetrics(ctx context.Context, log *slog.Logger, addr string, metrics *api.Metrics) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"status":"ok"}`)) })
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	log.Info("worker metrics listening", "addr", addr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("worker metrics listener failed", "addr", addr, "error", err)
+	}
 }

@@ -1,0 +1,205 @@
+// Package activities holds the side effects Temporal workflows call: webhook
+// HTTP delivery and its bookkeeping, and cascade purges. Activities are
+// methods on structs that hold their dependencies; their names (the method
+// names) are unique across the worker, so they carry their feature's name.
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/activity"
+
+	"tracker/domain"
+	"tracker/domain/webhook"
+	"tracker/store"
+	"tracker/store/outboxdb"
+	"tracker/store/webhookdb"
+)
+
+// Webhooks delivers events to webhooks and keeps their books.
+type Webhooks struct {
+	DB   *store.DB
+	HTTP *http.Client // NewHTTPClient
+}
+
+// Outcomes of one delivery attempt.
+const (
+	OutcomeDelivered = "delivered" // 2xx
+	OutcomeFailed    = "failed"    // any other answer, or no answer: try again later
+	OutcomeGone      = "gone"      // 410: the receiver asks to be switched off
+	OutcomeSkipped   = "skipped"   // the webhook or the event no longer exists, or is inactive
+)
+
+// DeliverInput names one attempt.
+type DeliverInput struct {
+	OrgID      uuid.UUID
+	WebhookID  uuid.UUID
+	EventID    uuid.UUID
+	EventType  string
+	Redelivery int
+	Attempt    int // from 1
+}
+
+// DeliverResult is one attempt's outcome.
+type DeliverResult struct {
+	Outcome    string
+	StatusCode int
+	Reason     string
+	RecordID   uuid.UUID // the webhook_deliveries row
+}
+
+func (in DeliverInput) row() webhookdb.Delivery {
+	return webhookdb.Delivery{ID: domain.NewID(), OrgID: in.OrgID, WebhookID: in.WebhookID, EventID: in.EventID,
+		EventType: in.EventType, DeliveryKey: webhook.DeliveryKey(in.EventID, in.WebhookID),
+		Redelivery: in.Redelivery, Attempt: in.Attempt, CreatedAt: time.Now().UTC()}
+}
+
+// DeliverWebhook makes one signed POST of the event to the webhook and
+// records it as a delivery row. It runs with a single Temporal attempt: the
+// workflow owns the retry schedule.
+func (a *Webhooks) DeliverWebhook(ctx context.Context, in DeliverInput) (DeliverResult, error) {
+	w, err := webhookdb.Get(ctx, a.DB.Q(), in.OrgID, in.WebhookID)
+	if errors.Is(err, store.ErrNotFound) {
+		return DeliverResult{Outcome: OutcomeSkipped, Reason: "webhook deleted"}, nil
+	} else if err != nil {
+		return DeliverResult{}, err
+	}
+	if !w.Active {
+		return DeliverResult{Outcome: OutcomeSkipped, Reason: "webhook inactive"}, nil
+	}
+	ev, err := outboxdb.Get(ctx, a.DB.Q(), in.OrgID, in.EventID)
+	if errors.Is(err, store.ErrNotFound) {
+		return DeliverResult{Outcome: OutcomeSkipped, Reason: "event not found"}, nil
+	} else if err != nil {
+		return DeliverResult{}, err
+	}
+	var body bytes.Buffer
+	if err := json.Compact(&body, ev.Payload); err != nil {
+		return DeliverResult{}, fmt.Errorf("event payload: %w", err)
+	}
+	rec, err := webhookdb.StartAttempt(ctx, a.DB.Q(), in.row())
+	if errors.Is(err, store.ErrInvalidRef) { // deleted since it was read
+		return DeliverResult{Outcome: OutcomeSkipped, Reason: "webhook deleted"}, nil
+	} else if err != nil {
+		return DeliverResult{}, err
+	}
+	if rec.FinishedAt != nil { // recorded before: report it, never post twice
+		return resultOf(rec), nil
+	}
+	out := a.post(ctx, w, in, body.Bytes())
+	res := DeliverResult{Outcome: OutcomeFailed, RecordID: rec.ID}
+	if out.StatusCode != nil {
+		res.StatusCode = *out.StatusCode
+	}
+	if out.Error != nil {
+		res.Reason = *out.Error
+	}
+	switch {
+	case res.StatusCode >= 200 && res.StatusCode < 300:
+		res.Outcome = OutcomeDelivered
+	case res.StatusCode == http.StatusGone:
+		res.Outcome = OutcomeGone
+	}
+	// The books are written with a fresh context: the attempt happened even
+	// if the activity is being cancelled.
+	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := webhookdb.FinishAttempt(bctx, a.DB.Q(), in.OrgID, rec.ID, out); err != nil {
+		return DeliverResult{}, err
+	}
+	if res.Outcome == OutcomeDelivered {
+		if err := webhookdb.RecordSuccess(bctx, a.DB.Q(), in.OrgID, in.WebhookID, out.FinishedAt); err != nil {
+			return DeliverResult{}, err
+		}
+	}
+	activity.GetLogger(ctx).Info("webhook attempt", "webhook_id", in.WebhookID, "event_id", in.EventID,
+		"attempt", in.Attempt, "redelivery", in.Redelivery, "status", res.StatusCode, "outcome", res.Outcome)
+	return res, nil
+}
+
+func resultOf(d webhookdb.Delivery) DeliverResult {
+	res := DeliverResult{Outcome: OutcomeFailed, RecordID: d.ID}
+	if d.StatusCode != nil {
+		res.StatusCode = *d.StatusCode
+	}
+	if d.Error != nil {
+		res.Reason = *d.Error
+	}
+	switch {
+	case res.StatusCode >= 200 && res.StatusCode < 300:
+		res.Outcome = OutcomeDelivered
+	case res.StatusCode == http.StatusGone:
+		res.Outcome = OutcomeGone
+	}
+	return res
+}
+
+// post sends the signed request and describes what came back.
+func (a *Webhooks) post(ctx context.Context, w webhookdb.Row, in DeliverInput, body []byte) webhookdb.Outcome {
+	started := time.Now()
+	out := webhookdb.Outcome{}
+	finish := func() webhookdb.Outcome {
+		out.FinishedAt = time.Now().UTC()
+		out.DurationMS = int(time.Since(started).Milliseconds())
+		return out
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		out.Error = ptr("invalid webhook URL")
+		return finish()
+	}
+	req.Header = webhook.SignedHeaders(w.Secret, in.EventType, webhook.DeliveryKey(in.EventID, in.WebhookID), started, body)
+	req.Header.Set("User-Agent", "tracker-webhooks/1")
+	resp, err := a.HTTP.Do(req)
+	if err != nil {
+		out.Error = ptr(transportError(err))
+		return finish()
+	}
+	defer resp.Body.Close()
+	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, webhook.ExcerptLimit))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	out.StatusCode = &resp.StatusCode
+	if len(excerpt) > 0 {
+		out.ResponseExcerpt = ptr(cleanText(string(excerpt)))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		out.Error = ptr(fmt.Sprintf("receiver answered %d", resp.StatusCode))
+		if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			out.Error = ptr(fmt.Sprintf("receiver answered %d (redirects are not followed)", resp.StatusCode))
+		}
+	}
+	return finish()
+}
+
+// transportError describes a failed request without echoing the URL, which
+// may carry credentials.
+func transportError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if ue.Timeout() {
+			return fmt.Sprintf("no answer within %s", webhook.AttemptTimeout)
+		}
+		err = ue.Err
+	}
+	if errors.Is(err, ErrForbiddenAddress) {
+		return "refused: " + err.Error()
+	}
+	return cleanText(err.Error())
+}
+
+// cleanText makes text storable in a PostgreSQL text column.
+func cleanText(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,119 @@
+// Package webhooks serves outbound webhooks and their delivery history.
+package webhooks
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/api"
+	"tracker/domain/webhook"
+)
+
+// Handlers serve the webhook routes.
+type Handlers struct {
+	Webhooks *webhook.Service
+}
+
+// Routes registers the webhook routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/orgs/:org_id/webhooks", h.create)
+	r.Get("/orgs/:org_id/webhooks", h.list)
+	r.Get("/webhooks/:id", h.get)
+	r.Delete("/webhooks/:id", h.delete)
+	r.Get("/webhooks/:id/deliveries", h.deliveries)
+	r.Post("/webhooks/:id/deliveries/:delivery_id/redeliver", h.redeliver)
+}
+
+// createReq leaves the URL and event type rules to the domain, so a request
+// gets every problem listed at once.
+type createReq struct {
+	URL        string   `json:"url"`
+	EventTypes []string `json:"event_types"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	w, err := h.Webhooks.Create(c.UserContext(), api.Principal(c), orgID,
+		webhook.CreateInput{URL: req.URL, EventTypes: req.EventTypes})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(w)
+}
+
+func (h Handlers) list(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, 20)
+	if err != nil {
+		return err
+	}
+	ws, err := h.Webhooks.List(c.UserContext(), api.Principal(c), orgID, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(ws))
+}
+
+func (h Handlers) get(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	w, err := h.Webhooks.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(w)
+}
+
+func (h Handlers) delete(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	if err := h.Webhooks.Delete(c.UserContext(), api.Principal(c), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (h Handlers) deliveries(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, 20)
+	if err != nil {
+		return err
+	}
+	ds, err := h.Webhooks.ListDeliveries(c.UserContext(), api.Principal(c), id, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(ds))
+}
+
+func (h Handlers) redeliver(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "webhook")
+	if err != nil {
+		return err
+	}
+	deliveryID, err := api.PathID(c, "delivery_id", "delivery")
+	if err != nil {
+		return err
+	}
+	r, err := h.Webhooks.Redeliver(c.UserContext(), api.Principal(c), id, deliveryID)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusAccepted).JSON(r)
+}

@@ -1,0 +1,53 @@
+package workflows
+
+import (
+	"context"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"tracker/domain"
+	"tracker/domain/webhook"
+)
+
+// CascadeWorkflowID is the id of a root's purge.
+func CascadeWorkflowID(job domain.CascadeJob) string {
+	return fmt.Sprintf("cascade:%s:%s", job.EntityType, job.EntityID)
+}
+
+// WebhookWorkflowID is the id of a delivery (or of its n-th redelivery).
+func WebhookWorkflowID(in WebhookDeliveryInput) string {
+	if in.Redelivery > 0 {
+		return webhook.RedeliveryWorkflowID(in.EventID, in.WebhookID, in.Redelivery)
+	}
+	return webhook.WorkflowID(in.EventID, in.WebhookID)
+}
+
+// StartOptions make a start with a business-key id idempotent: a running
+// workflow with the id is reused, and a closed one is never run again.
+func StartOptions(id, taskQueue string) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:                       id,
+		TaskQueue:                taskQueue,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}
+}
+
+// Starter starts workflows; client.Client is one.
+type Starter interface {
+	ExecuteWorkflow(ctx context.Context, options client.StartWorkflowOptions, workflow any, args ...any) (client.WorkflowRun, error)
+}
+
+// StartOnce starts a workflow with StartOptions; a workflow that already ran
+// or runs under the id counts as started, so the outbox relay may start the
+// same row's workflows any number of times.
+func StartOnce(ctx context.Context, c Starter, id, taskQueue string, wf any, args ...any) error {
+	_, err := c.ExecuteWorkflow(ctx, StartOptions(id, taskQueue), wf, args...)
+	if err != nil && !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+		return fmt.Errorf("start %s: %w", id, err)
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+// Package workflows holds the Temporal workflow definitions: deterministic
+// (workflow.Now, workflow.Sleep, no I/O), their ids and start options. The
+// side effects they order live in package activities.
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"tracker/activities"
+	"tracker/domain/webhook"
+)
+
+// WebhookDeliveryInput is one event for one webhook.
+type WebhookDeliveryInput struct {
+	OrgID     uuid.UUID
+	WebhookID uuid.UUID
+	EventID   uuid.UUID
+	EventType string
+	// Redelivery is 0 for the original delivery, n for the n-th manual one.
+	Redelivery int
+	// Schedule holds the attempts' offsets from the workflow's start; empty
+	// means webhook.RetrySchedule. It travels in the input (not read from
+	// config) so a replay sees the schedule the run started with.
+	Schedule []time.Duration
+}
+
+// WebhookDeliveryResult is how the delivery ended.
+type WebhookDeliveryResult struct {
+	Outcome    string // delivered, gone, skipped, exhausted
+	Attempts   int
+	StatusCode int
+	Disabled   bool // the webhook was switched off (410 or too many failures)
+}
+
+// OutcomeExhausted is a delivery that failed every attempt.
+const OutcomeExhausted = "exhausted"
+
+var wh *activities.Webhooks // activity references; never called directly
+
+// WebhookDelivery posts the event at each offset of the schedule until an
+// attempt answers 2xx. Every attempt is one activity with a single Temporal
+// attempt, recorded as a delivery row; an attempt that never reports back
+// (worker crash, timeout) is recorded as lost and the schedule goes on. A 410
+// switches the webhook off. A delivery that uses every attempt counts toward
+// the webhook's auto-disable threshold.
+func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeliveryResult, error) {
+	schedule := in.Schedule
+	if len(schedule) == 0 {
+		schedule = webhook.RetrySchedule
+	}
+	start := workflow.GetInfo(ctx).WorkflowStartTime
+	attemptCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: webhook.AttemptTimeout + 5*time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	booksCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	})
+	ref := activities.WebhookRef{OrgID: in.OrgID, WebhookID: in.WebhookID}
+	res := WebhookDeliveryResult{}
+	for i, offset := range schedule {
+		if wait := start.Add(offset).Sub(workflow.Now(ctx)); wait > 0 {
+			if err := workflow.Sleep(ctx, wait); err != nil {
+				return res, err
+			}
+		}
+		attempt := activities.DeliverInput{OrgID: in.OrgID, WebhookID: in.WebhookID, EventID: in.EventID,
+			EventType: in.EventType, Redelivery: in.Redelivery, Attempt: i + 1}
+		res.Attempts = i + 1
+		var r activities.DeliverResult
+		if err := workflow.ExecuteActivity(attemptCtx, wh.DeliverWebhook, attempt).Get(ctx, &r); err != nil {
+			lost := activities.LostAttemptInput{Attempt: attempt, Reason: lostReason(err)}
+			if err := workflow.ExecuteActivity(booksCtx, wh.RecordLostWebhookAttempt, lost).Get(ctx, nil); err != nil {
+				return res, err
+			}
+			workflow.GetLogger(ctx).Warn("webhook attempt lost", "attempt", i+1, "error", err)
+			continue
+		}
+		res.StatusCode = r.StatusCode
+		switch r.Outcome {
+		case activities.OutcomeDelivered, activities.OutcomeSkipped:
+			res.Outcome = r.Outcome
+			return res, nil
+		case activities.OutcomeGone:
+			res.Outcome, res.Disabled = r.Outcome, true
+			in := activities.DisableInput{WebhookRef: ref, Reason: "receiver answered 410 Gone"}
+			return res, workflow.ExecuteActivity(booksCtx, wh.DisableWebhook, in).Get(ctx, nil)
+		}
+	}
+	res.Outcome = OutcomeExhausted
+	if in.Redelivery > 0 { // a manual retry does not count against the webhook
+		return res, nil
+	}
+	var ex activities.ExhaustedResult
+	if err := workflow.ExecuteActivity(booksCtx, wh.RecordWebhookExhausted, ref).Get(ctx, &ex); err != nil {
+		return res, err
+	}
+	res.Disabled = ex.Disabled
+	return res, nil
+}
+
+// lostReason is the delivery row's error for an attempt that never came
+// back.
+func lostReason(err error) string {
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return "attempt lost: no result in time (worker stopped or timed out)"
+	}
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return "attempt failed: " + ae.Error()
+	}
+	return "attempt lost: " + err.Error()
+}
