@@ -1,0 +1,46 @@
+# Tracker — build, run and test. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+GO               ?= go
+TEMPORAL_VERSION ?= v1.5.1
+BENCH_URL        ?= http://localhost:3000
+GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data/*' -not -path './.git/*' -print0
+
+export BENCH_URL
+
+.PHONY: help build temporal run test lint bench clean distclean
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
+
+build: ## bin/tracker
+	$(GO) build -o bin/tracker ./cmd/tracker
+
+temporal: bin/temporal ## bin/temporal, the pinned Temporal CLI (dev server), built once
+
+bin/temporal:
+	@echo "building the Temporal CLI $(TEMPORAL_VERSION) into bin/ (a cold build takes ~5 min)"
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
+
+run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, tracker dev (Ctrl-C stops it)
+	@bash deploy/dev/run.sh
+
+test: temporal ## the whole suite against real PostgreSQL and the Temporal dev server
+	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" bash deploy/dev/test.sh
+
+lint: ## gofmt (fails on any unformatted file) and go vet
+	@unformatted="$$($(GOFILES_CMD) | xargs -0 -r gofmt -l)"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt: these files need formatting (gofmt -w):"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+bench: ## the load benchmark against a running stack at BENCH_URL (default http://localhost:3000)
+	$(GO) run ./cmd/bench
+
+clean: ## remove bin/tracker and .data (stops the private PostgreSQL first); keeps bin/temporal
+	-@bash deploy/dev/temporal.sh stop
+	-@bash deploy/dev/postgres.sh stop
+	rm -rf bin/tracker .data
+
+distclean: clean ## clean, and remove bin/ (the Temporal CLI too)
+	rm -rf bin

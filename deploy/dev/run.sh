@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# deploy/dev/run.sh — the whole local stack (what `make run` runs):
+#   1. make build (bin/tracker)
+#   2. PostgreSQL: the server at SERVICE_DATABASE_URL, or a private cluster (postgres.sh)
+#   3. the Temporal dev server with its Web UI (temporal.sh)
+#   4. `bin/tracker dev` (migrations, API on SERVICE_ADDR, in-process worker) until Ctrl-C
+# On exit (Ctrl-C, TERM, an error) it stops what it started itself, and nothing else.
+set -euo pipefail
+
+# shellcheck source=deploy/dev/postgres.sh
+. "$(dirname "${BASH_SOURCE[0]}")/postgres.sh"
+# shellcheck source=deploy/dev/temporal.sh
+. "$(dirname "${BASH_SOURCE[0]}")/temporal.sh"
+cd "$TRACKER_ROOT"
+
+TRACKER_PID=""
+# shellcheck disable=SC2317 # invoked by the trap
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [ -n "$TRACKER_PID" ]; then
+    DEV_LOG_TAG=run dev_log "stopping tracker (pid $TRACKER_PID)"
+    stop_pid "$TRACKER_PID" 30
+  fi
+  temporal_cleanup || true
+  pg_cleanup || true
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+export SERVICE_ADDR="${SERVICE_ADDR:-:3000}"
+api_port=${SERVICE_ADDR##*:}
+api_host=${SERVICE_ADDR%:*}
+case $api_host in '' | 0.0.0.0 | '[::]') api_host=localhost ;; esac
+API_URL="http://$api_host:$api_port"
+if port_open "${api_host/localhost/127.0.0.1}" "$api_port"; then
+  DEV_LOG_TAG=run dev_die "something already listens on $SERVICE_ADDR (another make run?); stop it or set SERVICE_ADDR"
+fi
+
+"${MAKE:-make}" --no-print-directory build
+
+pg_ensure SERVICE_DATABASE_URL "$PG_DEFAULT_URL"
+temporal_ensure
+
+export SERVICE_PROFILE="${SERVICE_PROFILE:-development}"
+export SERVICE_WEBHOOK_ALLOW_PRIVATE="${SERVICE_WEBHOOK_ALLOW_PRIVATE:-true}"
+export SERVICE_TEMPORAL_ADDRESS="${SERVICE_TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
+export SERVICE_PUBLIC_URL="${SERVICE_PUBLIC_URL:-$API_URL}"
+
+# Its own session too: Ctrl-C reaches this script's trap, which stops tracker with TERM.
+setsid "$TRACKER_ROOT/bin/tracker" dev </dev/null &
+TRACKER_PID=$!
+
+# Wait for /health (up to a minute), then print where everything is.
+for ((i = 0; i < 240; i++)); do
+  pid_alive "$TRACKER_PID" || break
+  if command -v curl >/dev/null 2>&1; then
+    curl -fsS -o /dev/null --max-time 2 "$API_URL/health" 2>/dev/null && break
+  else
+    port_open "${api_host/localhost/127.0.0.1}" "$api_port" && break
+  fi
+  sleep 0.25
+done
+if pid_alive "$TRACKER_PID"; then
+  cat >&2 <<EOF
+
+  Tracker is running (Ctrl-C stops everything this started)
+    API          $API_URL   (REST under /api/v1)
+    health       $API_URL/health
+    metrics      $API_URL/metrics
+    Temporal UI  http://127.0.0.1:$TEMPORAL_UI_PORT   (frontend $SERVICE_TEMPORAL_ADDRESS)
+    PostgreSQL   $(mask_url "$SERVICE_DATABASE_URL")
+    data, logs   $TRACKER_DATA
+
+EOF
+fi
+
+rc=0
+wait "$TRACKER_PID" || rc=$?
+TRACKER_PID=""
+exit "$rc"
