@@ -1,0 +1,96 @@
+// Package laborrates serves labor rates (all Admin or Owner).
+package laborrates
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain/laborrate"
+)
+
+// DefaultPageLimit is the spec's page size of the labor rate list.
+const DefaultPageLimit = 50
+
+// Handlers serve the labor rate routes.
+type Handlers struct {
+	Rates *laborrate.Service
+}
+
+// Routes registers the labor rate routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/labor-rates", h.create)
+	r.Get("/labor-rates/:id", h.get)
+	r.Get("/users/:user_id/orgs/:org_id/labor-rates/current", h.current)
+	r.Get("/users/:user_id/orgs/:org_id/labor-rates", h.list)
+}
+
+type createReq struct {
+	UserID          uuid.UUID `json:"user_id" validate:"required"`
+	OrgID           uuid.UUID `json:"org_id" validate:"required"`
+	LoadedRateCents *int64    `json:"loaded_rate_cents" validate:"required"`
+	EffectiveDate   string    `json:"effective_date" validate:"required"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	rate, err := h.Rates.Create(c.UserContext(), api.Principal(c), laborrate.CreateInput{
+		UserID: req.UserID, OrgID: req.OrgID, LoadedRateCents: *req.LoadedRateCents, EffectiveDate: req.EffectiveDate,
+	})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(rate)
+}
+
+func (h Handlers) get(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "labor rate")
+	if err != nil {
+		return err
+	}
+	rate, err := h.Rates.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(rate)
+}
+
+func userOrg(c *fiber.Ctx) (uuid.UUID, uuid.UUID, error) {
+	userID, err := api.PathID(c, "user_id", "user")
+	if err != nil {
+		return uuid.Nil, uuid.Nil, err
+	}
+	orgID, err := api.PathID(c, "org_id", "organization")
+	return userID, orgID, err
+}
+
+func (h Handlers) current(c *fiber.Ctx) error {
+	userID, orgID, err := userOrg(c)
+	if err != nil {
+		return err
+	}
+	rate, err := h.Rates.Current(c.UserContext(), api.Principal(c), userID, orgID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(rate)
+}
+
+func (h Handlers) list(c *fiber.Ctx) error {
+	userID, orgID, err := userOrg(c)
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, DefaultPageLimit)
+	if err != nil {
+		return err
+	}
+	rates, err := h.Rates.List(c.UserContext(), api.Principal(c), userID, orgID, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(rates))
+}

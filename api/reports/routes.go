@@ -1,0 +1,150 @@
+// Package reports serves the capitalization report, its CSV export and the
+// stored monthly exports.
+package reports
+
+import (
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/capex"
+)
+
+// Handlers serve the report routes.
+type Handlers struct {
+	Reports *capex.Service
+}
+
+// Routes registers the report routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Get("/reports/capitalization", h.report)
+	r.Get("/reports/capitalization/export", h.exportCSV)
+	r.Get("/reports/capitalization/exports", h.listExports)
+	r.Post("/reports/capitalization/exports", h.requestExport)
+	r.Get("/reports/capitalization/exports/:id", h.getExport)
+	r.Get("/reports/capitalization/exports/:id/download", h.download)
+}
+
+// query reads the report's query string; withGroup also reads group_by
+// (the CSV export has no grouping).
+func query(c *fiber.Ctx, withGroup bool) (capex.Query, error) {
+	var raw capex.RawQuery
+	var err error
+	if raw.OrgID, err = api.QueryID(c, "org_id"); err != nil {
+		return capex.Query{}, err
+	}
+	if raw.TeamID, err = api.QueryID(c, "team_id"); err != nil {
+		return capex.Query{}, err
+	}
+	if raw.UserID, err = api.QueryID(c, "user_id"); err != nil {
+		return capex.Query{}, err
+	}
+	if raw.IncludeUsers, err = api.QueryBool(c, "include_users"); err != nil {
+		return capex.Query{}, err
+	}
+	if raw.IncludeBudget, err = api.QueryBool(c, "include_budget"); err != nil {
+		return capex.Query{}, err
+	}
+	raw.Period = c.Query("period")
+	if withGroup {
+		raw.GroupBy = c.Query("group_by")
+	}
+	raw.CostCenterID = c.Query("cost_center_id")
+	raw.ActivityType = c.Query("activity_type")
+	raw.Tag = c.Query("tag")
+	return capex.ParseQuery(raw)
+}
+
+func (h Handlers) report(c *fiber.Ctx) error {
+	q, err := query(c, true)
+	if err != nil {
+		return err
+	}
+	rep, err := h.Reports.Report(c.UserContext(), api.Principal(c), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(rep)
+}
+
+func (h Handlers) exportCSV(c *fiber.Ctx) error {
+	if f := c.Query("format"); f != "" && f != "csv" {
+		return domain.Invalid("format: must be csv")
+	}
+	q, err := query(c, false)
+	if err != nil {
+		return err
+	}
+	data, err := h.Reports.ExportCSV(c.UserContext(), api.Principal(c), q)
+	if err != nil {
+		return err
+	}
+	return sendCSV(c, "capitalization-"+q.Period.String()+".csv", data)
+}
+
+// sendCSV answers a CSV file as a download.
+func sendCSV(c *fiber.Ctx, filename string, data []byte) error {
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+filename+`"`)
+	return c.Send(data)
+}
+
+type requestReq struct {
+	Period string    `json:"period" validate:"required"`
+	OrgID  uuid.UUID `json:"org_id"`
+}
+
+// requestExport starts a run now: 202 with the Pending run, which the list
+// and GET .../exports/{id} follow until Completed.
+func (h Handlers) requestExport(c *fiber.Ctx) error {
+	var req requestReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	e, err := h.Reports.RequestExport(c.UserContext(), api.Principal(c), req.OrgID, req.Period)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusAccepted).JSON(e)
+}
+
+func (h Handlers) listExports(c *fiber.Ctx) error {
+	orgID, err := api.QueryID(c, "org_id")
+	if err != nil {
+		return err
+	}
+	page, err := api.PageParams(c, 20)
+	if err != nil {
+		return err
+	}
+	list, err := h.Reports.ListExports(c.UserContext(), api.Principal(c), orgID, c.Query("period"), page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(list))
+}
+
+func (h Handlers) getExport(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "export")
+	if err != nil {
+		return err
+	}
+	e, err := h.Reports.GetExport(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(e)
+}
+
+func (h Handlers) download(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "export")
+	if err != nil {
+		return err
+	}
+	e, data, err := h.Reports.Download(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return sendCSV(c, "capitalization-"+e.Period+"-"+e.ID.String()+".csv", data)
+}

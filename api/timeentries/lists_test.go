@@ -1,0 +1,127 @@
+package timeentries_test
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain/timeentry"
+)
+
+type page = api.Paginated[timeentry.Entry]
+
+func ids(es []timeentry.Entry) []uuid.UUID {
+	out := make([]uuid.UUID, len(es))
+	for i, e := range es {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func sameIDs(t *testing.T, got []timeentry.Entry, want ...timeentry.Entry) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", ids(got), ids(want))
+	}
+	for i := range got {
+		if got[i].ID != want[i].ID {
+			t.Fatalf("got %v, want %v", ids(got), ids(want))
+		}
+	}
+}
+
+func TestLists(t *testing.T) {
+	t.Parallel()
+	w := setup(t)
+	a1 := w.create(t, w.member, nil)
+	a2 := w.create(t, w.member, map[string]any{"date": today(-1)})
+	b1 := w.create(t, w.member2, nil)
+	c1 := w.create(t, w.member, map[string]any{"ticket_id": w.ticket2})
+	o1 := w.create(t, w.member, map[string]any{"project_id": w.other, "ticket_id": w.otherTk})
+	ticketPath := "/api/v1/tickets/" + w.ticket.String() + "/time-entries"
+
+	t.Run("by ticket", func(t *testing.T) {
+		var p page
+		w.do("GET", ticketPath, w.viewer, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1, a2, b1)
+		if p.HasMore || p.NextCursor != nil {
+			t.Fatalf("one page expected: %+v", p)
+		}
+	})
+	t.Run("by ticket with filters", func(t *testing.T) {
+		var p page
+		w.do("GET", ticketPath+"?user_id="+w.member2.ID.String(), w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, b1)
+		w.do("GET", ticketPath+"?date="+today(-1), w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a2)
+		w.do("GET", ticketPath+"?project_id="+w.other.String(), w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items)
+		w.do("GET", ticketPath+"?project_id="+w.project.String()+"&user_id="+w.member.ID.String(), w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1, a2)
+	})
+	t.Run("pagination", func(t *testing.T) {
+		var p1, p2 page
+		w.do("GET", ticketPath+"?limit=2", w.member, nil).Expect(t, 200).Decode(t, &p1)
+		sameIDs(t, p1.Items, a1, a2)
+		if !p1.HasMore || p1.NextCursor == nil {
+			t.Fatalf("has_more expected: %+v", p1)
+		}
+		w.do("GET", ticketPath+"?limit=2&cursor="+*p1.NextCursor, w.member, nil).Expect(t, 200).Decode(t, &p2)
+		sameIDs(t, p2.Items, b1)
+		if p2.HasMore {
+			t.Fatalf("last page has more")
+		}
+	})
+	t.Run("422 bad parameters", func(t *testing.T) {
+		for _, q := range []string{"?limit=0", "?cursor=zzz", "?date=tomorrow", "?user_id=x", "?project_id=1"} {
+			w.do("GET", ticketPath+q, w.member, nil).Expect(t, 422)
+		}
+	})
+	t.Run("by user", func(t *testing.T) {
+		var p page
+		path := "/api/v1/users/" + w.member.ID.String() + "/time-entries"
+		w.do("GET", path, w.owner, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1, a2, c1, o1)
+		w.do("GET", path+"?project_id="+w.other.String(), w.owner, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, o1)
+		w.do("GET", path+"?date="+today(-1)+"&limit=1&org_id="+w.owner.OrgID.String(), w.viewer, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a2)
+		// The session org of the member (their personal org) holds none of it.
+		w.do("GET", path, w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items)
+		w.do("GET", path+"?org_id="+w.owner.OrgID.String(), w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1, a2, c1, o1)
+	})
+	t.Run("a Reporter sees only assigned projects", func(t *testing.T) {
+		w.f.Exec("INSERT INTO project_members (org_id, project_id, user_id) VALUES ($1, $2, $3)", w.owner.OrgID, w.other, w.reporter.ID)
+		var p page
+		w.do("GET", "/api/v1/users/"+w.member.ID.String()+"/time-entries?org_id="+w.owner.OrgID.String(), w.reporter, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, o1)
+		w.do("GET", ticketPath, w.reporter, nil).Expect(t, 403)
+	})
+	t.Run("an API key limited to a project sees only it", func(t *testing.T) {
+		key := w.env.APIKey(w.owner, []string{"read"}, w.other)
+		var p page
+		w.env.Do("GET", "/api/v1/users/"+w.member.ID.String()+"/time-entries", key, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, o1)
+		w.env.Do("GET", ticketPath, key, nil).Expect(t, 403)
+		w.env.Do("GET", entryPath(a1, ""), key, nil).Expect(t, 403)
+	})
+	t.Run("submitted queue", func(t *testing.T) {
+		var q []timeentry.Entry
+		w.do("GET", "/api/v1/time-entries/submitted", w.owner, nil).Expect(t, 200).Decode(t, &q)
+		if q == nil || len(q) != 0 {
+			t.Fatalf("empty queue must be []: %v", q)
+		}
+		w.move(t, a1, "submit", w.member, 200)
+		w.move(t, o1, "submit", w.member, 200)
+		w.move(t, b1, "submit", w.member2, 200)
+		w.move(t, b1, "approve", w.admin, 200)
+		w.do("GET", "/api/v1/time-entries/submitted", w.owner, nil).Expect(t, 200).Decode(t, &q)
+		sameIDs(t, q, a1, o1)
+		w.do("GET", "/api/v1/time-entries/submitted?org_id="+w.owner.OrgID.String(), w.viewer, nil).Expect(t, 200).Decode(t, &q)
+		sameIDs(t, q, a1, o1)
+		w.do("GET", "/api/v1/time-entries/submitted?org_id=nope", w.viewer, nil).Expect(t, 422)
+	})
+}

@@ -1,0 +1,126 @@
+// Package timeentries serves time entries and their Draft → Submitted →
+// Approved moves.
+package timeentries
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/timeentry"
+)
+
+// Handlers serve the time entry routes.
+type Handlers struct {
+	Entries *timeentry.Service
+}
+
+// Routes registers the time entry routes. The submitted queue comes before
+// /time-entries/:id so that "submitted" is not read as an id.
+func (h Handlers) Routes(r api.Router) {
+	r.Get("/time-entries/submitted", h.submitted)
+	r.Post("/time-entries", h.create)
+	r.Get("/time-entries/:id", h.get)
+	r.Patch("/time-entries/:id", h.update)
+	r.Delete("/time-entries/:id", h.delete)
+	r.Post("/time-entries/:id/submit", h.submit)
+	r.Post("/time-entries/:id/approve", h.approve)
+	r.Get("/tickets/:ticket_id/time-entries", h.listByTicket)
+	r.Get("/users/:user_id/time-entries", h.listByUser)
+}
+
+type createReq struct {
+	UserID          uuid.UUID `json:"user_id" validate:"required"`
+	TicketID        uuid.UUID `json:"ticket_id" validate:"required"`
+	ProjectID       uuid.UUID `json:"project_id" validate:"required"`
+	Date            string    `json:"date" validate:"required"`
+	DurationMinutes *int      `json:"duration_minutes" validate:"required"`
+	Description     *string   `json:"description"`
+	ActivityType    string    `json:"activity_type" validate:"required"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	e, err := h.Entries.Create(c.UserContext(), api.Principal(c), timeentry.CreateInput{
+		UserID: req.UserID, TicketID: req.TicketID, ProjectID: req.ProjectID, Date: req.Date,
+		DurationMinutes: *req.DurationMinutes, Description: req.Description, ActivityType: req.ActivityType,
+	})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(e)
+}
+
+func (h Handlers) get(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "time entry")
+	if err != nil {
+		return err
+	}
+	e, err := h.Entries.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(e)
+}
+
+type patchReq struct {
+	Date            domain.Opt[string] `json:"date"`
+	DurationMinutes domain.Opt[int]    `json:"duration_minutes"`
+	Description     domain.Opt[string] `json:"description"`
+	ActivityType    domain.Opt[string] `json:"activity_type"`
+}
+
+func (h Handlers) update(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "time entry")
+	if err != nil {
+		return err
+	}
+	var req patchReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	e, err := h.Entries.Update(c.UserContext(), api.Principal(c), id, timeentry.Patch(req))
+	if err != nil {
+		return err
+	}
+	return c.JSON(e)
+}
+
+func (h Handlers) delete(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "time entry")
+	if err != nil {
+		return err
+	}
+	if err := h.Entries.Delete(c.UserContext(), api.Principal(c), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (h Handlers) submit(c *fiber.Ctx) error {
+	return h.move(c, h.Entries.Submit)
+}
+
+func (h Handlers) approve(c *fiber.Ctx) error {
+	return h.move(c, h.Entries.Approve)
+}
+
+type moveFunc = func(ctx context.Context, p domain.Principal, id uuid.UUID) (timeentry.Entry, error)
+
+func (h Handlers) move(c *fiber.Ctx, f moveFunc) error {
+	id, err := api.PathID(c, "id", "time entry")
+	if err != nil {
+		return err
+	}
+	e, err := f(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(e)
+}

@@ -1,0 +1,81 @@
+package timeentries_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	"tracker/api/timeentries"
+	"tracker/domain/capex/capextest"
+	"tracker/domain/timeentry"
+)
+
+// world is one org with a user of every role, an outsider, and a project
+// with two tickets, plus a second project.
+type world struct {
+	env                                      *apitest.Env
+	f                                        capextest.F
+	owner, admin, member, member2            apitest.User
+	reporter, viewer, outsider               apitest.User
+	project, ticket, ticket2, other, otherTk uuid.UUID
+}
+
+func setup(t *testing.T) *world {
+	t.Helper()
+	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		return []api.Module{timeentries.Handlers{Entries: &timeentry.Service{DB: e.DB}}}
+	}})
+	w := &world{env: env, f: capextest.F{T: t, DB: env.DB}}
+	w.owner = env.Register("Owner")
+	w.admin = env.Member(w.owner, "admin")
+	w.member = env.Member(w.owner, "member")
+	w.member2 = env.Member(w.owner, "member")
+	w.reporter = env.Member(w.owner, "reporter")
+	w.viewer = env.Member(w.owner, "viewer")
+	w.outsider = env.Register("Outsider")
+	w.project = w.f.Project(w.owner.OrgID, capextest.Project{Key: "CORE"})
+	w.ticket = w.f.Ticket(w.project, w.owner.ID)
+	w.ticket2 = w.f.Ticket(w.project, w.owner.ID)
+	w.other = w.f.Project(w.owner.OrgID, capextest.Project{Key: "OTHER"})
+	w.otherTk = w.f.Ticket(w.other, w.owner.ID)
+	return w
+}
+
+func today(days int) string {
+	return time.Now().UTC().AddDate(0, 0, days).Format("2006-01-02")
+}
+
+// body is a valid create body for u on w's ticket, with overrides.
+func (w *world) body(u apitest.User, over map[string]any) map[string]any {
+	b := map[string]any{"user_id": u.ID, "ticket_id": w.ticket, "project_id": w.project, "date": today(0),
+		"duration_minutes": 90, "activity_type": "Coding", "description": "work"}
+	for k, v := range over {
+		if v == nil {
+			delete(b, k)
+			continue
+		}
+		b[k] = v
+	}
+	return b
+}
+
+// create logs an entry as u for u.
+func (w *world) create(t *testing.T, u apitest.User, over map[string]any) timeentry.Entry {
+	t.Helper()
+	var e timeentry.Entry
+	w.env.Do("POST", "/api/v1/time-entries", u.Token, w.body(u, over)).Expect(t, 201).Decode(t, &e)
+	return e
+}
+
+func (w *world) do(method, path string, u apitest.User, body any) apitest.Resp {
+	return w.env.Do(method, path, u.Token, body)
+}
+
+func entryPath(e timeentry.Entry, suffix string) string {
+	return "/api/v1/time-entries/" + e.ID.String() + suffix
+}
+
+func capextestProject(key string) capextest.Project { return capextest.Project{Key: key} }

@@ -1,0 +1,93 @@
+// Command benchreport measures the capitalization report (part of `make
+// bench`). It registers a user through the API, seeds that user's org
+// straight in PostgreSQL with one month of approved time (by default 100
+// projects, 50 users, 100,000 entries, rates changing mid-month, noise in the
+// neighbouring month), then requests the report in each mode sequentially
+// and prints p50, p95 and max per mode. The target is p95 < 500 ms for the
+// default report; the exit code is 1 when it is missed.
+//
+//	BENCH_URL            base address of a running `tracker api` (http://localhost:3000)
+//	BENCH_DATABASE_URL   the database that API serves (else SERVICE_DATABASE_URL)
+//	BENCH_REPORT_SELF    "true": no running stack needed; a temporary database
+//	                     (TEST_DATABASE_URL's server) and an in-process API on
+//	                     a loopback port are used and removed afterwards
+//	BENCH_REPORT_ENTRIES approved entries in the month (100000)
+//	BENCH_REPORT_RUNS    measured requests per mode (30)
+//
+// Flags -url, -db, -self, -entries and -runs override the variables.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+)
+
+type config struct {
+	URL, DB  string
+	Self     bool
+	Entries  int
+	Users    int
+	Projects int
+	Runs     int
+	Period   string
+	Target   float64 // milliseconds, p95 of the default report
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.URL, "url", env("BENCH_URL", "http://localhost:3000"), "base address of the API")
+	flag.StringVar(&c.DB, "db", env("BENCH_DATABASE_URL", env("SERVICE_DATABASE_URL",
+		"postgres://postgres@127.0.0.1:5432/tracker?sslmode=disable")), "database the API serves (for seeding)")
+	self, _ := strconv.ParseBool(env("BENCH_REPORT_SELF", "false"))
+	flag.BoolVar(&c.Self, "self", self, "run against a temporary database and an in-process API")
+	entries, _ := strconv.Atoi(env("BENCH_REPORT_ENTRIES", "100000"))
+	flag.IntVar(&c.Entries, "entries", entries, "approved entries in the month")
+	runs, _ := strconv.Atoi(env("BENCH_REPORT_RUNS", "30"))
+	flag.IntVar(&c.Runs, "runs", runs, "measured requests per mode")
+	flag.Parse()
+	c.Users, c.Projects, c.Period, c.Target = 50, 100, "2026-03", 500
+	c.URL = strings.TrimRight(c.URL, "/")
+	if c.Entries < 1 || c.Runs < 1 {
+		fmt.Fprintln(os.Stderr, "benchreport: entries and runs must be positive")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ok, err := run(ctx, c)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchreport:", err)
+		os.Exit(1)
+	}
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) (bool, error) {
+	if c.Self {
+		stopSelf, err := startSelf(ctx, &c)
+		if err != nil {
+			return false, err
+		}
+		defer stopSelf()
+	}
+	fmt.Printf("capitalization report bench against %s: %d projects, %d users, %d approved entries in %s\n",
+		c.URL, c.Projects, c.Users, c.Entries, c.Period)
+	w, err := prepare(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	return measureAll(ctx, c, w)
+}

@@ -1,0 +1,160 @@
+// Package capex holds the capitalization report: approved time priced at
+// the labor rate in effect on each entry's date, classified CapEx or OpEx by
+// the project's development phase, compared with the project's budget, as
+// JSON or as the finance CSV; and the stored monthly CSV exports.
+//
+// Reading the report, its CSV and the stored exports requires the Admin role
+// in the org (it is payroll-derived financial data).
+package capex
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/capexdb"
+)
+
+// Service runs the report and export use cases.
+type Service struct {
+	DB *store.DB
+	// Runner starts an on-demand export run; nil means exports can only be
+	// run by the schedule.
+	Runner Runner
+	// Now is the clock (tests set it); nil is time.Now.
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	// Microseconds, as PostgreSQL stores them.
+	return now().UTC().Truncate(time.Microsecond)
+}
+
+// MinRole is the role that reads reports and exports.
+const MinRole = domain.RoleAdmin
+
+// filterFor authorizes the caller on the query's org (default: the session
+// org) and turns the query into the store's filter. An API key limited to
+// projects sees only those projects.
+func (s *Service) filterFor(ctx context.Context, q store.Querier, p domain.Principal, qr *Query) (capexdb.Filter, error) {
+	if qr.OrgID == uuid.Nil {
+		qr.OrgID = p.OrgID
+	}
+	if _, err := domain.OrgAccess(ctx, q, p, qr.OrgID, MinRole, "organization"); err != nil {
+		return capexdb.Filter{}, err
+	}
+	f := filterOf(*qr)
+	if len(p.ProjectIDs) > 0 {
+		f.Restricted, f.Projects = true, p.ProjectIDs
+	}
+	return f, nil
+}
+
+func filterOf(qr Query) capexdb.Filter {
+	return capexdb.Filter{
+		OrgID: qr.OrgID, From: qr.Period.Start(), To: qr.Period.End(), UserID: qr.UserID, TeamID: qr.TeamID,
+		CostCenterID: qr.CostCenterID, ActivityType: qr.ActivityType, Tags: qr.Tags,
+	}
+}
+
+// Report computes the report of qr.
+func (s *Service) Report(ctx context.Context, p domain.Principal, qr Query) (Report, error) {
+	q := s.DB.Q()
+	f, err := s.filterFor(ctx, q, p, &qr)
+	if err != nil {
+		return Report{}, err
+	}
+	lines, err := capexdb.Aggregate(ctx, q, f, GroupingFor(qr))
+	if err != nil {
+		return Report{}, err
+	}
+	var spent map[uuid.UUID]int64
+	if qr.IncludeBudget {
+		if spent, err = spentOf(ctx, q, qr, lines); err != nil {
+			return Report{}, err
+		}
+	}
+	return Build(lines, qr, spent), nil
+}
+
+// ExportCSV renders the report of qr as the finance CSV.
+func (s *Service) ExportCSV(ctx context.Context, p domain.Principal, qr Query) ([]byte, error) {
+	q := s.DB.Q()
+	f, err := s.filterFor(ctx, q, p, &qr)
+	if err != nil {
+		return nil, err
+	}
+	return renderCSV(ctx, q, qr, f)
+}
+
+// renderCSV aggregates f and renders its CSV with tags, departments and
+// budget spend.
+func renderCSV(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) ([]byte, error) {
+	lines, err := capexdb.Aggregate(ctx, q, f, capexdb.Grouping{Full: true})
+	if err != nil {
+		return nil, err
+	}
+	x := CSVExtras{ProjectTags: map[uuid.UUID][]capexdb.EntityTag{}, Departments: map[uuid.UUID]string{}}
+	if x.Spent, err = spentOf(ctx, q, qr, lines); err != nil {
+		return nil, err
+	}
+	projects, users := idsOf(lines)
+	tags, err := capexdb.TagsOf(ctx, q, qr.OrgID, "project", projects)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tags {
+		x.ProjectTags[t.EntityID] = append(x.ProjectTags[t.EntityID], t)
+	}
+	utags, err := capexdb.TagsOf(ctx, q, qr.OrgID, "user", users)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range utags {
+		if t.Key == DepartmentTag {
+			x.Departments[t.EntityID] = t.Value
+		}
+	}
+	return WriteCSV(qr.Period, lines, x)
+}
+
+// DepartmentTag is the user tag whose value fills the CSV's Department.
+const DepartmentTag = "department"
+
+func spentOf(ctx context.Context, q store.Querier, qr Query, lines []capexdb.Line) (map[uuid.UUID]int64, error) {
+	var budgeted []uuid.UUID
+	seen := map[uuid.UUID]bool{}
+	for _, l := range lines {
+		if l.BudgetCents != nil && !seen[l.ProjectID] {
+			seen[l.ProjectID] = true
+			budgeted = append(budgeted, l.ProjectID)
+		}
+	}
+	if len(budgeted) == 0 {
+		return map[uuid.UUID]int64{}, nil
+	}
+	return capexdb.Spent(ctx, q, qr.OrgID, budgeted, qr.Period.Start(), qr.Period.End())
+}
+
+func idsOf(lines []capexdb.Line) (projects, users []uuid.UUID) {
+	ps, us := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
+	projects, users = []uuid.UUID{}, []uuid.UUID{}
+	for _, l := range lines {
+		if !ps[l.ProjectID] {
+			ps[l.ProjectID] = true
+			projects = append(projects, l.ProjectID)
+		}
+		if !us[l.UserID] {
+			us[l.UserID] = true
+			users = append(users, l.UserID)
+		}
+	}
+	return projects, users
+}

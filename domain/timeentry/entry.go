@@ -1,0 +1,109 @@
+// Package timeentry holds the use cases of time entries: logging time on a
+// ticket, editing it while it is a Draft or Submitted, and the
+// Draft → Submitted → Approved moves. Approved entries are immutable: they
+// are the financial records the capitalization report prices.
+package timeentry
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store/timedb"
+)
+
+// Statuses of a time entry.
+const (
+	StatusDraft     = "Draft"
+	StatusSubmitted = "Submitted"
+	StatusApproved  = "Approved"
+)
+
+// ActivityTypes are the spec's eight activity types.
+var ActivityTypes = []string{"Coding", "CodeReview", "BugFixing", "Testing", "Documentation", "Design", "Meeting", "Planning"}
+
+// Limits of one entry.
+const (
+	MinMinutes = 1
+	MaxMinutes = 1440 // one day
+	// FutureDays is how far ahead of today (UTC) an entry may be dated.
+	FutureDays = 1
+)
+
+// DateLayout is how dates travel in the API.
+const DateLayout = "2006-01-02"
+
+// Entry is a time entry as the API renders it.
+type Entry struct {
+	ID              uuid.UUID  `json:"id"`
+	UserID          uuid.UUID  `json:"user_id"`
+	TicketID        uuid.UUID  `json:"ticket_id"`
+	ProjectID       uuid.UUID  `json:"project_id"`
+	Date            string     `json:"date"`
+	DurationMinutes int        `json:"duration_minutes"`
+	Description     *string    `json:"description"`
+	ActivityType    string     `json:"activity_type"`
+	Status          string     `json:"status"`
+	ApprovedBy      *uuid.UUID `json:"approved_by"`
+	ApprovedAt      *time.Time `json:"approved_at"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+}
+
+func toEntry(r timedb.Row) Entry {
+	e := Entry{
+		ID: r.ID, UserID: r.UserID, TicketID: r.TicketID, ProjectID: r.ProjectID,
+		Date: r.Date.Format(DateLayout), DurationMinutes: r.DurationMinutes, Description: r.Description,
+		ActivityType: r.ActivityType, Status: r.Status, ApprovedBy: r.ApprovedBy,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+	if r.ApprovedAt != nil {
+		t := r.ApprovedAt.UTC()
+		e.ApprovedAt = &t
+	}
+	return e
+}
+
+// ParseDate reads a YYYY-MM-DD date as midnight UTC.
+func ParseDate(s string) (time.Time, bool) {
+	d, err := time.Parse(DateLayout, strings.TrimSpace(s))
+	return d, err == nil
+}
+
+// ValidActivity reports whether s is one of the eight activity types.
+func ValidActivity(s string) bool { return slices.Contains(ActivityTypes, s) }
+
+// checkDate adds the problems of an entry date relative to now.
+func checkDate(p *domain.Problems, s string, now time.Time) time.Time {
+	d, ok := ParseDate(s)
+	if !ok {
+		p.Add("date", "must be a date in the form YYYY-MM-DD")
+		return d
+	}
+	today := now.UTC().Truncate(24 * time.Hour)
+	if d.After(today.AddDate(0, 0, FutureDays)) {
+		p.Add("date", "must not be more than 1 day in the future")
+	}
+	return d
+}
+
+func checkMinutes(p *domain.Problems, m int) {
+	if m < MinMinutes || m > MaxMinutes {
+		p.Add("duration_minutes", "must be between 1 and 1440")
+	}
+}
+
+func checkActivity(p *domain.Problems, s string) {
+	if !ValidActivity(s) {
+		p.Add("activity_type", "must be one of "+strings.Join(ActivityTypes, ", "))
+	}
+}
+
+// stateConflict is the 409 of a move or edit the entry's state forbids; it
+// names the current state.
+func stateConflict(current, msg string) error {
+	return domain.Conflict("time entry is "+current+": "+msg, "status: "+current)
+}

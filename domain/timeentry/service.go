@@ -1,0 +1,219 @@
+package timeentry
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/timedb"
+)
+
+// Service runs the time entry use cases.
+type Service struct {
+	DB *store.DB
+	// Now is the clock (tests set it); nil is time.Now.
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	// Microseconds, as PostgreSQL stores them: a created resource renders
+	// the same as when it is read back.
+	return now().UTC().Truncate(time.Microsecond)
+}
+
+// CreateInput is a new entry.
+type CreateInput struct {
+	UserID          uuid.UUID
+	TicketID        uuid.UUID
+	ProjectID       uuid.UUID
+	Date            string
+	DurationMinutes int
+	Description     *string
+	ActivityType    string
+}
+
+// Create logs time on a ticket (Member of the project's org). A Member logs
+// only their own time; an Admin may log for any member of the org. New
+// entries start as Draft.
+func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput) (Entry, error) {
+	now := s.now()
+	var probs domain.Problems
+	date := checkDate(&probs, in.Date, now)
+	checkMinutes(&probs, in.DurationMinutes)
+	checkActivity(&probs, in.ActivityType)
+	if err := probs.Err(); err != nil {
+		return Entry{}, err
+	}
+	var out Entry
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		a, err := domain.ProjectAccess(ctx, q, p, in.ProjectID, domain.RoleMember, "project")
+		if err != nil {
+			return err
+		}
+		t, err := timedb.Ticket(ctx, q, in.TicketID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && t.OrgID != a.OrgID) {
+			return domain.Invalid("ticket_id: no such ticket in the project's organization")
+		}
+		if err != nil {
+			return err
+		}
+		if t.ProjectID != in.ProjectID {
+			return domain.Invalid("ticket_id: the ticket does not belong to project_id")
+		}
+		if in.UserID != p.UserID {
+			if !a.At(domain.RoleAdmin) {
+				return domain.Forbidden("logging time for another user requires the Admin role")
+			}
+			role, err := store.MemberRole(ctx, q, a.OrgID, in.UserID)
+			if err != nil {
+				return err
+			}
+			if role == "" {
+				return domain.Invalid("user_id: not a member of the project's organization")
+			}
+		}
+		r := timedb.Row{
+			ID: domain.NewID(), OrgID: a.OrgID, UserID: in.UserID, TicketID: in.TicketID, ProjectID: in.ProjectID,
+			Date: date, DurationMinutes: in.DurationMinutes, Description: in.Description,
+			ActivityType: in.ActivityType, Status: StatusDraft, CreatedAt: now, UpdatedAt: now,
+		}
+		if err := timedb.Insert(ctx, q, r); err != nil {
+			return err
+		}
+		out = toEntry(r)
+		return domain.Record(ctx, q, domain.Change{OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
+			EntityID: r.ID, Action: "created", Data: out})
+	})
+	return out, err
+}
+
+// Get reads one entry (any member of its org who can reach its project).
+func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Entry, error) {
+	r, err := timedb.GetWithAccess(ctx, s.DB.Q(), id, p.UserID, false)
+	if err != nil {
+		return Entry{}, domain.NotFoundAs(err, "time entry")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(r.AccessRow), domain.RoleViewer, "time entry"); err != nil {
+		return Entry{}, err
+	}
+	return toEntry(r.Row), nil
+}
+
+// ListFilter narrows a list by the spec's query parameters.
+type ListFilter struct {
+	UserID    uuid.UUID
+	ProjectID uuid.UUID
+	Date      string
+}
+
+func (f ListFilter) toDB(orgID uuid.UUID) (timedb.Filter, error) {
+	out := timedb.Filter{OrgID: orgID, UserID: f.UserID, ProjectID: f.ProjectID}
+	if f.Date != "" {
+		d, ok := ParseDate(f.Date)
+		if !ok {
+			return out, domain.Invalid("date: must be a date in the form YYYY-MM-DD")
+		}
+		out.Date = &d
+	}
+	return out, nil
+}
+
+// ListByTicket pages a ticket's entries.
+func (s *Service) ListByTicket(ctx context.Context, p domain.Principal, ticketID uuid.UUID, f ListFilter, page domain.Page) (domain.Paged[Entry], error) {
+	q := s.DB.Q()
+	t, err := timedb.Ticket(ctx, q, ticketID)
+	if err != nil {
+		return domain.Paged[Entry]{}, domain.NotFoundAs(err, "ticket")
+	}
+	if _, err := domain.ProjectAccess(ctx, q, p, t.ProjectID, domain.RoleViewer, "ticket"); err != nil {
+		return domain.Paged[Entry]{}, err
+	}
+	dbf, err := f.toDB(t.OrgID)
+	if err != nil {
+		return domain.Paged[Entry]{}, err
+	}
+	dbf.TicketID = ticketID
+	rows, err := timedb.List(ctx, q, dbf, page)
+	if err != nil {
+		return domain.Paged[Entry]{}, err
+	}
+	return domain.MapPage(rows, toEntry), nil
+}
+
+// ListByUser pages a user's entries in orgID (the caller's session org when
+// nil), limited to the projects the caller can reach.
+func (s *Service) ListByUser(ctx context.Context, p domain.Principal, userID, orgID uuid.UUID, f ListFilter, page domain.Page) (domain.Paged[Entry], error) {
+	q := s.DB.Q()
+	dbf, err := s.orgFilter(ctx, q, p, orgID)
+	if err != nil {
+		return domain.Paged[Entry]{}, err
+	}
+	lf, err := f.toDB(dbf.OrgID)
+	if err != nil {
+		return domain.Paged[Entry]{}, err
+	}
+	dbf.UserID, dbf.ProjectID, dbf.Date = userID, lf.ProjectID, lf.Date
+	rows, err := timedb.List(ctx, q, dbf, page)
+	if err != nil {
+		return domain.Paged[Entry]{}, err
+	}
+	return domain.MapPage(rows, toEntry), nil
+}
+
+// ListSubmitted lists every Submitted entry of orgID (default the session
+// org) that the caller can reach: the approval queue.
+func (s *Service) ListSubmitted(ctx context.Context, p domain.Principal, orgID uuid.UUID) ([]Entry, error) {
+	q := s.DB.Q()
+	dbf, err := s.orgFilter(ctx, q, p, orgID)
+	if err != nil {
+		return nil, err
+	}
+	dbf.Status = StatusSubmitted
+	rows, err := timedb.All(ctx, q, dbf)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, toEntry(r))
+	}
+	return out, nil
+}
+
+// orgFilter authorizes a read across an org and restricts it to the projects
+// a Reporter is assigned to and an API key is limited to.
+func (s *Service) orgFilter(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID) (timedb.Filter, error) {
+	if orgID == uuid.Nil {
+		orgID = p.OrgID
+	}
+	a, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization")
+	if err != nil {
+		return timedb.Filter{}, err
+	}
+	f := timedb.Filter{OrgID: orgID}
+	if a.Role == domain.RoleReporter {
+		assigned, err := timedb.AssignedProjects(ctx, q, orgID, p.UserID)
+		if err != nil {
+			return f, err
+		}
+		if len(p.ProjectIDs) > 0 {
+			assigned = slices.DeleteFunc(assigned, func(id uuid.UUID) bool { return !p.AllowsProject(id) })
+		}
+		f.Restricted, f.Projects = true, assigned
+	} else if len(p.ProjectIDs) > 0 {
+		f.Restricted, f.Projects = true, p.ProjectIDs
+	}
+	if f.Projects == nil {
+		f.Projects = []uuid.UUID{}
+	}
+	return f, nil
+}

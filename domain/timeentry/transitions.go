@@ -1,0 +1,180 @@
+package timeentry
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/timedb"
+)
+
+// Patch is a partial update; unset fields are kept.
+type Patch struct {
+	Date            domain.Opt[string]
+	DurationMinutes domain.Opt[int]
+	Description     domain.Opt[string]
+	ActivityType    domain.Opt[string]
+}
+
+// loadOwned locks an entry for a change by its user or an Admin: non-members
+// get 404, members below min 403, other members' entries 403 unless Admin.
+func loadOwned(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID, min domain.Role) (timedb.Row, domain.Access, error) {
+	r, err := timedb.GetWithAccess(ctx, q, id, p.UserID, true)
+	if err != nil {
+		return timedb.Row{}, domain.Access{}, domain.NotFoundAs(err, "time entry")
+	}
+	a, err := domain.Authorize(p, domain.MembershipFrom(r.AccessRow), min, "time entry")
+	if err != nil {
+		return timedb.Row{}, a, err
+	}
+	if r.UserID != p.UserID && !a.At(domain.RoleAdmin) {
+		return timedb.Row{}, a, domain.Forbidden("only the entry's user or an Admin may change this time entry")
+	}
+	return r.Row, a, nil
+}
+
+// Update edits a Draft or Submitted entry (its user or an Admin); an edit of
+// a Submitted entry returns it to Draft, so it is approved as changed.
+func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, in Patch) (Entry, error) {
+	now := s.now()
+	var probs domain.Problems
+	var date time.Time
+	if in.Date.Set {
+		if in.Date.Null {
+			probs.Add("date", "must not be null")
+		} else {
+			date = checkDate(&probs, in.Date.Value, now)
+		}
+	}
+	if in.DurationMinutes.Set {
+		if in.DurationMinutes.Null {
+			probs.Add("duration_minutes", "must not be null")
+		} else {
+			checkMinutes(&probs, in.DurationMinutes.Value)
+		}
+	}
+	if in.ActivityType.Set {
+		if in.ActivityType.Null {
+			probs.Add("activity_type", "must not be null")
+		} else {
+			checkActivity(&probs, in.ActivityType.Value)
+		}
+	}
+	if err := probs.Err(); err != nil {
+		return Entry{}, err
+	}
+	var out Entry
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		r, a, err := loadOwned(ctx, q, p, id, domain.RoleMember)
+		if err != nil {
+			return err
+		}
+		if r.Status == StatusApproved {
+			return stateConflict(r.Status, "approved entries cannot be changed")
+		}
+		var changes []domain.FieldChange
+		track := func(field string, old, new any) {
+			changes = append(changes, domain.FieldChange{Field: field, Old: old, New: new})
+		}
+		if in.Date.Set && !date.Equal(r.Date) {
+			track("date", r.Date.Format(DateLayout), date.Format(DateLayout))
+			r.Date = date
+		}
+		if in.DurationMinutes.Set && in.DurationMinutes.Value != r.DurationMinutes {
+			track("duration_minutes", r.DurationMinutes, in.DurationMinutes.Value)
+			r.DurationMinutes = in.DurationMinutes.Value
+		}
+		if in.Description.Set && !sameText(r.Description, in.Description.Ptr()) {
+			track("description", r.Description, in.Description.Ptr())
+			r.Description = in.Description.Ptr()
+		}
+		if in.ActivityType.Set && in.ActivityType.Value != r.ActivityType {
+			track("activity_type", r.ActivityType, in.ActivityType.Value)
+			r.ActivityType = in.ActivityType.Value
+		}
+		if len(changes) > 0 {
+			if r.Status == StatusSubmitted {
+				track("status", r.Status, StatusDraft)
+				r.Status = StatusDraft
+			}
+			r.UpdatedAt = now
+			if err := timedb.Update(ctx, q, r); err != nil {
+				return err
+			}
+		}
+		out = toEntry(r)
+		if len(changes) == 0 {
+			return nil
+		}
+		return domain.Record(ctx, q, domain.Change{OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
+			EntityID: r.ID, Action: "updated", Changes: changes, Data: out})
+	})
+	return out, err
+}
+
+func sameText(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// Delete removes a Draft or Submitted entry (its user or an Admin).
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) error {
+	return s.DB.InTx(ctx, func(q store.Querier) error {
+		r, a, err := loadOwned(ctx, q, p, id, domain.RoleMember)
+		if err != nil {
+			return err
+		}
+		if r.Status == StatusApproved {
+			return stateConflict(r.Status, "approved entries cannot be deleted")
+		}
+		if err := timedb.Delete(ctx, q, a.OrgID, r.ID); err != nil {
+			return err
+		}
+		return domain.Record(ctx, q, domain.Change{OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
+			EntityID: r.ID, Action: "deleted", Data: toEntry(r)})
+	})
+}
+
+// Submit moves a Draft entry to Submitted (its user or an Admin).
+func (s *Service) Submit(ctx context.Context, p domain.Principal, id uuid.UUID) (Entry, error) {
+	return s.move(ctx, p, id, domain.RoleMember, StatusDraft, StatusSubmitted, "only a Draft entry can be submitted")
+}
+
+// Approve moves a Submitted entry to Approved (Admin of the entry's org) and
+// records who approved it and when.
+func (s *Service) Approve(ctx context.Context, p domain.Principal, id uuid.UUID) (Entry, error) {
+	return s.move(ctx, p, id, domain.RoleAdmin, StatusSubmitted, StatusApproved, "only a Submitted entry can be approved")
+}
+
+func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, min domain.Role, from, to, why string) (Entry, error) {
+	now := s.now()
+	var out Entry
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		r, a, err := loadOwned(ctx, q, p, id, min)
+		if err != nil {
+			return err
+		}
+		if r.Status != from {
+			return stateConflict(r.Status, why)
+		}
+		changes := []domain.FieldChange{{Field: "status", Old: r.Status, New: to}}
+		r.Status, r.UpdatedAt = to, now
+		if to == StatusApproved {
+			r.ApprovedBy, r.ApprovedAt = &p.UserID, &now
+			changes = append(changes, domain.FieldChange{Field: "approved_by", Old: nil, New: p.UserID})
+		}
+		if err := timedb.Update(ctx, q, r); err != nil {
+			return err
+		}
+		out = toEntry(r)
+		return domain.Record(ctx, q, domain.Change{OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
+			EntityID: r.ID, Action: map[string]string{StatusSubmitted: "submitted", StatusApproved: "approved"}[to],
+			Changes: changes, Data: out})
+	})
+	return out, err
+}

@@ -1,0 +1,292 @@
+// Package capexdb holds the SQL of the capitalization report and of its
+// stored exports.
+package capexdb
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Tag is one key:value condition of the report's tag filter.
+type Tag struct{ Key, Value string }
+
+// Filter selects the approved entries of one org and date range.
+type Filter struct {
+	OrgID        uuid.UUID
+	From, To     time.Time // [From, To), dates
+	UserID       uuid.UUID
+	TeamID       uuid.UUID
+	CostCenterID string
+	ActivityType string
+	// Tags are ANDed; each matches a tag of the entry's project, ticket,
+	// user or the entry itself.
+	Tags []Tag
+	// Projects restricts to these projects when Restricted (API keys).
+	Restricted bool
+	Projects   []uuid.UUID
+}
+
+// Line is the aggregate of one (project, user, activity type), or of one
+// (project, activity type) or (project, user) when the grouping is coarser
+// (ByUser, ByActivity say which), with the project's and user's columns.
+type Line struct {
+	ProjectID          uuid.UUID  `db:"project_id"`
+	ProjectKey         string     `db:"project_key"`
+	ProjectName        string     `db:"project_name"`
+	CapitalizationType *string    `db:"capitalization_type"`
+	DevelopmentPhase   *string    `db:"development_phase"`
+	CostCenterID       *string    `db:"cost_center_id"`
+	TeamID             *uuid.UUID `db:"team_id"`
+	TeamName           *string    `db:"team_name"`
+	BudgetCents        *int64     `db:"budget_cents"`
+	BudgetPeriod       *string    `db:"budget_period"`
+	ByUser             bool       `db:"by_user"`
+	UserID             uuid.UUID  `db:"user_id"`      // uuid.Nil unless ByUser
+	DisplayName        string     `db:"display_name"` // "" unless ByUser
+	ByActivity         bool       `db:"by_activity"`
+	ActivityType       string     `db:"activity_type"` // "" unless ByActivity
+	Minutes            int64      `db:"minutes"`
+	AmountCents        int64      `db:"amount_cents"`
+	// RateMinutes is Σ minutes × rate, for the minutes-weighted mean rate.
+	RateMinutes     int64 `db:"rate_minutes"`
+	Entries         int64 `db:"entries"`
+	UnpricedEntries int64 `db:"unpriced_entries"`
+}
+
+// Grouping is the grain of the aggregate. The JSON report needs only
+// (project, activity type) lines, plus (project, user) lines for its users;
+// the CSV and the per-user report need (project, user, activity type).
+type Grouping struct {
+	Full      bool // (project, user, activity type)
+	WithUsers bool // also (project, user), when not Full
+}
+
+func (g Grouping) sets() string {
+	switch {
+	case g.Full:
+		return "(te.project_id, te.user_id, te.activity_type)"
+	case g.WithUsers:
+		return "(te.project_id, te.activity_type), (te.project_id, te.user_id)"
+	}
+	return "(te.project_id, te.activity_type)"
+}
+
+// args numbers the parameters of hand-written SQL.
+type args []any
+
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return fmt.Sprintf("$%d", len(*a))
+}
+
+// ratesCTE turns an org's rates into [from, to) intervals so that each entry
+// joins the one rate in effect on its date (the latest effective date not
+// after it) by a hash join on the user, not a lookup per entry.
+func ratesCTE(org string) string {
+	return `rates AS (
+		SELECT user_id, effective_date AS from_date, loaded_rate_cents,
+		       lead(effective_date) OVER (PARTITION BY user_id ORDER BY effective_date) AS to_date
+		FROM labor_rates WHERE org_id = ` + org + `)`
+}
+
+const rateJoin = `LEFT JOIN rates r ON r.user_id = te.user_id AND te.date >= r.from_date
+	AND (r.to_date IS NULL OR te.date < r.to_date)`
+
+// where renders the entry conditions of f.
+func (f Filter) where(a *args, org string) string {
+	w := []string{"te.org_id = " + org, "te.status = 'Approved'",
+		"te.date >= " + a.add(f.From), "te.date < " + a.add(f.To)}
+	if f.UserID != uuid.Nil {
+		w = append(w, "te.user_id = "+a.add(f.UserID))
+	}
+	if f.ActivityType != "" {
+		w = append(w, "te.activity_type = "+a.add(f.ActivityType))
+	}
+	if f.TeamID != uuid.Nil {
+		w = append(w, "te.project_id IN (SELECT id FROM projects WHERE org_id = "+org+" AND team_id = "+a.add(f.TeamID)+")")
+	}
+	if f.CostCenterID != "" {
+		w = append(w, "te.project_id IN (SELECT id FROM projects WHERE org_id = "+org+" AND cost_center_id = "+a.add(f.CostCenterID)+")")
+	}
+	if f.Restricted {
+		w = append(w, "te.project_id = ANY("+a.add(f.Projects)+")")
+	}
+	for _, t := range f.Tags {
+		k, v := a.add(t.Key), a.add(t.Value)
+		// IN (subquery) per entity kind runs as a hashed subplan: the tagged
+		// ids are read once, not once per entry.
+		tagged := func(kind string) string {
+			return "(SELECT entity_id FROM entity_tags WHERE org_id = " + org + " AND entity_type = '" + kind +
+				"' AND key = " + k + " AND value = " + v + ")"
+		}
+		w = append(w, "(te.project_id IN "+tagged("project")+" OR te.ticket_id IN "+tagged("ticket")+
+			" OR te.user_id IN "+tagged("user")+" OR te.id IN "+tagged("time_entry")+")")
+	}
+	return strings.Join(w, " AND ")
+}
+
+// userColumns selects the user of a line; GROUPING may only name a column
+// that some grouping set holds.
+func (g Grouping) userColumns() string {
+	if g.Full || g.WithUsers {
+		return "te.user_id, GROUPING(te.user_id) = 0 AS by_user"
+	}
+	return "NULL::uuid AS user_id, false AS by_user"
+}
+
+// aggRow is one grouped row of the aggregate, before the project's and
+// user's columns are attached.
+type aggRow struct {
+	ProjectID       uuid.UUID  `db:"project_id"`
+	ByUser          bool       `db:"by_user"`
+	UserID          *uuid.UUID `db:"user_id"`
+	ByActivity      bool       `db:"by_activity"`
+	ActivityType    *string    `db:"activity_type"`
+	Minutes         int64      `db:"minutes"`
+	AmountCents     int64      `db:"amount_cents"`
+	RateMinutes     int64      `db:"rate_minutes"`
+	Entries         int64      `db:"entries"`
+	UnpricedEntries int64      `db:"unpriced_entries"`
+}
+
+// Aggregate prices every matching approved entry at the rate in effect on
+// its date and sums minutes and cents by g's grouping sets, in one query;
+// the projects' and users' columns are read apart (once per project and
+// user, not once per line) and attached.
+func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Line, error) {
+	var a args
+	org := a.add(f.OrgID)
+	sql := `WITH ` + ratesCTE(org) + `
+		SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
+		       sum(te.duration_minutes) AS minutes,
+		       sum((te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0) * 2 + 60) / 120)::bigint AS amount_cents,
+		       sum(te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0))::bigint AS rate_minutes,
+		       count(*) AS entries,
+		       count(*) FILTER (WHERE r.loaded_rate_cents IS NULL) AS unpriced_entries
+		FROM time_entries te ` + rateJoin + `
+		WHERE ` + f.where(&a, org) + `
+		GROUP BY GROUPING SETS (` + g.sets() + `)`
+	rows, err := store.SelectRaw[aggRow](ctx, q, sql, a...)
+	if err != nil || len(rows) == 0 {
+		return []Line{}, err
+	}
+	var projectIDs, userIDs []uuid.UUID
+	seenP, seenU := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
+	for _, r := range rows {
+		if !seenP[r.ProjectID] {
+			seenP[r.ProjectID] = true
+			projectIDs = append(projectIDs, r.ProjectID)
+		}
+		if r.UserID != nil && !seenU[*r.UserID] {
+			seenU[*r.UserID] = true
+			userIDs = append(userIDs, *r.UserID)
+		}
+	}
+	projects, err := projectsByID(ctx, q, f.OrgID, projectIDs)
+	if err != nil {
+		return nil, err
+	}
+	names, err := userNames(ctx, q, userIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Line, 0, len(rows))
+	for _, r := range rows {
+		l := projects[r.ProjectID]
+		l.ProjectID, l.ByUser, l.ByActivity = r.ProjectID, r.ByUser, r.ByActivity
+		if r.UserID != nil {
+			l.UserID, l.DisplayName = *r.UserID, names[*r.UserID]
+		}
+		if r.ActivityType != nil {
+			l.ActivityType = *r.ActivityType
+		}
+		l.Minutes, l.AmountCents, l.RateMinutes, l.Entries, l.UnpricedEntries =
+			r.Minutes, r.AmountCents, r.RateMinutes, r.Entries, r.UnpricedEntries
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// projectsByID reads the descriptive columns of the report's projects
+// (soft-deleted ones too: their approved time stays on the books).
+func projectsByID(ctx context.Context, q store.Querier, orgID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]Line, error) {
+	rows, err := store.SelectRaw[Line](ctx, q, `SELECT p.id AS project_id, p.key AS project_key, p.name AS project_name,
+		p.capitalization_type, p.development_phase, p.cost_center_id, p.team_id, t.name AS team_name,
+		p.budget_cents, p.budget_period, false AS by_user, '00000000-0000-0000-0000-000000000000'::uuid AS user_id,
+		'' AS display_name, false AS by_activity, '' AS activity_type, 0::bigint AS minutes, 0::bigint AS amount_cents,
+		0::bigint AS rate_minutes, 0::bigint AS entries, 0::bigint AS unpriced_entries
+		FROM projects p LEFT JOIN teams t ON t.id = p.team_id WHERE p.org_id = $1 AND p.id = ANY($2)`, orgID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]Line, len(rows))
+	for _, r := range rows {
+		out[r.ProjectID] = r
+	}
+	return out, nil
+}
+
+func userNames(ctx context.Context, q store.Querier, ids []uuid.UUID) (map[uuid.UUID]string, error) {
+	type row struct {
+		ID          uuid.UUID `db:"id"`
+		DisplayName string    `db:"display_name"`
+	}
+	out := make(map[uuid.UUID]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := store.SelectRaw[row](ctx, q, `SELECT id, display_name FROM users WHERE id = ANY($1)`, ids)
+	for _, r := range rows {
+		out[r.ID] = r.DisplayName
+	}
+	return out, err
+}
+
+// Spent is the approved amount of each project for its budget: within
+// [from, to) for periodic budgets, and everything before to for Fixed ones
+// (and budgets without a period). Every entry of the project counts,
+// whatever the report's filters.
+func Spent(ctx context.Context, q store.Querier, orgID uuid.UUID, projects []uuid.UUID, from, to time.Time) (map[uuid.UUID]int64, error) {
+	var a args
+	org := a.add(orgID)
+	sql := `WITH ` + ratesCTE(org) + `
+	SELECT te.project_id,
+	       sum((te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0) * 2 + 60) / 120)::bigint AS spent
+	FROM time_entries te JOIN projects p ON p.id = te.project_id ` + rateJoin + `
+	WHERE te.org_id = ` + org + ` AND te.status = 'Approved' AND te.project_id = ANY(` + a.add(projects) + `)
+	  AND te.date < ` + a.add(to) + `
+	  AND (te.date >= ` + a.add(from) + ` OR COALESCE(p.budget_period, 'Fixed') = 'Fixed')
+	GROUP BY te.project_id`
+	type row struct {
+		ProjectID uuid.UUID `db:"project_id"`
+		Spent     int64     `db:"spent"`
+	}
+	rows, err := store.SelectRaw[row](ctx, q, sql, a...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]int64, len(rows))
+	for _, r := range rows {
+		out[r.ProjectID] = r.Spent
+	}
+	return out, nil
+}
+
+// EntityTag is one tag of an entity.
+type EntityTag struct {
+	EntityID uuid.UUID `db:"entity_id"`
+	Key      string    `db:"key"`
+	Value    string    `db:"value"`
+}
+
+// TagsOf lists the tags of the given entities of one kind, by entity and key.
+func TagsOf(ctx context.Context, q store.Querier, orgID uuid.UUID, kind string, ids []uuid.UUID) ([]EntityTag, error) {
+	return store.SelectRaw[EntityTag](ctx, q, `SELECT entity_id, key, value FROM entity_tags
+		WHERE org_id = $1 AND entity_type = $2 AND entity_id = ANY($3) ORDER BY entity_id, key`, orgID, kind, ids)
+}

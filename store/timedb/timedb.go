@@ -1,0 +1,175 @@
+// Package timedb holds the SQL of time entries.
+package timedb
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"tracker/store"
+)
+
+// Row is a time_entries row.
+type Row struct {
+	ID              uuid.UUID  `db:"id"`
+	OrgID           uuid.UUID  `db:"org_id"`
+	UserID          uuid.UUID  `db:"user_id"`
+	TicketID        uuid.UUID  `db:"ticket_id"`
+	ProjectID       uuid.UUID  `db:"project_id"`
+	Date            time.Time  `db:"date"`
+	DurationMinutes int        `db:"duration_minutes"`
+	Description     *string    `db:"description"`
+	ActivityType    string     `db:"activity_type"`
+	Status          string     `db:"status"`
+	ApprovedBy      *uuid.UUID `db:"approved_by"`
+	ApprovedAt      *time.Time `db:"approved_at"`
+	CreatedAt       time.Time  `db:"created_at"`
+	UpdatedAt       time.Time  `db:"updated_at"`
+}
+
+// Columns is the column list of Row.
+func Columns() []string {
+	return []string{"id", "org_id", "user_id", "ticket_id", "project_id", "date", "duration_minutes",
+		"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at"}
+}
+
+// prefixed is Columns qualified by alias, for joins.
+func prefixed(alias string) []string {
+	cols := Columns()
+	for i, c := range cols {
+		cols[i] = alias + "." + c
+	}
+	return cols
+}
+
+// visible keeps the entries whose ticket and project are both live.
+const visible = "EXISTS (SELECT 1 FROM tickets t JOIN projects p ON p.id = t.project_id " +
+	"WHERE t.id = te.ticket_id AND t.deleted_at IS NULL AND p.deleted_at IS NULL)"
+
+// Insert creates an entry.
+func Insert(ctx context.Context, q store.Querier, r Row) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("time_entries").Columns(Columns()...).
+		Values(r.ID, r.OrgID, r.UserID, r.TicketID, r.ProjectID, r.Date, r.DurationMinutes, r.Description,
+			r.ActivityType, r.Status, r.ApprovedBy, r.ApprovedAt, r.CreatedAt, r.UpdatedAt))
+	return err
+}
+
+// WithAccess is an entry with the caller's standing toward its project.
+type WithAccess struct {
+	Row
+	store.AccessRow
+}
+
+// GetWithAccess reads a visible entry and the caller's membership in one
+// query; forUpdate locks the row for a state change.
+func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, forUpdate bool) (WithAccess, error) {
+	sql := `SELECT ` + store.Cols(prefixed("te")) + `, ` +
+		strings.Join(store.AccessColumns("te.org_id", "te.project_id", "$2"), ", ") + `
+		FROM time_entries te WHERE te.id = $1 AND ` + visible
+	if forUpdate {
+		sql += " FOR UPDATE OF te"
+	}
+	return store.GetRaw[WithAccess](ctx, q, sql, id, userID)
+}
+
+// Update writes the mutable fields and the status of an entry.
+func Update(ctx context.Context, q store.Querier, r Row) error {
+	n, err := store.Exec(ctx, q, store.SQL.Update("time_entries").
+		Set("date", r.Date).Set("duration_minutes", r.DurationMinutes).Set("description", r.Description).
+		Set("activity_type", r.ActivityType).Set("status", r.Status).Set("approved_by", r.ApprovedBy).
+		Set("approved_at", r.ApprovedAt).Set("updated_at", r.UpdatedAt).
+		Where(sq.Eq{"id": r.ID, "org_id": r.OrgID}))
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
+	return err
+}
+
+// Delete removes an entry that is not Approved; an approved one is kept
+// (store.ErrNotFound), so a financial record cannot go by a race.
+func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+	n, err := store.Exec(ctx, q, store.SQL.Delete("time_entries").
+		Where(sq.Eq{"id": id, "org_id": orgID}).Where(sq.NotEq{"status": "Approved"}))
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
+	return err
+}
+
+// Filter narrows a list of entries; zero fields do not filter.
+type Filter struct {
+	OrgID     uuid.UUID
+	TicketID  uuid.UUID
+	UserID    uuid.UUID
+	ProjectID uuid.UUID
+	Date      *time.Time
+	Status    string
+	// Projects restricts to these projects (API key or Reporter), when
+	// Restricted is set; an empty list then matches nothing.
+	Restricted bool
+	Projects   []uuid.UUID
+}
+
+func (f Filter) apply(b sq.SelectBuilder) sq.SelectBuilder {
+	b = b.Where(sq.Eq{"te.org_id": f.OrgID}).Where(visible)
+	if f.TicketID != uuid.Nil {
+		b = b.Where(sq.Eq{"te.ticket_id": f.TicketID})
+	}
+	if f.UserID != uuid.Nil {
+		b = b.Where(sq.Eq{"te.user_id": f.UserID})
+	}
+	if f.ProjectID != uuid.Nil {
+		b = b.Where(sq.Eq{"te.project_id": f.ProjectID})
+	}
+	if f.Date != nil {
+		b = b.Where(sq.Eq{"te.date": *f.Date})
+	}
+	if f.Status != "" {
+		b = b.Where(sq.Eq{"te.status": f.Status})
+	}
+	if f.Restricted {
+		b = b.Where("te.project_id = ANY(?)", f.Projects)
+	}
+	return b
+}
+
+// List pages the entries matching f by id.
+func List(ctx context.Context, q store.Querier, f Filter, p store.Page) (store.Paged[Row], error) {
+	b := f.apply(store.SQL.Select(prefixed("te")...).From("time_entries te"))
+	return store.SelectPage(ctx, q, b, "te.id", p, func(r Row) uuid.UUID { return r.ID })
+}
+
+// All lists every entry matching f by id (the unpaginated submitted queue).
+func All(ctx context.Context, q store.Querier, f Filter) ([]Row, error) {
+	return store.Select[Row](ctx, q, f.apply(store.SQL.Select(prefixed("te")...).From("time_entries te")).OrderBy("te.id"))
+}
+
+// AssignedProjects lists the live projects of org the user is a member of
+// (a Reporter's reach).
+func AssignedProjects(ctx context.Context, q store.Querier, orgID, userID uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.Query(ctx, `SELECT pm.project_id FROM project_members pm
+		JOIN projects p ON p.id = pm.project_id AND p.deleted_at IS NULL
+		WHERE p.org_id = $1 AND pm.user_id = $2`, orgID, userID)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	return ids, store.Translate(err)
+}
+
+// TicketRef is where a live ticket lives.
+type TicketRef struct {
+	OrgID     uuid.UUID `db:"org_id"`
+	ProjectID uuid.UUID `db:"project_id"`
+}
+
+// Ticket reads the org and project of a live ticket of a live project.
+func Ticket(ctx context.Context, q store.Querier, id uuid.UUID) (TicketRef, error) {
+	return store.GetRaw[TicketRef](ctx, q, `SELECT t.org_id, t.project_id FROM tickets t
+		JOIN projects p ON p.id = t.project_id
+		WHERE t.id = $1 AND t.deleted_at IS NULL AND p.deleted_at IS NULL`, id)
+}

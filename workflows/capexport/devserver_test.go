@@ -1,0 +1,209 @@
+package capexport_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	"tracker/api/reports"
+	"tracker/domain/capex"
+	"tracker/domain/capex/capextest"
+	"tracker/worker"
+	"tracker/workflows/capexport"
+)
+
+// temporalCLI is the dev server binary: TRACKER_TEMPORAL_CLI (set by make
+// test, which then requires it), else the repository's bin/temporal.
+func temporalCLI(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("TRACKER_TEMPORAL_CLI"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("TRACKER_TEMPORAL_CLI=%s: %v", p, err)
+		}
+		return p
+	}
+	p, _ := filepath.Abs(filepath.Join("..", "..", "bin", "temporal"))
+	if _, err := os.Stat(p); err != nil {
+		t.Skip("no Temporal CLI: run make temporal, or set TRACKER_TEMPORAL_CLI")
+	}
+	return p
+}
+
+func quiet() tlog.Logger {
+	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+func startDevServer(t *testing.T) *testsuite.DevServer {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+		ExistingPath:  temporalCLI(t),
+		LogLevel:      "error",
+		ClientOptions: &client.Options{Namespace: "default", Logger: quiet()},
+		Stdout:        io.Discard, Stderr: io.Discard,
+	})
+	if err != nil {
+		t.Fatalf("start dev server: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	return srv
+}
+
+// TestEndToEnd runs the real app, a real worker and the Temporal dev server:
+// the Schedule is ensured (twice), the on-demand run is requested over HTTP
+// and its CSV downloaded, and a triggered scheduled run exports every org.
+func TestEndToEnd(t *testing.T) {
+	t.Parallel()
+	srv := startDevServer(t)
+	c := srv.Client()
+	ctx := context.Background()
+	taskQueue := "capexport-e2e-" + uuid.NewString()[:8]
+
+	var svc *capex.Service
+	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		svc = &capex.Service{DB: e.DB, Runner: capexport.Starter{Client: c, TaskQueue: taskQueue}}
+		return []api.Module{reports.Handlers{Reports: svc}}
+	}})
+	// The worker is set up as the shared worker does it, through the
+	// feature's Registration: Register before start, Start (the Schedule)
+	// after.
+	reg := capexport.WorkerRegistration(svc)
+	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
+	reg.Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	if err := reg.Start(ctx, worker.Env{Client: c, TaskQueue: taskQueue}); err != nil {
+		t.Fatal(err)
+	}
+
+	owner := env.Register("Owner")
+	other := env.Register("Other org owner")
+	f := capextest.F{T: t, DB: env.DB}
+	project := f.Project(owner.OrgID, capextest.Project{Key: "CORE", DevelopmentPhase: capextest.Ptr("ApplicationDevelopment")})
+	ticket := f.Ticket(project, owner.ID)
+	f.Rate(owner.OrgID, owner.ID, 9000, "2026-01-01")
+	f.Entry(capextest.Entry{OrgID: owner.OrgID, UserID: owner.ID, ProjectID: project, TicketID: ticket, Date: "2026-03-10", Minutes: 200})
+
+	t.Run("EnsureSchedule is idempotent and fires at 02:00 UTC on the 1st", func(t *testing.T) {
+		for i := 0; i < 2; i++ {
+			if err := capexport.EnsureSchedule(ctx, c, taskQueue); err != nil {
+				t.Fatalf("call %d: %v", i+1, err)
+			}
+		}
+		d, err := c.ScheduleClient().GetHandle(ctx, capexport.ScheduleID).Describe(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Info.NextActionTimes) == 0 {
+			t.Fatal("no next action")
+		}
+		for _, next := range d.Info.NextActionTimes {
+			n := next.UTC()
+			if n.Day() != 1 || n.Hour() != 2 || n.Minute() != 0 || n.Second() != 0 {
+				t.Fatalf("next action at %v", n)
+			}
+		}
+		a, ok := d.Schedule.Action.(*client.ScheduleWorkflowAction)
+		if !ok || a.TaskQueue != taskQueue || a.Workflow != capexport.WorkflowName {
+			t.Fatalf("action %+v", d.Schedule.Action)
+		}
+		// The list is read from visibility, which may lag a moment.
+		n := waitFor(t, func() (int, bool) {
+			iter, err := c.ScheduleClient().List(ctx, client.ScheduleListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for iter.HasNext() {
+				s, err := iter.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s.ID == capexport.ScheduleID {
+					n++
+				}
+			}
+			return n, n > 0
+		})
+		if n != 1 {
+			t.Fatalf("%d schedules named %s", n, capexport.ScheduleID)
+		}
+	})
+
+	t.Run("on-demand run over HTTP, then download", func(t *testing.T) {
+		var e capex.Export
+		env.Do("POST", "/api/v1/reports/capitalization/exports", owner.Token, map[string]any{"period": "2026-03"}).Expect(t, 202).Decode(t, &e)
+		done := waitFor(t, func() (capex.Export, bool) {
+			var got capex.Export
+			env.Do("GET", "/api/v1/reports/capitalization/exports/"+e.ID.String(), owner.Token, nil).Expect(t, 200).Decode(t, &got)
+			return got, got.Status == capex.ExportCompleted || got.Status == capex.ExportFailed
+		})
+		if done.Status != capex.ExportCompleted {
+			t.Fatalf("run ended %+v", done)
+		}
+		file := env.Do("GET", "/api/v1/reports/capitalization/exports/"+e.ID.String()+"/download", owner.Token, nil).Expect(t, 200)
+		live := env.Do("GET", "/api/v1/reports/capitalization/export?period=2026-03", owner.Token, nil).Expect(t, 200)
+		if !bytes.Equal(file.Body, live.Body) || !bytes.Contains(file.Body, []byte(",3.33,Coding,ApplicationDevelopment,CapEx,90.00,300.00,")) {
+			t.Fatalf("downloaded %q\nlive %q", file.Body, live.Body)
+		}
+		if cd := file.Header.Get("Content-Disposition"); cd == "" || cd[:10] != "attachment" {
+			t.Fatalf("content disposition %q", cd)
+		}
+	})
+
+	t.Run("a scheduled run exports the previous month for every org", func(t *testing.T) {
+		if err := capexport.EnsureSchedule(ctx, c, taskQueue); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.ScheduleClient().GetHandle(ctx, capexport.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		want := capex.PeriodOf(time.Now()).Previous().String()
+		for _, u := range []apitest.User{owner, other} {
+			got := waitFor(t, func() (capex.Export, bool) {
+				var p api.Paginated[capex.Export]
+				env.Do("GET", "/api/v1/reports/capitalization/exports?period="+want, u.Token, nil).Expect(t, 200).Decode(t, &p)
+				for _, e := range p.Items {
+					if e.Trigger == capex.TriggerSchedule && e.Status == capex.ExportCompleted {
+						return e, true
+					}
+				}
+				return capex.Export{}, false
+			})
+			if got.OrgID != u.OrgID || got.RequestedBy != nil || got.SizeBytes == nil {
+				t.Fatalf("scheduled run %+v", got)
+			}
+		}
+	})
+}
+
+func waitFor[T any](t *testing.T, f func() (T, bool)) T {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		v, ok := f()
+		if ok {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out; last %+v", v)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
