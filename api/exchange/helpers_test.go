@@ -1,0 +1,104 @@
+package exchange_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	"tracker/api/exchange"
+	"tracker/domain/export"
+	"tracker/domain/export/exporttest"
+	"tracker/domain/importer"
+)
+
+// fixture is an app with the exchange module, an owner of two orgs, A
+// seeded and B empty.
+type fixture struct {
+	env    *apitest.Env
+	owner  apitest.User
+	a, b   uuid.UUID
+	seeded exporttest.Seeded
+	runner *importer.Runner
+}
+
+func setup(t *testing.T, o exporttest.Options) *fixture {
+	t.Helper()
+	f := &fixture{}
+	f.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		return []api.Module{exchange.Handlers{Export: &export.Service{DB: e.DB, BatchSize: 7},
+			Imports: &importer.Service{DB: e.DB, Wait: 300 * time.Millisecond, Poll: 20 * time.Millisecond},
+			TempDir: t.TempDir()}}
+	}})
+	f.runner = &importer.Runner{DB: f.env.DB, BatchSize: 5}
+	f.owner = f.env.Register("Owner")
+	f.a = f.owner.OrgID
+	org := f.env.Do("POST", "/api/v1/orgs", f.owner.Token, map[string]any{"name": "Target", "slug": "target-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)
+	f.b = uuid.MustParse(org["id"].(string))
+	var err error
+	if f.seeded, err = exporttest.Seed(context.Background(), f.env.DB, f.a, f.owner.ID, o); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// exportJSON exports org as JSON (raw body and decoded document).
+func (f *fixture) exportJSON(t *testing.T, org uuid.UUID, token string) ([]byte, export.Document) {
+	t.Helper()
+	r := f.env.Do("GET", "/api/v1/export?org_id="+org.String(), token, nil).Expect(t, 200)
+	var d export.Document
+	r.Decode(t, &d)
+	return r.Body, d
+}
+
+// exportSQLite exports org as a SQLite file and returns its path.
+func (f *fixture) exportSQLite(t *testing.T, org uuid.UUID) string {
+	t.Helper()
+	r := f.env.Do("GET", "/api/v1/export?format=sqlite&org_id="+org.String(), f.owner.Token, nil).Expect(t, 200)
+	path := filepath.Join(t.TempDir(), "export.sqlite")
+	if err := os.WriteFile(path, r.Body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// importInto posts a document to org, runs the import in this process (no
+// worker in these tests) and returns its final status.
+func (f *fixture) importInto(t *testing.T, org uuid.UUID, body []byte) importer.Status {
+	t.Helper()
+	r := f.env.Do("POST", "/api/v1/import?org_id="+org.String(), f.owner.Token, body).Expect(t, 202)
+	var res struct {
+		Status   string    `json:"status"`
+		ImportID uuid.UUID `json:"import_id"`
+	}
+	r.Decode(t, &res)
+	if res.Status != "running" || res.ImportID == uuid.Nil {
+		t.Fatalf("202 body %s", r.Body)
+	}
+	if _, err := f.runner.RunAll(context.Background(), res.ImportID); err != nil {
+		t.Fatal(err)
+	}
+	var st importer.Status
+	f.env.Do("GET", "/api/v1/imports/"+res.ImportID.String(), f.owner.Token, nil).Expect(t, 200).Decode(t, &st)
+	if st.Status != "completed" {
+		t.Fatalf("import %+v", st)
+	}
+	return st
+}
+
+// normalized blanks what may differ between two exports of equal data.
+func normalized(t *testing.T, d export.Document) string {
+	t.Helper()
+	d.Source, d.ExportedAt = "", time.Time{}
+	b, err := json.MarshalIndent(d, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,83 @@
+package exchange
+
+import (
+	"errors"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain/importer"
+)
+
+// versionError is the spec's own body for an unsupported document version:
+// error is a plain string, unlike the usual envelope.
+type versionError struct {
+	Error   string `json:"error"`
+	Details string `json:"details"`
+}
+
+// importDocument answers POST /import[?org_id=…] (default: the session's
+// org). It waits up to a few seconds: a finished import answers 200 with its
+// summary, one still queued or running 202 with its id.
+func (h Handlers) importDocument(c *fiber.Ctx) error {
+	p := api.Principal(c)
+	orgID := p.OrgID
+	if c.Query("org_id") != "" {
+		var err error
+		if orgID, err = api.QueryID(c, "org_id"); err != nil {
+			return err
+		}
+	}
+	id, err := h.Imports.Submit(c.UserContext(), p, orgID, c.Body())
+	var ve *importer.VersionError
+	if errors.As(err, &ve) {
+		return c.Status(fiber.StatusUnprocessableEntity).JSON(versionError{Error: ve.Error(), Details: ve.Details()})
+	}
+	if err != nil {
+		return err
+	}
+	st, err := h.Imports.Await(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return c.Status(statusCode(st)).JSON(importResponse(st))
+}
+
+// importResult is the response of POST /import.
+type importResult struct {
+	Status   string            `json:"status"` // completed, failed, running
+	ImportID uuid.UUID         `json:"import_id"`
+	Summary  *importer.Summary `json:"summary,omitempty"`
+	Errors   []string          `json:"errors,omitempty"`
+}
+
+func importResponse(st importer.Status) importResult {
+	switch st.Status {
+	case "completed":
+		return importResult{Status: st.Status, ImportID: st.ID, Summary: &st.Summary}
+	case "failed":
+		return importResult{Status: st.Status, ImportID: st.ID, Summary: &st.Summary, Errors: st.Errors}
+	}
+	return importResult{Status: "running", ImportID: st.ID}
+}
+
+func statusCode(st importer.Status) int {
+	if st.Status == "completed" || st.Status == "failed" {
+		return fiber.StatusOK
+	}
+	return fiber.StatusAccepted
+}
+
+// getImport answers GET /imports/{id}: status, progress, summary, errors.
+func (h Handlers) getImport(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "import")
+	if err != nil {
+		return err
+	}
+	st, err := h.Imports.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(st)
+}

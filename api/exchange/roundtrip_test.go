@@ -1,0 +1,131 @@
+package exchange_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"tracker/domain/export"
+	"tracker/domain/export/exporttest"
+	"tracker/domain/importer"
+	"tracker/store/exportdb"
+)
+
+// TestRoundTrip exports org A, imports it into the empty org B, exports B
+// and finds the same document (apart from source and exported_at); a
+// second import of the same document creates nothing, and neither does an
+// import of A's document back into A.
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exporttest.Options{Projects: 3, TicketsPerProject: 12, CommentsPerTicket: 3, EntriesPerTicket: 2})
+	rawA, docA := f.exportJSON(t, f.a, f.owner.Token)
+
+	t.Run("document of A", func(t *testing.T) {
+		if *docA.Version != 1 || !strings.HasPrefix(docA.Source, "tracker/") || docA.ExportedAt.IsZero() {
+			t.Fatalf("header %v %q %v", docA.Version, docA.Source, docA.ExportedAt)
+		}
+		if len(docA.Projects) != 3 || len(docA.Users) != 5 || len(docA.Workflows) != 2 || len(docA.Labels) != 2 {
+			t.Fatalf("sizes: %d projects, %d users, %d workflows, %d labels", len(docA.Projects), len(docA.Users), len(docA.Workflows), len(docA.Labels))
+		}
+		var tickets, comments, entries, approved int
+		for _, p := range docA.Projects {
+			tickets += len(p.Tickets)
+			if names := []string{p.Sprints[0].Name, p.Sprints[1].Name, p.Sprints[2].Name}; !slices.Equal(names, []string{"Sprint 1", "Sprint 1 (2)", "Sprint 2"}) {
+				t.Fatalf("sprint names %v", names)
+			}
+			for _, tk := range p.Tickets {
+				comments += len(tk.Comments)
+				entries += len(tk.TimeEntries)
+				if slices.Contains(tk.Labels, "gone") {
+					t.Fatal("a deleted label was exported")
+				}
+				if len(tk.Comments) > 1 && (tk.Comments[1].Parent == nil || *tk.Comments[1].Parent != 0) {
+					t.Fatalf("comment parent %+v", tk.Comments[1])
+				}
+				for _, e := range tk.TimeEntries {
+					if e.Status == "Approved" {
+						approved++
+						if e.ApprovedBy == nil || *e.ApprovedBy != f.owner.Email || e.ApprovedAt == nil {
+							t.Fatalf("approved entry %+v", e)
+						}
+					}
+				}
+			}
+		}
+		if tickets != f.seeded.Tickets || comments != f.seeded.Comments || entries != f.seeded.Entries || approved == 0 {
+			t.Fatalf("counts %d/%d tickets, %d/%d comments, %d/%d entries, %d approved", tickets, f.seeded.Tickets,
+				comments, f.seeded.Comments, entries, f.seeded.Entries, approved)
+		}
+		former := docA.Users[slices.IndexFunc(docA.Users, func(u export.User) bool { return u.Email == f.seeded.Emails[3] })]
+		if former.Role != nil {
+			t.Fatalf("a former member is listed with role %v", *former.Role)
+		}
+	})
+
+	t.Run("into empty org B and back out", func(t *testing.T) {
+		st := f.importInto(t, f.b, rawA)
+		want := importer.Summary{UsersCreated: 0, WorkflowsCreated: 1, LabelsCreated: 2, ProjectsCreated: 3, SprintsCreated: 9,
+			TicketsCreated: f.seeded.Tickets, CommentsCreated: f.seeded.Comments, TimeEntriesCreated: f.seeded.Entries}
+		if st.Summary != want {
+			t.Fatalf("summary %+v, want %+v", st.Summary, want)
+		}
+		_, docB := f.exportJSON(t, f.b, f.owner.Token)
+		if a, b := normalized(t, docA), normalized(t, docB); a != b {
+			t.Fatalf("round trip differs:\n%s", firstDiff(a, b))
+		}
+	})
+
+	t.Run("again into B creates nothing", func(t *testing.T) {
+		st := f.importInto(t, f.b, rawA)
+		if st.Summary != (importer.Summary{}) || st.Progress.TicketsSkipped != f.seeded.Tickets {
+			t.Fatalf("re-import %+v", st)
+		}
+		_, docB := f.exportJSON(t, f.b, f.owner.Token)
+		if a, b := normalized(t, docA), normalized(t, docB); a != b {
+			t.Fatalf("re-import changed B:\n%s", firstDiff(a, b))
+		}
+	})
+
+	t.Run("into A itself creates nothing", func(t *testing.T) {
+		st := f.importInto(t, f.a, rawA)
+		if st.Summary != (importer.Summary{}) || st.Progress.TicketsSkipped != f.seeded.Tickets {
+			t.Fatalf("self import %+v", st)
+		}
+	})
+
+	t.Run("sqlite holds the same document", func(t *testing.T) {
+		path := f.exportSQLite(t, f.a)
+		tables, err := exportdb.TableNames(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"comments", "export_meta", "labels", "project_members", "projects", "sprints", "ticket_labels",
+			"tickets", "time_entries", "users", "workflows"}
+		if !slices.Equal(tables, want) {
+			t.Fatalf("tables %v", tables)
+		}
+		docS, err := export.ReadSQLite(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if docS.Source != docA.Source || *docS.Version != 1 {
+			t.Fatalf("meta %q %v", docS.Source, docS.Version)
+		}
+		if a, s := normalized(t, docA), normalized(t, docS); a != s {
+			t.Fatalf("sqlite differs from json:\n%s", firstDiff(a, s))
+		}
+	})
+}
+
+// firstDiff shows the first differing line with some context.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			lo := max(i-6, 0)
+			return "want:\n" + strings.Join(al[lo:min(i+3, len(al))], "\n") + "\ngot:\n" + strings.Join(bl[lo:min(i+3, len(bl))], "\n")
+		}
+	}
+	return "lengths differ"
+}

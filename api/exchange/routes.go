@@ -1,0 +1,34 @@
+// Package exchange is the HTTP edge of export and import: GET /export (the
+// JSON document streamed, or a SQLite file), POST /import (validate, record,
+// start the durable Import workflow, wait briefly) and GET /imports/{id}.
+package exchange
+
+import (
+	"log/slog"
+
+	"tracker/api"
+	"tracker/domain/export"
+	"tracker/domain/importer"
+)
+
+// Handlers serve export and import.
+type Handlers struct {
+	Export  *export.Service
+	Imports *importer.Service
+	Log     *slog.Logger // errors of a stream already under way (default slog.Default)
+	TempDir string       // where sqlite exports are written (default os.TempDir)
+}
+
+// Routes registers the three routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Get("/export", h.export)
+	r.Post("/import", h.importDocument)
+	r.Get("/imports/:id", h.getImport)
+}
+
+func (h Handlers) log() *slog.Logger {
+	if h.Log != nil {
+		return h.Log
+	}
+	return slog.Default()
+}

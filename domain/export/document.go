@@ -1,0 +1,144 @@
+// Package export builds the portable export document of an organization
+// (JSON, streamed; or a single-file SQLite database) and defines the
+// document's shape, which the importer reads back.
+//
+// Relations inside the document use human-readable keys instead of ids:
+// users by email, projects by key, labels and workflows by name, sprints by
+// name within their project, tickets by number within their project, and a
+// comment's parent by its position among the ticket's comments.
+package export
+
+import "time"
+
+// Version is the only document version this service writes and reads.
+const Version = 1
+
+// Document is the export document. ExportedAt and the four arrays are
+// required on import; everything inside is described on its type.
+type Document struct {
+	Version    *int       `json:"version"`
+	Source     string     `json:"source"`
+	ExportedAt time.Time  `json:"exported_at"`
+	Users      []User     `json:"users"`
+	Workflows  []Workflow `json:"workflows"`
+	Labels     []Label    `json:"labels"`
+	Projects   []Project  `json:"projects"`
+}
+
+// User is a person the document mentions. Role is the membership role in
+// the exported organization (Owner, Admin, Member, Reporter, Viewer), or
+// null for someone who is referenced (an author, a former assignee) but no
+// longer a member.
+type User struct {
+	Email       string  `json:"email"`
+	DisplayName string  `json:"display_name"`
+	Role        *string `json:"role"`
+}
+
+// Workflow is a workflow with its statuses and allowed transitions.
+type Workflow struct {
+	Name        string       `json:"name"`
+	Statuses    []Status     `json:"statuses"`
+	Transitions []Transition `json:"transitions"`
+	Enforcement string       `json:"enforcement"`
+}
+
+// Status is one status of a workflow.
+type Status struct {
+	Name     string `json:"name"`
+	Category string `json:"category"`
+}
+
+// Transition is an allowed move between two status names.
+type Transition struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// Label is an organization label.
+type Label struct {
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// Project is a project with everything inside it. Workflow is a workflow
+// name (or null); Members are user emails.
+type Project struct {
+	Key                string    `json:"key"`
+	Name               string    `json:"name"`
+	Description        *string   `json:"description"`
+	Workflow           *string   `json:"workflow"`
+	TicketCounter      int       `json:"ticket_counter"`
+	CapitalizationType *string   `json:"capitalization_type"`
+	DevelopmentPhase   *string   `json:"development_phase"`
+	CostCenterID       *string   `json:"cost_center_id"`
+	AmortizationMonths *int64    `json:"amortization_months"`
+	BudgetCents        *int64    `json:"budget_cents"`
+	BudgetPeriod       *string   `json:"budget_period"`
+	CreatedAt          time.Time `json:"created_at"`
+	UpdatedAt          time.Time `json:"updated_at"`
+	Members            []string  `json:"members"`
+	Sprints            []Sprint  `json:"sprints"`
+	Tickets            []Ticket  `json:"tickets"`
+}
+
+// Sprint is a sprint of its project; its name is its key within the
+// project. Dates are YYYY-MM-DD.
+type Sprint struct {
+	Name      string    `json:"name"`
+	Goal      *string   `json:"goal"`
+	StartDate string    `json:"start_date"`
+	EndDate   string    `json:"end_date"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Ticket is a ticket of its project with its comments, labels (names) and
+// time entries. Assignee and Reporter are emails; Sprint a sprint name of
+// the same project.
+type Ticket struct {
+	Number      int         `json:"number"`
+	Title       string      `json:"title"`
+	Description *string     `json:"description"`
+	Status      string      `json:"status"`
+	Priority    string      `json:"priority"`
+	Assignee    *string     `json:"assignee"`
+	Reporter    string      `json:"reporter"`
+	Sprint      *string     `json:"sprint"`
+	Labels      []string    `json:"labels"`
+	CreatedAt   time.Time   `json:"created_at"`
+	UpdatedAt   time.Time   `json:"updated_at"`
+	Comments    []Comment   `json:"comments"`
+	TimeEntries []TimeEntry `json:"time_entries"`
+}
+
+// Comment is a comment on its ticket; Parent is the position (from 0) of
+// an earlier comment of the same ticket that it answers, or null.
+type Comment struct {
+	Author    string    `json:"author"`
+	Body      string    `json:"body"`
+	Parent    *int      `json:"parent"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// TimeEntry is time logged on its ticket (its project is the ticket's).
+// User and ApprovedBy are emails; Date is YYYY-MM-DD.
+type TimeEntry struct {
+	User            string     `json:"user"`
+	Date            string     `json:"date"`
+	DurationMinutes int        `json:"duration_minutes"`
+	Description     *string    `json:"description"`
+	ActivityType    string     `json:"activity_type"`
+	Status          string     `json:"status"`
+	ApprovedBy      *string    `json:"approved_by"`
+	ApprovedAt      *time.Time `json:"approved_at"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+}
+
+// Source names the exporting service and organization; the importer keys
+// the tickets it creates by it, so a document imported twice into the same
+// organization creates its tickets once.
+func Source(orgSlug string) string { return "tracker/" + orgSlug }

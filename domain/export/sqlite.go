@@ -1,0 +1,133 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"tracker/store/exportdb"
+)
+
+// WriteSQLite writes the scope's export as a single-file SQLite database
+// at path (which must not exist): the spec's eleven tables, filled in one
+// transaction with prepared statements. Timestamps are RFC 3339 text,
+// workflow statuses and transitions JSON text, relations the document's
+// keys.
+func (s *Service) WriteSQLite(ctx context.Context, sc Scope, path string) error {
+	f, err := exportdb.CreateSQLite(ctx, path)
+	if err != nil {
+		return err
+	}
+	if err := s.walk(ctx, sc, &sqliteSink{ctx: ctx, f: f}); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Commit()
+}
+
+type sqliteSink struct {
+	ctx context.Context
+	f   *exportdb.SQLiteFile
+}
+
+func (s *sqliteSink) insert(table string, values ...any) error {
+	return s.f.Insert(s.ctx, table, values...)
+}
+
+func ts(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func optTS(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	v := ts(*t)
+	return &v
+}
+
+func (s *sqliteSink) header(h Header) error {
+	for _, kv := range [][2]string{{"version", strconv.Itoa(h.Version)}, {"source", h.Source}, {"exported_at", ts(h.ExportedAt)}} {
+		if err := s.insert("export_meta", kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteSink) users(us []User) error {
+	for _, u := range us {
+		if err := s.insert("users", u.Email, u.DisplayName, u.Role); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteSink) workflows(ws []Workflow) error {
+	for _, w := range ws {
+		st, _ := json.Marshal(w.Statuses)
+		tr, _ := json.Marshal(w.Transitions)
+		if err := s.insert("workflows", w.Name, string(st), string(tr), w.Enforcement); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteSink) labels(ls []Label) error {
+	for _, l := range ls {
+		if err := s.insert("labels", l.Name, l.Color); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteSink) project(p Project) error {
+	err := s.insert("projects", p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter, p.CapitalizationType,
+		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod,
+		ts(p.CreatedAt), ts(p.UpdatedAt))
+	if err != nil {
+		return err
+	}
+	for _, m := range p.Members {
+		if err := s.insert("project_members", p.Key, m); err != nil {
+			return err
+		}
+	}
+	for i, sp := range p.Sprints {
+		if err := s.insert("sprints", p.Key, i, sp.Name, sp.Goal, sp.StartDate, sp.EndDate, sp.Status,
+			ts(sp.CreatedAt), ts(sp.UpdatedAt)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteSink) ticket(key string, t Ticket) error {
+	err := s.insert("tickets", key, t.Number, t.Title, t.Description, t.Status, t.Priority, t.Assignee, t.Reporter,
+		t.Sprint, ts(t.CreatedAt), ts(t.UpdatedAt))
+	if err != nil {
+		return err
+	}
+	for _, l := range t.Labels {
+		if err := s.insert("ticket_labels", key, t.Number, l); err != nil {
+			return err
+		}
+	}
+	for i, c := range t.Comments {
+		if err := s.insert("comments", key, t.Number, i, c.Author, c.Body, c.Parent, ts(c.CreatedAt), ts(c.UpdatedAt)); err != nil {
+			return err
+		}
+	}
+	for i, e := range t.TimeEntries {
+		if err := s.insert("time_entries", key, t.Number, i, e.User, e.Date, e.DurationMinutes, e.Description,
+			e.ActivityType, e.Status, e.ApprovedBy, optTS(e.ApprovedAt), ts(e.CreatedAt), ts(e.UpdatedAt)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *sqliteSink) endProject() error { return nil }
+func (s *sqliteSink) end() error        { return nil }

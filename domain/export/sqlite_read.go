@@ -1,0 +1,213 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"tracker/store/exportdb"
+)
+
+// ReadSQLite reads a sqlite export back into the document it holds (tests
+// compare it with the JSON export; tools may convert one into the other).
+func ReadSQLite(ctx context.Context, path string) (Document, error) {
+	r := &sqliteReader{doc: Document{Users: []User{}, Workflows: []Workflow{}, Labels: []Label{}, Projects: []Project{}}}
+	steps := []struct {
+		table string
+		fn    func([]any) error
+	}{
+		{"export_meta", r.meta}, {"users", r.user}, {"workflows", r.workflow}, {"labels", r.label},
+		{"projects", r.project}, {"project_members", r.member}, {"sprints", r.sprint}, {"tickets", r.ticket},
+		{"ticket_labels", r.ticketLabel}, {"comments", r.comment}, {"time_entries", r.timeEntry},
+	}
+	for _, s := range steps {
+		if err := exportdb.ReadTable(ctx, path, s.table, s.fn); err != nil {
+			return Document{}, fmt.Errorf("read %s: %w", s.table, err)
+		}
+		if r.err != nil {
+			return Document{}, fmt.Errorf("read %s: %w", s.table, r.err)
+		}
+	}
+	return r.doc, nil
+}
+
+type sqliteReader struct {
+	doc      Document
+	projects map[string]int    // key → index
+	tickets  map[string][2]int // key/number → project, ticket index
+	err      error
+}
+
+func (r *sqliteReader) fail(err error) {
+	if r.err == nil && err != nil {
+		r.err = err
+	}
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func optStr(v any) *string {
+	if v == nil {
+		return nil
+	}
+	s := str(v)
+	return &s
+}
+
+func num(v any) int {
+	n, _ := v.(int64)
+	return int(n)
+}
+
+func optNum64(v any) *int64 {
+	if v == nil {
+		return nil
+	}
+	n, _ := v.(int64)
+	return &n
+}
+
+func (r *sqliteReader) time(v any) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, str(v))
+	r.fail(err)
+	return t
+}
+
+func (r *sqliteReader) meta(v []any) error {
+	switch str(v[0]) {
+	case "version":
+		n, err := strconv.Atoi(str(v[1]))
+		r.fail(err)
+		r.doc.Version = &n
+	case "source":
+		r.doc.Source = str(v[1])
+	case "exported_at":
+		r.doc.ExportedAt = r.time(v[1])
+	}
+	return nil
+}
+
+func (r *sqliteReader) user(v []any) error {
+	r.doc.Users = append(r.doc.Users, User{Email: str(v[0]), DisplayName: str(v[1]), Role: optStr(v[2])})
+	return nil
+}
+
+func (r *sqliteReader) workflow(v []any) error {
+	w := Workflow{Name: str(v[0]), Enforcement: str(v[3])}
+	r.fail(json.Unmarshal([]byte(str(v[1])), &w.Statuses))
+	r.fail(json.Unmarshal([]byte(str(v[2])), &w.Transitions))
+	r.doc.Workflows = append(r.doc.Workflows, w)
+	return nil
+}
+
+func (r *sqliteReader) label(v []any) error {
+	r.doc.Labels = append(r.doc.Labels, Label{Name: str(v[0]), Color: str(v[1])})
+	return nil
+}
+
+func (r *sqliteReader) project(v []any) error {
+	if r.projects == nil {
+		r.projects, r.tickets = map[string]int{}, map[string][2]int{}
+	}
+	p := Project{Key: str(v[0]), Name: str(v[1]), Description: optStr(v[2]), Workflow: optStr(v[3]),
+		TicketCounter: num(v[4]), CapitalizationType: optStr(v[5]), DevelopmentPhase: optStr(v[6]),
+		CostCenterID: optStr(v[7]), AmortizationMonths: optNum64(v[8]), BudgetCents: optNum64(v[9]),
+		BudgetPeriod: optStr(v[10]), CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]),
+		Members: []string{}, Sprints: []Sprint{}, Tickets: []Ticket{}}
+	r.projects[p.Key] = len(r.doc.Projects)
+	r.doc.Projects = append(r.doc.Projects, p)
+	return nil
+}
+
+func (r *sqliteReader) proj(key any) (*Project, error) {
+	i, ok := r.projects[str(key)]
+	if !ok {
+		return nil, fmt.Errorf("unknown project %q", str(key))
+	}
+	return &r.doc.Projects[i], nil
+}
+
+func (r *sqliteReader) member(v []any) error {
+	p, err := r.proj(v[0])
+	if err != nil {
+		return err
+	}
+	p.Members = append(p.Members, str(v[1]))
+	return nil
+}
+
+func (r *sqliteReader) sprint(v []any) error {
+	p, err := r.proj(v[0])
+	if err != nil {
+		return err
+	}
+	p.Sprints = append(p.Sprints, Sprint{Name: str(v[2]), Goal: optStr(v[3]), StartDate: str(v[4]), EndDate: str(v[5]),
+		Status: str(v[6]), CreatedAt: r.time(v[7]), UpdatedAt: r.time(v[8])})
+	return nil
+}
+
+func (r *sqliteReader) ticket(v []any) error {
+	p, err := r.proj(v[0])
+	if err != nil {
+		return err
+	}
+	t := Ticket{Number: num(v[1]), Title: str(v[2]), Description: optStr(v[3]), Status: str(v[4]),
+		Priority: str(v[5]), Assignee: optStr(v[6]), Reporter: str(v[7]), Sprint: optStr(v[8]),
+		CreatedAt: r.time(v[9]), UpdatedAt: r.time(v[10])}
+	fillArrays(&t)
+	r.tickets[str(v[0])+"#"+strconv.Itoa(t.Number)] = [2]int{r.projects[str(v[0])], len(p.Tickets)}
+	p.Tickets = append(p.Tickets, t)
+	return nil
+}
+
+func (r *sqliteReader) tick(key, number any) (*Ticket, error) {
+	ix, ok := r.tickets[str(key)+"#"+strconv.Itoa(num(number))]
+	if !ok {
+		return nil, fmt.Errorf("unknown ticket %s-%d", str(key), num(number))
+	}
+	return &r.doc.Projects[ix[0]].Tickets[ix[1]], nil
+}
+
+func (r *sqliteReader) ticketLabel(v []any) error {
+	t, err := r.tick(v[0], v[1])
+	if err != nil {
+		return err
+	}
+	t.Labels = append(t.Labels, str(v[2]))
+	return nil
+}
+
+func (r *sqliteReader) comment(v []any) error {
+	t, err := r.tick(v[0], v[1])
+	if err != nil {
+		return err
+	}
+	c := Comment{Author: str(v[3]), Body: str(v[4]), CreatedAt: r.time(v[6]), UpdatedAt: r.time(v[7])}
+	if v[5] != nil {
+		n := num(v[5])
+		c.Parent = &n
+	}
+	t.Comments = append(t.Comments, c)
+	return nil
+}
+
+func (r *sqliteReader) timeEntry(v []any) error {
+	t, err := r.tick(v[0], v[1])
+	if err != nil {
+		return err
+	}
+	e := TimeEntry{User: str(v[3]), Date: str(v[4]), DurationMinutes: num(v[5]), Description: optStr(v[6]),
+		ActivityType: str(v[7]), Status: str(v[8]), ApprovedBy: optStr(v[9]),
+		CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12])}
+	if v[10] != nil {
+		at := r.time(v[10])
+		e.ApprovedAt = &at
+	}
+	t.TimeEntries = append(t.TimeEntries, e)
+	return nil
+}

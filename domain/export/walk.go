@@ -1,0 +1,249 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/google/uuid"
+
+	"tracker/store"
+	"tracker/store/exportdb"
+)
+
+const dateLayout = "2006-01-02"
+
+// projectWalker feeds one project after another, tickets in batches.
+type projectWalker struct {
+	ctx    context.Context
+	q      store.Querier
+	emails map[uuid.UUID]string
+	batch  int
+	out    sink
+}
+
+func (w *projectWalker) email(id uuid.UUID) (string, error) {
+	e, ok := w.emails[id]
+	if !ok {
+		return "", fmt.Errorf("%w: %s", errMissingUser, id)
+	}
+	return e, nil
+}
+
+func (w *projectWalker) optEmail(id *uuid.UUID) (*string, error) {
+	if id == nil {
+		return nil, nil
+	}
+	e, err := w.email(*id)
+	return &e, err
+}
+
+func (w *projectWalker) walk(r exportdb.Project) error {
+	p := Project{
+		Key: r.Key, Name: r.Name, Description: r.Description, Workflow: r.Workflow, TicketCounter: r.TicketCounter,
+		CapitalizationType: r.CapitalizationType, DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID,
+		AmortizationMonths: r.AmortizationMonths, BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Members: []string{}, Sprints: []Sprint{},
+	}
+	members, err := exportdb.Members(w.ctx, w.q, r.ID)
+	if err != nil {
+		return err
+	}
+	for _, id := range members {
+		e, err := w.email(id)
+		if err != nil {
+			return err
+		}
+		p.Members = append(p.Members, e)
+	}
+	srows, err := exportdb.Sprints(w.ctx, w.q, r.ID)
+	if err != nil {
+		return err
+	}
+	sprintNames := uniqueSprintNames(srows)
+	for _, s := range srows {
+		p.Sprints = append(p.Sprints, Sprint{Name: sprintNames[s.ID], Goal: s.Goal,
+			StartDate: s.StartDate.Format(dateLayout), EndDate: s.EndDate.Format(dateLayout), Status: s.Status,
+			CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()})
+	}
+	if err := w.out.project(p); err != nil {
+		return err
+	}
+	after := 0
+	for {
+		rows, err := exportdb.TicketsAfter(w.ctx, w.q, r.ID, after, w.batch)
+		if err != nil {
+			return err
+		}
+		if err := w.tickets(p.Key, rows, sprintNames); err != nil {
+			return err
+		}
+		if len(rows) < w.batch {
+			return w.out.endProject()
+		}
+		after = rows[len(rows)-1].Number
+	}
+}
+
+// uniqueSprintNames gives every sprint its document name.
+func uniqueSprintNames(rows []exportdb.Sprint) map[uuid.UUID]string {
+	names := make([]string, len(rows))
+	for i, s := range rows {
+		names[i] = s.Name
+	}
+	out := make(map[uuid.UUID]string, len(rows))
+	for i, n := range SprintNames(names) {
+		out[rows[i].ID] = n
+	}
+	return out
+}
+
+// SprintNames makes the names of a project's sprints (in creation order)
+// unique, because tickets refer to sprints by name: a later duplicate gets
+// " (2)", " (3)", … (skipping names other sprints carry). The importer
+// applies the same rule to a project's existing sprints, so a document
+// imported back into its own org finds its sprints.
+func SprintNames(names []string) []string {
+	own := make(map[string]bool, len(names))
+	for _, n := range names {
+		own[n] = true
+	}
+	used := make(map[string]bool, len(names))
+	out := make([]string, len(names))
+	for i, base := range names {
+		name := base
+		for n := 2; used[name]; n++ {
+			if name = base + " (" + strconv.Itoa(n) + ")"; own[name] {
+				name = base // another sprint's own name: try the next number
+			}
+		}
+		used[name] = true
+		out[i] = name
+	}
+	return out
+}
+
+// tickets converts one batch with its labels, comments and time entries.
+func (w *projectWalker) tickets(key string, rows []exportdb.Ticket, sprints map[uuid.UUID]string) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, t := range rows {
+		ids[i] = t.ID
+	}
+	labels, err := exportdb.TicketLabels(w.ctx, w.q, ids)
+	if err != nil {
+		return err
+	}
+	byTicket := map[uuid.UUID][]string{}
+	for _, l := range labels {
+		byTicket[l.TicketID] = append(byTicket[l.TicketID], l.Name)
+	}
+	comments, err := w.comments(ids)
+	if err != nil {
+		return err
+	}
+	entries, err := w.timeEntries(ids)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		t := Ticket{Number: r.Number, Title: r.Title, Description: r.Description, Status: r.Status,
+			Priority: r.Priority, Labels: byTicket[r.ID], CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+			Comments: comments[r.ID], TimeEntries: entries[r.ID]}
+		if t.Reporter, err = w.email(r.ReporterID); err != nil {
+			return err
+		}
+		if t.Assignee, err = w.optEmail(r.AssigneeID); err != nil {
+			return err
+		}
+		if r.SprintID != nil {
+			name := sprints[*r.SprintID]
+			t.Sprint = &name
+		}
+		fillArrays(&t)
+		if err := w.out.ticket(key, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fillArrays(t *Ticket) {
+	if t.Labels == nil {
+		t.Labels = []string{}
+	}
+	if t.Comments == nil {
+		t.Comments = []Comment{}
+	}
+	if t.TimeEntries == nil {
+		t.TimeEntries = []TimeEntry{}
+	}
+}
+
+// comments groups the batch's comments by ticket; a parent becomes its
+// position among the ticket's comments.
+func (w *projectWalker) comments(ids []uuid.UUID) (map[uuid.UUID][]Comment, error) {
+	rows, err := exportdb.Comments(w.ctx, w.q, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[uuid.UUID][]Comment{}
+	pos := make(map[uuid.UUID]int, len(rows))
+	for _, c := range rows {
+		list := out[c.TicketID]
+		pos[c.ID] = len(list)
+		author, err := w.email(c.AuthorID)
+		if err != nil {
+			return nil, err
+		}
+		cm := Comment{Author: author, Body: c.Body, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+		if c.ParentID != nil {
+			if i, ok := pos[*c.ParentID]; ok {
+				cm.Parent = &i
+			}
+		}
+		out[c.TicketID] = append(list, cm)
+	}
+	return out, nil
+}
+
+func (w *projectWalker) timeEntries(ids []uuid.UUID) (map[uuid.UUID][]TimeEntry, error) {
+	rows, err := exportdb.TimeEntries(w.ctx, w.q, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[uuid.UUID][]TimeEntry{}
+	for _, e := range rows {
+		user, err := w.email(e.UserID)
+		if err != nil {
+			return nil, err
+		}
+		te := TimeEntry{User: user, Date: e.Date.Format(dateLayout), DurationMinutes: e.DurationMinutes,
+			Description: e.Description, ActivityType: e.ActivityType, Status: e.Status,
+			CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+		if te.ApprovedBy, err = w.optEmail(e.ApprovedBy); err != nil {
+			return nil, err
+		}
+		if e.ApprovedAt != nil {
+			at := e.ApprovedAt.UTC()
+			te.ApprovedAt = &at
+		}
+		out[e.TicketID] = append(out[e.TicketID], te)
+	}
+	return out, nil
+}
+
+// workflowOf decodes a workflow's JSON columns.
+func workflowOf(r exportdb.Workflow) (Workflow, error) {
+	w := Workflow{Name: r.Name, Enforcement: r.Enforcement, Statuses: []Status{}, Transitions: []Transition{}}
+	if err := json.Unmarshal(r.Statuses, &w.Statuses); err != nil {
+		return w, fmt.Errorf("workflow %s statuses: %w", r.ID, err)
+	}
+	if err := json.Unmarshal(r.Transitions, &w.Transitions); err != nil {
+		return w, fmt.Errorf("workflow %s transitions: %w", r.ID, err)
+	}
+	return w, nil
+}

@@ -1,0 +1,285 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/export"
+	"tracker/domain/ticket"
+	"tracker/store"
+	"tracker/store/importdb"
+)
+
+// ticketKey names a ticket in the key map: its project's key and number.
+func ticketKey(projectKey string, number int) string {
+	return strings.ToUpper(projectKey) + "-" + strconv.Itoa(number)
+}
+
+// Batch imports the next batch of staged tickets, each with its labels,
+// comments and time entries, in one transaction that also moves the
+// progress mark. A ticket is created with its own number when the project
+// has it free. A ticket already imported from the same source (key map),
+// or whose number is held by a ticket with the same created_at (the same
+// ticket: a document imported back into its own org), is skipped with its
+// comments and time entries. A ticket whose number is held by another
+// ticket gets the next number of the project's counter.
+func (r *Runner) Batch(ctx context.Context, id uuid.UUID) (Step, error) {
+	var out Step
+	err := r.DB.InTx(ctx, func(q store.Querier) error {
+		row, err := importdb.Lock(ctx, q, id)
+		if err != nil {
+			return domain.NotFoundAs(err, "import")
+		}
+		if row.Stage != importdb.StageCatalog && row.Stage != importdb.StageTickets || row.NextSeq > row.TicketsTotal {
+			out = stepOf(row)
+			return nil
+		}
+		size := r.BatchSize
+		if size <= 0 {
+			size = 2000
+		}
+		to := min(row.NextSeq+size, row.TicketsTotal+1)
+		b := &batchRun{ctx: ctx, q: q, row: row, now: time.Now().UTC()}
+		if err := b.run(row.NextSeq, to); err != nil {
+			return err
+		}
+		row.Stage, row.NextSeq, row.Counts = importdb.StageTickets, to, row.Counts.Add(b.counts)
+		if err := importdb.Progress(ctx, q, id, row.Stage, row.TicketsTotal, row.NextSeq, row.Counts, b.now); err != nil {
+			return err
+		}
+		out = stepOf(row)
+		return nil
+	})
+	return out, err
+}
+
+type batchRun struct {
+	ctx     context.Context
+	q       store.Querier
+	row     importdb.Row
+	now     time.Time
+	counts  importdb.Counts
+	users   map[string]uuid.UUID
+	labels  map[string]uuid.UUID
+	proj    map[string]uuid.UUID
+	sprints map[string]uuid.UUID
+}
+
+// pending is a ticket of the batch on its way in.
+type pending struct {
+	key     string // project key
+	t       export.Ticket
+	row     importdb.Ticket
+	created bool
+}
+
+func (b *batchRun) loadKeys() error {
+	var err error
+	kinds := []struct {
+		kind string
+		dst  *map[string]uuid.UUID
+	}{{importdb.KindUser, &b.users}, {importdb.KindLabel, &b.labels}, {importdb.KindProject, &b.proj}, {importdb.KindSprint, &b.sprints}}
+	for _, k := range kinds {
+		if *k.dst, err = importdb.Keys(b.ctx, b.q, b.row.OrgID, b.row.Source, k.kind, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *batchRun) user(email string) (uuid.UUID, error) {
+	id, ok := b.users[strings.ToLower(email)]
+	if !ok {
+		return uuid.Nil, permanent("user %s is not part of the import", email)
+	}
+	return id, nil
+}
+
+func (b *batchRun) optUser(email *string) (*uuid.UUID, error) {
+	if email == nil {
+		return nil, nil
+	}
+	id, err := b.user(*email)
+	return &id, err
+}
+
+func (b *batchRun) run(from, to int) error {
+	items, err := importdb.Items(b.ctx, b.q, b.row.ID, from, to)
+	if err != nil {
+		return err
+	}
+	if err := b.loadKeys(); err != nil {
+		return err
+	}
+	all := make([]*pending, 0, len(items))
+	keys := make([]string, 0, len(items))
+	for _, it := range items {
+		var s staged
+		if err := json.Unmarshal(it.Payload, &s); err != nil {
+			return permanent("staged ticket %d does not decode: %v", it.Seq, err)
+		}
+		p, err := b.prepare(s)
+		if err != nil {
+			return err
+		}
+		all = append(all, p)
+		keys = append(keys, ticketKey(s.Project, s.Ticket.Number))
+	}
+	done, err := importdb.Keys(b.ctx, b.q, b.row.OrgID, b.row.Source, importdb.KindTicket, keys)
+	if err != nil {
+		return err
+	}
+	var todo []*pending
+	for _, p := range all {
+		if _, ok := done[ticketKey(p.key, p.t.Number)]; ok {
+			b.counts.TicketsSkipped++
+		} else {
+			todo = append(todo, p)
+		}
+	}
+	matched, err := b.insertTickets(todo)
+	if err != nil {
+		return err
+	}
+	return b.children(todo, matched)
+}
+
+// prepare resolves a staged ticket's references.
+func (b *batchRun) prepare(s staged) (*pending, error) {
+	t := s.Ticket
+	pid, ok := b.proj[strings.ToUpper(s.Project)]
+	if !ok {
+		return nil, permanent("project %s is not part of the import", s.Project)
+	}
+	prio, ok := ticket.ParsePriority(t.Priority)
+	if !ok {
+		prio = "None"
+	}
+	r := importdb.Ticket{ID: domain.NewID(), ProjectID: pid, Number: t.Number, Title: t.Title, Description: t.Description,
+		Status: t.Status, Priority: prio, CreatedAt: orNow(t.CreatedAt, b.now)}
+	r.UpdatedAt = orNow(t.UpdatedAt, r.CreatedAt)
+	var err error
+	if r.ReporterID, err = b.user(t.Reporter); err != nil {
+		return nil, err
+	}
+	if r.AssigneeID, err = b.optUser(t.Assignee); err != nil {
+		return nil, err
+	}
+	if t.Sprint != nil {
+		sid, ok := b.sprints[sprintKey(s.Project, *t.Sprint)]
+		if !ok {
+			return nil, permanent("sprint %q of project %s is not part of the import", *t.Sprint, s.Project)
+		}
+		r.SprintID = &sid
+	}
+	return &pending{key: s.Project, t: t, row: r}, nil
+}
+
+// insertTickets creates the tickets and returns the ones matched to an
+// existing ticket instead (key → id).
+func (b *batchRun) insertTickets(todo []*pending) (map[string]uuid.UUID, error) {
+	matched := map[string]uuid.UUID{}
+	if len(todo) == 0 {
+		return matched, nil
+	}
+	maxNum := map[uuid.UUID]int{}
+	for _, p := range todo {
+		maxNum[p.row.ProjectID] = max(maxNum[p.row.ProjectID], p.row.Number)
+	}
+	pids := make([]uuid.UUID, 0, len(maxNum))
+	for id := range maxNum {
+		pids = append(pids, id)
+	}
+	slices.SortFunc(pids, func(a, c uuid.UUID) int { return strings.Compare(a.String(), c.String()) }) // lock order
+	nums := make([]int, len(pids))
+	for i, id := range pids {
+		nums[i] = maxNum[id]
+	}
+	if err := importdb.RaiseCounters(b.ctx, b.q, pids, nums); err != nil {
+		return nil, err
+	}
+	taken, err := b.insertRows(todo)
+	if err != nil || len(taken) == 0 {
+		return matched, err
+	}
+	pp, nn := make([]uuid.UUID, len(taken)), make([]int, len(taken))
+	for i, p := range taken {
+		pp[i], nn[i] = p.row.ProjectID, p.row.Number
+	}
+	holders, err := importdb.ExistingTickets(b.ctx, b.q, pp, nn)
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]importdb.Existing{}
+	for _, h := range holders {
+		held[h.ProjectID.String()+"#"+strconv.Itoa(h.Number)] = h
+	}
+	var renumber []*pending
+	for _, p := range taken {
+		h, ok := held[p.row.ProjectID.String()+"#"+strconv.Itoa(p.row.Number)]
+		if ok && sameInstant(h.CreatedAt, p.row.CreatedAt) {
+			matched[ticketKey(p.key, p.t.Number)] = h.ID
+			b.counts.TicketsSkipped++
+			continue
+		}
+		renumber = append(renumber, p)
+	}
+	return matched, b.renumber(renumber)
+}
+
+// insertRows inserts the tickets and returns those whose number was taken.
+func (b *batchRun) insertRows(ps []*pending) ([]*pending, error) {
+	rows := make([]importdb.Ticket, len(ps))
+	for i, p := range ps {
+		rows[i] = p.row
+	}
+	created, err := importdb.InsertTickets(b.ctx, b.q, b.row.OrgID, rows)
+	if err != nil {
+		return nil, err
+	}
+	var taken []*pending
+	for _, p := range ps {
+		if created[p.row.ID] {
+			p.created = true
+			b.counts.TicketsCreated++
+		} else {
+			taken = append(taken, p)
+		}
+	}
+	return taken, nil
+}
+
+// renumber gives tickets whose number another ticket holds new numbers
+// from their project's counter.
+func (b *batchRun) renumber(ps []*pending) error {
+	byProject := map[uuid.UUID][]*pending{}
+	for _, p := range ps {
+		byProject[p.row.ProjectID] = append(byProject[p.row.ProjectID], p)
+	}
+	for pid, list := range byProject {
+		first, err := importdb.Allocate(b.ctx, b.q, pid, len(list))
+		if err != nil {
+			return err
+		}
+		for i, p := range list {
+			p.row.Number = first + i
+		}
+	}
+	taken, err := b.insertRows(ps)
+	if err == nil && len(taken) > 0 {
+		err = permanent("ticket number %d of project %s is taken although the counter passed it", taken[0].row.Number, taken[0].key)
+	}
+	return err
+}
+
+func sameInstant(a, c time.Time) bool {
+	d := a.Sub(c)
+	return d > -time.Microsecond && d < time.Microsecond
+}

@@ -1,0 +1,92 @@
+package importer
+
+import (
+	"strings"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store/importdb"
+)
+
+// children writes the labels, comments and time entries of the tickets the
+// batch created, the key-map rows of every ticket it created or matched,
+// and the audit rows of the tickets it created.
+func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error {
+	var (
+		keys             []importdb.Key
+		ltickets, labels []uuid.UUID
+		comments         []importdb.Comment
+		entries          []importdb.TimeEntry
+		audTickets       []uuid.UUID
+	)
+	for k, id := range matched {
+		keys = append(keys, importdb.Key{Kind: importdb.KindTicket, Key: k, ID: id})
+	}
+	for _, p := range todo {
+		if !p.created {
+			continue
+		}
+		id := p.row.ID
+		keys = append(keys, importdb.Key{Kind: importdb.KindTicket, Key: ticketKey(p.key, p.t.Number), ID: id, Created: true})
+		audTickets = append(audTickets, id)
+		for _, l := range p.t.Labels {
+			lid, ok := b.labels[strings.ToLower(l)]
+			if !ok {
+				return permanent("label %q is not part of the import", l)
+			}
+			ltickets, labels = append(ltickets, id), append(labels, lid)
+		}
+		ids := make([]uuid.UUID, len(p.t.Comments))
+		for i, c := range p.t.Comments {
+			ids[i] = domain.NewID()
+			author, err := b.user(c.Author)
+			if err != nil {
+				return err
+			}
+			cm := importdb.Comment{ID: ids[i], TicketID: id, AuthorID: author, Body: c.Body,
+				CreatedAt: orNow(c.CreatedAt, b.now)}
+			cm.UpdatedAt = orNow(c.UpdatedAt, cm.CreatedAt)
+			if c.Parent != nil && *c.Parent >= 0 && *c.Parent < i {
+				cm.ParentID = &ids[*c.Parent]
+			}
+			comments = append(comments, cm)
+		}
+		for _, e := range p.t.TimeEntries {
+			te := importdb.TimeEntry{ID: domain.NewID(), TicketID: id, ProjectID: p.row.ProjectID, Date: e.Date,
+				DurationMinutes: e.DurationMinutes, Description: e.Description, ActivityType: e.ActivityType,
+				Status: e.Status, ApprovedAt: e.ApprovedAt, CreatedAt: orNow(e.CreatedAt, b.now)}
+			te.UpdatedAt = orNow(e.UpdatedAt, te.CreatedAt)
+			var err error
+			if te.UserID, err = b.user(e.User); err != nil {
+				return err
+			}
+			if te.ApprovedBy, err = b.optUser(e.ApprovedBy); err != nil {
+				return err
+			}
+			entries = append(entries, te)
+		}
+	}
+	b.counts.CommentsCreated += len(comments)
+	b.counts.TimeEntriesCreated += len(entries)
+	if err := importdb.InsertTicketLabels(b.ctx, b.q, b.row.OrgID, ltickets, labels, b.now); err != nil {
+		return err
+	}
+	if err := importdb.InsertComments(b.ctx, b.q, b.row.OrgID, comments); err != nil {
+		return err
+	}
+	if err := importdb.InsertTimeEntries(b.ctx, b.q, b.row.OrgID, entries); err != nil {
+		return err
+	}
+	if err := importdb.PutKeys(b.ctx, b.q, b.row.OrgID, b.row.Source, b.row.ID, keys); err != nil {
+		return err
+	}
+	return b.audit(audTickets)
+}
+
+// audit records the created tickets with the action "imported"; their
+// comments and time entries came with them and share that record.
+func (b *batchRun) audit(tickets []uuid.UUID) error {
+	return importdb.InsertAudits(b.ctx, b.q, b.row.OrgID, b.row.RequestedBy, ActionImported, b.now,
+		importdb.Audit{EntityType: "ticket", IDs: tickets}, domain.NewID)
+}

@@ -1,0 +1,117 @@
+package importer
+
+import (
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/export"
+	"tracker/store/importdb"
+)
+
+// orNow is a document timestamp, or now when the document left it out.
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t.UTC()
+}
+
+// sprintKey names a sprint in the key map: its project's key and its name.
+func sprintKey(projectKey, name string) string { return strings.ToUpper(projectKey) + "/" + name }
+
+func (c *catalogRun) importProjects(doc export.Document) error {
+	byKey, err := importdb.ProjectsByKey(c.ctx, c.q, c.row.OrgID)
+	if err != nil {
+		return err
+	}
+	ids := make([]uuid.UUID, len(doc.Projects))
+	for i, p := range doc.Projects {
+		key := strings.ToUpper(p.Key)
+		if id, ok := byKey[key]; ok {
+			ids[i] = id
+			c.key(importdb.KindProject, key, id, false)
+			continue
+		}
+		np := importdb.Project{ID: domain.NewID(), OrgID: c.row.OrgID, Key: key, Name: p.Name,
+			Description: p.Description, TicketCounter: p.TicketCounter, CapitalizationType: p.CapitalizationType,
+			DevelopmentPhase: p.DevelopmentPhase, CostCenterID: p.CostCenterID, AmortizationMonths: p.AmortizationMonths,
+			BudgetCents: p.BudgetCents, BudgetPeriod: p.BudgetPeriod, CreatedAt: orNow(p.CreatedAt, c.now)}
+		np.UpdatedAt = orNow(p.UpdatedAt, np.CreatedAt)
+		if p.Workflow != nil {
+			if wf, ok := c.wfs[*p.Workflow]; ok {
+				np.WorkflowID = &wf
+			}
+		}
+		if err := importdb.InsertProject(c.ctx, c.q, np); err != nil {
+			return err
+		}
+		byKey[key], ids[i] = np.ID, np.ID
+		c.counts.ProjectsCreated++
+		c.audits["project"] = append(c.audits["project"], np.ID)
+		c.key(importdb.KindProject, key, np.ID, true)
+	}
+	for i, p := range doc.Projects {
+		members := make([]uuid.UUID, 0, len(p.Members))
+		for _, e := range p.Members {
+			members = append(members, c.users[strings.ToLower(e)])
+		}
+		if err := importdb.AddProjectMembers(c.ctx, c.q, c.row.OrgID, ids[i], members, c.now); err != nil {
+			return err
+		}
+	}
+	return c.importSprints(doc, ids)
+}
+
+func (c *catalogRun) importSprints(doc export.Document, projectIDs []uuid.UUID) error {
+	existing, err := c.sprintsByName(projectIDs)
+	if err != nil {
+		return err
+	}
+	for i, p := range doc.Projects {
+		for _, s := range p.Sprints {
+			key := sprintKey(p.Key, s.Name)
+			if id, ok := existing[projectIDs[i].String()+"/"+s.Name]; ok {
+				c.key(importdb.KindSprint, key, id, false)
+				continue
+			}
+			ns := importdb.Sprint{ID: domain.NewID(), OrgID: c.row.OrgID, ProjectID: projectIDs[i], Name: s.Name,
+				Goal: s.Goal, StartDate: s.StartDate, EndDate: s.EndDate, Status: s.Status, CreatedAt: orNow(s.CreatedAt, c.now)}
+			ns.UpdatedAt = orNow(s.UpdatedAt, ns.CreatedAt)
+			if err := importdb.InsertSprint(c.ctx, c.q, ns); err != nil {
+				return err
+			}
+			existing[projectIDs[i].String()+"/"+s.Name] = ns.ID
+			c.counts.SprintsCreated++
+			c.audits["sprint"] = append(c.audits["sprint"], ns.ID)
+			c.key(importdb.KindSprint, key, ns.ID, true)
+		}
+	}
+	return nil
+}
+
+// sprintsByName maps "<project id>/<name>" of the projects' live sprints to
+// ids, with names made unique as the export makes them.
+func (c *catalogRun) sprintsByName(projectIDs []uuid.UUID) (map[string]uuid.UUID, error) {
+	rows, err := importdb.LiveSprints(c.ctx, c.q, projectIDs)
+	if err != nil {
+		return nil, err
+	}
+	byProject := map[uuid.UUID][]importdb.LiveSprint{}
+	for _, r := range rows {
+		byProject[r.ProjectID] = append(byProject[r.ProjectID], r)
+	}
+	out := make(map[string]uuid.UUID, len(rows))
+	for pid, list := range byProject {
+		names := make([]string, len(list))
+		for i, r := range list {
+			names[i] = r.Name
+		}
+		for i, n := range export.SprintNames(names) {
+			out[pid.String()+"/"+n] = list[i].ID
+		}
+	}
+	return out, nil
+}

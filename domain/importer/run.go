@@ -1,0 +1,188 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/export"
+	"tracker/store"
+	"tracker/store/importdb"
+)
+
+// ErrPermanent marks a step that can never succeed (a stored document that
+// no longer decodes, a reference the database refuses): the workflow stops
+// retrying and the import fails with the message.
+var ErrPermanent = errors.New("import cannot proceed")
+
+// Runner performs the steps of imports; the Import workflow's activities
+// call it. Each step locks the import's row, checks what is done already,
+// and commits its rows together with the progress mark, so running a step
+// twice (a retry, a resumed workflow) never creates anything twice.
+type Runner struct {
+	DB *store.DB
+	// BatchSize is the tickets per batch (default 2000).
+	BatchSize int
+}
+
+// Step is where an import stands after a step.
+type Step struct {
+	Status       string
+	Stage        string
+	TicketsTotal int
+	NextSeq      int
+	Counts       importdb.Counts
+	Done         bool // every ticket is processed
+}
+
+func stepOf(r importdb.Row) Step {
+	return Step{Status: r.Status, Stage: r.Stage, TicketsTotal: r.TicketsTotal, NextSeq: r.NextSeq, Counts: r.Counts,
+		Done: r.Stage == importdb.StageDone || (r.Stage == importdb.StageTickets || r.Stage == importdb.StageCatalog) && r.NextSeq > r.TicketsTotal}
+}
+
+// staged is one staged ticket.
+type staged struct {
+	Project string        `json:"p"`
+	Ticket  export.Ticket `json:"t"`
+}
+
+func permanent(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrPermanent, fmt.Sprintf(format, args...))
+}
+
+// Stage decodes the stored document once and writes it as rows: item 0 is
+// the catalog (the document without tickets, plus every user the tickets
+// name), items 1..n the tickets in document order.
+func (r *Runner) Stage(ctx context.Context, id uuid.UUID) (Step, error) {
+	var out Step
+	err := r.DB.InTx(ctx, func(q store.Querier) error {
+		row, err := importdb.Lock(ctx, q, id)
+		if err != nil {
+			return domain.NotFoundAs(err, "import")
+		}
+		if row.Stage != importdb.StageQueued || row.Status == importdb.StatusCompleted {
+			out = stepOf(row)
+			return nil
+		}
+		body, err := importdb.Document(ctx, q, id)
+		if err != nil {
+			return err
+		}
+		var doc export.Document
+		if err := json.Unmarshal(body, &doc); err != nil {
+			return permanent("stored document does not decode: %v", err)
+		}
+		payloads, err := stageItems(doc)
+		if err != nil {
+			return err
+		}
+		if err := importdb.ReplaceItems(ctx, q, id, payloads); err != nil {
+			return err
+		}
+		total := len(payloads) - 1
+		if err := importdb.Progress(ctx, q, id, importdb.StageStaged, total, 1, importdb.Counts{}, time.Now().UTC()); err != nil {
+			return err
+		}
+		out = Step{Status: importdb.StatusRunning, Stage: importdb.StageStaged, TicketsTotal: total, NextSeq: 1}
+		return nil
+	})
+	return out, err
+}
+
+func stageItems(doc export.Document) ([][]byte, error) {
+	listed := map[string]bool{}
+	for _, u := range doc.Users {
+		listed[strings.ToLower(u.Email)] = true
+	}
+	mention := func(e *string) {
+		if e != nil && !listed[strings.ToLower(*e)] {
+			listed[strings.ToLower(*e)] = true
+			doc.Users = append(doc.Users, export.User{Email: *e})
+		}
+	}
+	payloads := [][]byte{nil}
+	catalog := doc
+	catalog.Projects = make([]export.Project, len(doc.Projects))
+	for i, p := range doc.Projects {
+		for j := range p.Members {
+			mention(&p.Members[j])
+		}
+		for _, t := range p.Tickets {
+			mention(&t.Reporter)
+			mention(t.Assignee)
+			for _, c := range t.Comments {
+				mention(&c.Author)
+			}
+			for _, e := range t.TimeEntries {
+				mention(&e.User)
+				mention(e.ApprovedBy)
+			}
+			b, err := json.Marshal(staged{Project: p.Key, Ticket: t})
+			if err != nil {
+				return nil, err
+			}
+			payloads = append(payloads, b)
+		}
+		p.Tickets = nil
+		catalog.Projects[i] = p
+	}
+	catalog.Users = doc.Users
+	b, err := json.Marshal(catalog)
+	if err != nil {
+		return nil, err
+	}
+	payloads[0] = b
+	return payloads, nil
+}
+
+// Finish marks the import completed (dropping its document and staged
+// items) and returns its final state.
+func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
+	var out Step
+	err := r.DB.InTx(ctx, func(q store.Querier) error {
+		row, err := importdb.Lock(ctx, q, id)
+		if err != nil {
+			return domain.NotFoundAs(err, "import")
+		}
+		if row.Status != importdb.StatusCompleted {
+			if err := importdb.Complete(ctx, q, id, time.Now().UTC()); err != nil {
+				return err
+			}
+			if row, err = importdb.Get(ctx, q, id); err != nil {
+				return err
+			}
+		}
+		out = stepOf(row)
+		return nil
+	})
+	return out, err
+}
+
+// Fail marks the import failed with the reason.
+func (r *Runner) Fail(ctx context.Context, id uuid.UUID, reason string) error {
+	return r.DB.InTx(ctx, func(q store.Querier) error {
+		return importdb.Fail(ctx, q, id, []string{reason}, time.Now().UTC())
+	})
+}
+
+// RunAll runs every step of an import in this process, without Temporal
+// (tests, tools).
+func (r *Runner) RunAll(ctx context.Context, id uuid.UUID) (Step, error) {
+	if _, err := r.Stage(ctx, id); err != nil {
+		return Step{}, err
+	}
+	st, err := r.Catalog(ctx, id)
+	for err == nil && !st.Done {
+		st, err = r.Batch(ctx, id)
+	}
+	if err != nil {
+		return st, err
+	}
+	return r.Finish(ctx, id)
+}

@@ -1,0 +1,194 @@
+package importer
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/importdb"
+)
+
+// TopicImport is the outbox topic of an import job: the worker starts the
+// Import workflow for it.
+const TopicImport = "job.import"
+
+// Job is the payload of a TopicImport outbox row.
+type Job struct {
+	ImportID uuid.UUID `json:"import_id"`
+	OrgID    uuid.UUID `json:"org_id"`
+}
+
+// WorkflowID is the id of an import's workflow.
+func WorkflowID(importID uuid.UUID) string { return "import:" + importID.String() }
+
+// Service accepts imports and reports on them.
+type Service struct {
+	DB *store.DB
+	// Wait is how long Submit's caller waits for a quick import to finish
+	// (default 3 s); Poll how often it looks (default 100 ms).
+	Wait, Poll time.Duration
+}
+
+// Submit authorizes and validates an import into orgID and records it with
+// its document and the outbox row that starts its workflow, in one
+// transaction. The importer must be Admin of the org; an API key
+// restricted to projects cannot import (the import creates projects).
+func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUID, body []byte) (uuid.UUID, error) {
+	access, err := domain.OrgAccess(ctx, s.DB.Q(), p, orgID, domain.RoleAdmin, "organization")
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if len(p.ProjectIDs) > 0 {
+		return uuid.Nil, domain.Forbidden("this API key is restricted to projects and cannot import")
+	}
+	d, err := decode(body)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	problems, err := validate(ctx, d, known{q: s.DB.Q(), orgID: orgID})
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if len(problems) > 0 {
+		return uuid.Nil, domain.Invalid(problems...)
+	}
+	role := domain.RoleAdmin
+	if access.Role >= domain.RoleOwner {
+		role = domain.RoleOwner
+	}
+	id := domain.NewID()
+	now := time.Now().UTC()
+	err = s.DB.InTx(ctx, func(q store.Querier) error {
+		row := importdb.Row{ID: id, OrgID: orgID, RequestedBy: &p.UserID, RequesterRole: role.DB(),
+			Source: d.doc.Source, CreatedAt: now}
+		if err := importdb.Insert(ctx, q, row, body); err != nil {
+			return err
+		}
+		if err := domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "import",
+			EntityID: id, Action: "requested"}); err != nil {
+			return err
+		}
+		return domain.Enqueue(ctx, q, orgID, domain.NewID(), TopicImport, Job{ImportID: id, OrgID: orgID})
+	})
+	return id, err
+}
+
+// Summary is the spec's eight counts.
+type Summary struct {
+	UsersCreated       int `json:"users_created"`
+	WorkflowsCreated   int `json:"workflows_created"`
+	LabelsCreated      int `json:"labels_created"`
+	ProjectsCreated    int `json:"projects_created"`
+	SprintsCreated     int `json:"sprints_created"`
+	TicketsCreated     int `json:"tickets_created"`
+	CommentsCreated    int `json:"comments_created"`
+	TimeEntriesCreated int `json:"time_entries_created"`
+}
+
+// SummaryOf drops the bookkeeping counts.
+func SummaryOf(c importdb.Counts) Summary {
+	return Summary{c.UsersCreated, c.WorkflowsCreated, c.LabelsCreated, c.ProjectsCreated, c.SprintsCreated,
+		c.TicketsCreated, c.CommentsCreated, c.TimeEntriesCreated}
+}
+
+// Progress is where a running import is.
+type Progress struct {
+	Stage            string `json:"stage"`
+	TicketsTotal     int    `json:"tickets_total"`
+	TicketsProcessed int    `json:"tickets_processed"`
+	TicketsSkipped   int    `json:"tickets_skipped"`
+}
+
+// Status is an import as GET /imports/{id} renders it.
+type Status struct {
+	ID         uuid.UUID  `json:"id"`
+	OrgID      uuid.UUID  `json:"org_id"`
+	Status     string     `json:"status"`
+	Progress   Progress   `json:"progress"`
+	Summary    Summary    `json:"summary"`
+	Errors     []string   `json:"errors"`
+	CreatedAt  time.Time  `json:"created_at"`
+	StartedAt  *time.Time `json:"started_at"`
+	FinishedAt *time.Time `json:"finished_at"`
+}
+
+// StatusOf renders an imports row.
+func StatusOf(r importdb.Row) Status {
+	processed := r.NextSeq - 1 // seq 0 is the catalog
+	if processed < 0 {
+		processed = 0
+	}
+	st := Status{ID: r.ID, OrgID: r.OrgID, Status: r.Status, Summary: SummaryOf(r.Counts), Errors: r.Errors,
+		Progress:  Progress{Stage: r.Stage, TicketsTotal: r.TicketsTotal, TicketsProcessed: processed, TicketsSkipped: r.Counts.TicketsSkipped},
+		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt)}
+	if st.Errors == nil {
+		st.Errors = []string{}
+	}
+	return st
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// Get reads an import (Admin of its org; non-members get 404).
+func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Status, error) {
+	row, err := importdb.GetWithAccess(ctx, s.DB.Q(), id, p.UserID)
+	if err != nil {
+		return Status{}, domain.NotFoundAs(err, "import")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(row.AccessRow), domain.RoleAdmin, "import"); err != nil {
+		return Status{}, err
+	}
+	return StatusOf(row.Row), nil
+}
+
+// Await polls an import until it finished or the wait is over (or ctx
+// ends), and returns its state then.
+func (s *Service) Await(ctx context.Context, id uuid.UUID) (Status, error) {
+	wait, poll := s.Wait, s.Poll
+	if wait <= 0 {
+		wait = 3 * time.Second
+	}
+	if poll <= 0 {
+		poll = 100 * time.Millisecond
+	}
+	deadline := time.Now().Add(wait)
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		row, err := importdb.Get(ctx, s.DB.Q(), id)
+		if err != nil {
+			return Status{}, err
+		}
+		if row.Status == importdb.StatusCompleted || row.Status == importdb.StatusFailed || time.Now().After(deadline) {
+			return StatusOf(row), nil
+		}
+		select {
+		case <-ctx.Done():
+			return StatusOf(row), nil
+		case <-t.C:
+		}
+	}
+}
+
+// known answers validation's questions about the target org.
+type known struct {
+	q     store.Querier
+	orgID uuid.UUID
+}
+
+func (k known) MemberEmails(ctx context.Context, emails []string) (map[string]bool, error) {
+	return importdb.MemberEmails(ctx, k.q, k.orgID, emails)
+}
+
+func (k known) WorkflowNames(ctx context.Context, names []string) (map[string]bool, error) {
+	return importdb.WorkflowNames(ctx, k.q, k.orgID, names)
+}

@@ -1,0 +1,114 @@
+package importer
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"tracker/domain/export"
+	"tracker/domain/ticket"
+	"tracker/domain/timeentry"
+)
+
+// project checks a project and everything inside it.
+func (c *checker) project(path string, p export.Project) {
+	c.checkProjectFields(path, p)
+	var statuses map[string]bool // nil: any status (no workflow, or one of the org's)
+	if p.Workflow != nil {
+		if s, ok := c.docWF[*p.Workflow]; ok {
+			statuses = s
+		} else {
+			c.wfs[*p.Workflow] = append(c.wfs[*p.Workflow], path+".workflow")
+		}
+	}
+	for i, m := range p.Members {
+		c.email(fmt.Sprintf("%s.members[%d]", path, i), m)
+	}
+	sprints := map[string]bool{}
+	for i, s := range p.Sprints {
+		sp := fmt.Sprintf("%s.sprints[%d]", path, i)
+		if c.required(sp+".name", s.Name) && sprints[s.Name] {
+			c.add(sp+".name", "duplicate sprint name in the project")
+		}
+		sprints[s.Name] = true
+		okStart, okEnd := c.date(sp+".start_date", s.StartDate), c.date(sp+".end_date", s.EndDate)
+		if okStart && okEnd && s.EndDate < s.StartDate {
+			c.add(sp+".end_date", "must not be before start_date")
+		}
+		c.oneOf(sp+".status", s.Status, sprintStatuses)
+	}
+	if p.Tickets == nil {
+		c.add(path+".tickets", "required")
+	}
+	numbers := map[int]int{}
+	for i, t := range p.Tickets {
+		tp := fmt.Sprintf("%s.tickets[%d]", path, i)
+		if t.Number < 1 {
+			c.add(tp+".number", "must be at least 1")
+		} else if prev, dup := numbers[t.Number]; dup {
+			c.add(tp+".number", fmt.Sprintf("duplicate ticket number in the project (also tickets[%d])", prev))
+		}
+		numbers[t.Number] = i
+		c.ticket(tp, t, statuses, sprints)
+	}
+}
+
+func (c *checker) ticket(path string, t export.Ticket, statuses, sprints map[string]bool) {
+	if n := utf8.RuneCountInString(t.Title); strings.TrimSpace(t.Title) == "" || n > 500 {
+		c.add(path+".title", "must be 1-500 characters")
+	}
+	if c.required(path+".status", t.Status) && statuses != nil && !statuses[t.Status] {
+		c.add(path+".status", "must be a status of the project's workflow")
+	}
+	if t.Priority != "" {
+		if _, ok := ticket.ParsePriority(t.Priority); !ok {
+			c.add(path+".priority", "must be one of "+strings.Join(ticket.Priorities, ", "))
+		}
+	}
+	c.email(path+".reporter", t.Reporter)
+	c.optEmail(path+".assignee", t.Assignee)
+	if t.Sprint != nil && !sprints[*t.Sprint] {
+		c.add(path+".sprint", "must be the name of a sprint of the project")
+	}
+	for i, l := range t.Labels {
+		if !c.labels[strings.ToLower(l)] {
+			c.add(fmt.Sprintf("%s.labels[%d]", path, i), "must be the name of a label in labels")
+		}
+	}
+	for i, cm := range t.Comments {
+		cp := fmt.Sprintf("%s.comments[%d]", path, i)
+		c.email(cp+".author", cm.Author)
+		if cm.Body == "" {
+			c.add(cp+".body", "required")
+		}
+		if cm.Parent != nil && (*cm.Parent < 0 || *cm.Parent >= i) {
+			c.add(cp+".parent", "must be the position of an earlier comment of the ticket")
+		}
+	}
+	for i, e := range t.TimeEntries {
+		c.timeEntry(fmt.Sprintf("%s.time_entries[%d]", path, i), e)
+	}
+}
+
+func (c *checker) timeEntry(path string, e export.TimeEntry) {
+	c.email(path+".user", e.User)
+	c.date(path+".date", e.Date)
+	if e.DurationMinutes < 1 || e.DurationMinutes > 1440 {
+		c.add(path+".duration_minutes", "must be between 1 and 1440")
+	}
+	if !timeentry.ValidActivity(e.ActivityType) {
+		c.add(path+".activity_type", "must be one of "+strings.Join(timeentry.ActivityTypes, ", "))
+	}
+	c.oneOf(path+".status", e.Status, entryStatuses)
+	if e.Status == "Approved" {
+		if e.ApprovedBy == nil {
+			c.add(path+".approved_by", "required for an Approved entry")
+		}
+		if e.ApprovedAt == nil {
+			c.add(path+".approved_at", "required for an Approved entry")
+		}
+	} else if e.ApprovedBy != nil || e.ApprovedAt != nil {
+		c.add(path+".approved_by", "must be null unless the entry is Approved")
+	}
+	c.optEmail(path+".approved_by", e.ApprovedBy)
+}

@@ -1,0 +1,172 @@
+// Package exportdb holds the SQL of the export: reads of one organization's
+// live data (in one read-only snapshot, in batches, never all tickets at
+// once) and the single-file SQLite database of the sqlite format.
+package exportdb
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"tracker/store"
+)
+
+// Snapshot runs fn in one read-only REPEATABLE READ transaction, so a long
+// export sees one consistent state of the organization.
+func Snapshot(ctx context.Context, db *store.DB, fn func(q store.Querier) error) error {
+	tx, err := db.Pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return store.Translate(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return store.Translate(tx.Commit(ctx))
+}
+
+// Org is the exported organization.
+type Org struct {
+	ID   uuid.UUID `db:"id"`
+	Name string    `db:"name"`
+	Slug string    `db:"slug"`
+}
+
+// GetOrg reads an organization.
+func GetOrg(ctx context.Context, q store.Querier, id uuid.UUID) (Org, error) {
+	return store.GetRaw[Org](ctx, q, `SELECT id, name, slug FROM organizations WHERE id = $1`, id)
+}
+
+// ProjectID finds a live project of org by key (any case).
+func ProjectID(ctx context.Context, q store.Querier, orgID uuid.UUID, key string) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := q.QueryRow(ctx, `SELECT id FROM projects
+	    WHERE org_id = $1 AND upper(key) = upper($2) AND deleted_at IS NULL`, orgID, key).Scan(&id)
+	return id, store.Translate(err)
+}
+
+// User is a user the export mentions; Role is "" for a non-member.
+type User struct {
+	ID          uuid.UUID `db:"id"`
+	Email       string    `db:"email"`
+	DisplayName string    `db:"display_name"`
+	Role        string    `db:"role"`
+}
+
+// Users lists the org's members and every other user that the exported
+// projects reference (reporters, assignees, comment authors, time entry
+// users and approvers, project members), by email. projectID narrows the
+// references to one project (uuid.Nil: every live project).
+func Users(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID) ([]User, error) {
+	return store.SelectRaw[User](ctx, q, `
+	WITH scope AS (
+	    SELECT id FROM projects WHERE org_id = $1 AND deleted_at IS NULL AND ($2::uuid IS NULL OR id = $2)),
+	t AS (
+	    SELECT id, assignee_id, reporter_id FROM tickets
+	    WHERE project_id IN (SELECT id FROM scope) AND deleted_at IS NULL),
+	refs AS (
+	    SELECT reporter_id AS uid FROM t
+	    UNION SELECT assignee_id FROM t
+	    UNION SELECT author_id FROM comments WHERE ticket_id IN (SELECT id FROM t)
+	    UNION SELECT user_id FROM time_entries WHERE ticket_id IN (SELECT id FROM t)
+	    UNION SELECT approved_by FROM time_entries WHERE ticket_id IN (SELECT id FROM t)
+	    UNION SELECT user_id FROM project_members WHERE project_id IN (SELECT id FROM scope))
+	SELECT u.id, u.email, u.display_name, COALESCE(m.role, '') AS role
+	FROM users u LEFT JOIN memberships m ON m.org_id = $1 AND m.user_id = u.id
+	WHERE m.user_id IS NOT NULL OR u.id IN (SELECT uid FROM refs WHERE uid IS NOT NULL)
+	ORDER BY lower(u.email), u.id`, orgID, nilable(projectID))
+}
+
+// Workflow is a workflows row as exported.
+type Workflow struct {
+	ID          uuid.UUID `db:"id"`
+	Name        string    `db:"name"`
+	Statuses    []byte    `db:"statuses"`
+	Transitions []byte    `db:"transitions"`
+	Enforcement string    `db:"enforcement"`
+}
+
+// Workflows lists the org's workflows by name.
+func Workflows(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Workflow, error) {
+	return store.SelectRaw[Workflow](ctx, q, `SELECT id, name, statuses, transitions, enforcement
+	    FROM workflows WHERE org_id = $1 ORDER BY name, id`, orgID)
+}
+
+// Label is a live label.
+type Label struct {
+	ID    uuid.UUID `db:"id"`
+	Name  string    `db:"name"`
+	Color string    `db:"color"`
+}
+
+// Labels lists the org's live labels by name.
+func Labels(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Label, error) {
+	return store.SelectRaw[Label](ctx, q, `SELECT id, name, color FROM labels
+	    WHERE org_id = $1 AND deleted_at IS NULL ORDER BY lower(name), id`, orgID)
+}
+
+// Project is a live project with its workflow's name.
+type Project struct {
+	ID                 uuid.UUID `db:"id"`
+	Key                string    `db:"key"`
+	Name               string    `db:"name"`
+	Description        *string   `db:"description"`
+	Workflow           *string   `db:"workflow"`
+	TicketCounter      int       `db:"ticket_counter"`
+	CapitalizationType *string   `db:"capitalization_type"`
+	DevelopmentPhase   *string   `db:"development_phase"`
+	CostCenterID       *string   `db:"cost_center_id"`
+	AmortizationMonths *int64    `db:"amortization_months"`
+	BudgetCents        *int64    `db:"budget_cents"`
+	BudgetPeriod       *string   `db:"budget_period"`
+	CreatedAt          time.Time `db:"created_at"`
+	UpdatedAt          time.Time `db:"updated_at"`
+}
+
+// Projects lists the org's live projects by key (projectID: only that one).
+func Projects(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID) ([]Project, error) {
+	return store.SelectRaw[Project](ctx, q, `SELECT p.id, p.key, p.name, p.description, w.name AS workflow,
+	        p.ticket_counter, p.capitalization_type, p.development_phase, p.cost_center_id,
+	        p.amortization_months, p.budget_cents, p.budget_period, p.created_at, p.updated_at
+	    FROM projects p LEFT JOIN workflows w ON w.id = p.workflow_id
+	    WHERE p.org_id = $1 AND p.deleted_at IS NULL AND ($2::uuid IS NULL OR p.id = $2)
+	    ORDER BY p.key, p.id`, orgID, nilable(projectID))
+}
+
+// Members lists the user ids of a project's members.
+func Members(ctx context.Context, q store.Querier, projectID uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := q.Query(ctx, `SELECT pm.user_id FROM project_members pm
+	    JOIN users u ON u.id = pm.user_id WHERE pm.project_id = $1 ORDER BY lower(u.email)`, projectID)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	return ids, store.Translate(err)
+}
+
+// Sprint is a live sprint.
+type Sprint struct {
+	ID        uuid.UUID `db:"id"`
+	Name      string    `db:"name"`
+	Goal      *string   `db:"goal"`
+	StartDate time.Time `db:"start_date"`
+	EndDate   time.Time `db:"end_date"`
+	Status    string    `db:"status"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
+}
+
+// Sprints lists a project's live sprints in creation order.
+func Sprints(ctx context.Context, q store.Querier, projectID uuid.UUID) ([]Sprint, error) {
+	return store.SelectRaw[Sprint](ctx, q, `SELECT id, name, goal, start_date, end_date, status, created_at, updated_at
+	    FROM sprints WHERE project_id = $1 AND deleted_at IS NULL ORDER BY id`, projectID)
+}
+
+func nilable(id uuid.UUID) *uuid.UUID {
+	if id == uuid.Nil {
+		return nil
+	}
+	return &id
+}

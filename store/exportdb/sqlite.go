@@ -1,0 +1,210 @@
+package exportdb
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// Table is one table of the sqlite export: its name and columns, in the
+// order Insert takes values. Relations use the document's keys (emails,
+// project keys, names, numbers, positions), never ids.
+type Table struct {
+	Name    string
+	Columns []string
+	Key     string // PRIMARY KEY column list
+}
+
+// Tables are the eleven tables of the spec, in the order they are filled.
+var Tables = []Table{
+	{"export_meta", []string{"key", "value"}, "key"},
+	{"users", []string{"email", "display_name", "role"}, "email"},
+	{"labels", []string{"name", "color"}, "name"},
+	{"workflows", []string{"name", "statuses", "transitions", "enforcement"}, "name"},
+	{"projects", []string{"key", "name", "description", "workflow", "ticket_counter", "capitalization_type",
+		"development_phase", "cost_center_id", "amortization_months", "budget_cents", "budget_period",
+		"created_at", "updated_at"}, "key"},
+	{"project_members", []string{"project_key", "user_email"}, "project_key, user_email"},
+	{"sprints", []string{"project_key", "position", "name", "goal", "start_date", "end_date", "status",
+		"created_at", "updated_at"}, "project_key, position"},
+	{"tickets", []string{"project_key", "number", "title", "description", "status", "priority", "assignee",
+		"reporter", "sprint", "created_at", "updated_at"}, "project_key, number"},
+	{"ticket_labels", []string{"project_key", "ticket_number", "label"}, "project_key, ticket_number, label"},
+	{"comments", []string{"project_key", "ticket_number", "position", "author", "body", "parent",
+		"created_at", "updated_at"}, "project_key, ticket_number, position"},
+	{"time_entries", []string{"project_key", "ticket_number", "position", "user", "date", "duration_minutes",
+		"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at"},
+		"project_key, ticket_number, position"},
+}
+
+// integerColumns are stored as INTEGER; every other column is TEXT
+// (timestamps RFC 3339, dates YYYY-MM-DD, workflow statuses as JSON).
+var integerColumns = map[string]bool{
+	"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
+	"number": true, "ticket_number": true, "parent": true, "duration_minutes": true,
+}
+
+func ddl(t Table) string {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		typ := "TEXT"
+		if integerColumns[c] {
+			typ = "INTEGER"
+		}
+		cols[i] = fmt.Sprintf("%q %s", c, typ)
+	}
+	return fmt.Sprintf("CREATE TABLE %s (%s, PRIMARY KEY (%s))", t.Name, strings.Join(cols, ", "), t.Key)
+}
+
+// SQLiteFile is a sqlite export being written: one transaction with one
+// prepared insert per table.
+type SQLiteFile struct {
+	db    *sql.DB
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+// CreateSQLite creates the database file at path (which must not exist)
+// with the eleven tables and opens the transaction that fills them.
+func CreateSQLite(ctx context.Context, path string) (*SQLiteFile, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	f := &SQLiteFile{db: db, stmts: map[string]*sql.Stmt{}}
+	if err := f.init(ctx); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func (f *SQLiteFile) init(ctx context.Context) error {
+	for _, t := range Tables {
+		if _, err := f.db.ExecContext(ctx, ddl(t)); err != nil {
+			return fmt.Errorf("create table %s: %w", t.Name, err)
+		}
+	}
+	var err error
+	if f.tx, err = f.db.BeginTx(ctx, nil); err != nil {
+		return fmt.Errorf("begin sqlite: %w", err)
+	}
+	for _, t := range Tables {
+		quoted := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			quoted[i] = fmt.Sprintf("%q", c)
+		}
+		q := fmt.Sprintf("INSERT INTO %s (%s) VALUES (%s)", t.Name, strings.Join(quoted, ", "),
+			strings.TrimSuffix(strings.Repeat("?, ", len(t.Columns)), ", "))
+		if f.stmts[t.Name], err = f.tx.PrepareContext(ctx, q); err != nil {
+			return fmt.Errorf("prepare %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// Insert adds one row to table; values follow the table's Columns (nil
+// pointers are NULL).
+func (f *SQLiteFile) Insert(ctx context.Context, table string, values ...any) error {
+	st, ok := f.stmts[table]
+	if !ok {
+		return fmt.Errorf("sqlite export: unknown table %s", table)
+	}
+	if _, err := st.ExecContext(ctx, values...); err != nil {
+		return fmt.Errorf("insert into %s: %w", table, err)
+	}
+	return nil
+}
+
+// Commit commits the rows and closes the file.
+func (f *SQLiteFile) Commit() error {
+	err := f.tx.Commit()
+	f.tx = nil
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close abandons an uncommitted transaction and closes the file.
+func (f *SQLiteFile) Close() error {
+	for _, st := range f.stmts {
+		_ = st.Close()
+	}
+	f.stmts = map[string]*sql.Stmt{}
+	if f.tx != nil {
+		_ = f.tx.Rollback()
+		f.tx = nil
+	}
+	return f.db.Close()
+}
+
+// ReadTable calls fn with each row of an export file's table in insertion
+// order (document order); values are string, int64 or nil.
+func ReadTable(ctx context.Context, path, table string, fn func(vals []any) error) error {
+	var t *Table
+	for i := range Tables {
+		if Tables[i].Name == table {
+			t = &Tables[i]
+		}
+	}
+	if t == nil {
+		return fmt.Errorf("sqlite export: unknown table %s", table)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	quoted := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		quoted[i] = fmt.Sprintf("%q", c)
+	}
+	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT %s FROM %s ORDER BY rowid", strings.Join(quoted, ", "), t.Name))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		vals := make([]any, len(t.Columns))
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		if err := fn(vals); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// TableNames lists the tables of an export file (tests check there are
+// exactly the spec's eleven).
+func TableNames(ctx context.Context, path string) ([]string, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}

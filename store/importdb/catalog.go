@@ -1,0 +1,198 @@
+package importdb
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"tracker/store"
+)
+
+// pairs reads (text, uuid) rows into a map.
+func pairs(ctx context.Context, q store.Querier, sql string, args ...any) (map[string]uuid.UUID, error) {
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	out := map[string]uuid.UUID{}
+	var k string
+	var id uuid.UUID
+	_, err = pgx.ForEachRow(rows, []any{&k, &id}, func() error {
+		out[k] = id
+		return nil
+	})
+	return out, store.Translate(err)
+}
+
+// UsersByEmail maps lower-cased emails to existing users.
+func UsersByEmail(ctx context.Context, q store.Querier, emails []string) (map[string]uuid.UUID, error) {
+	lower := make([]string, len(emails))
+	for i, e := range emails {
+		lower[i] = strings.ToLower(e)
+	}
+	return pairs(ctx, q, `SELECT lower(email), id FROM users WHERE lower(email) = ANY($1)`, lower)
+}
+
+// NewUser is a user an import creates: no password (a reset or single
+// sign-on claims the account), active.
+type NewUser struct {
+	ID          uuid.UUID
+	Email       string
+	DisplayName string
+}
+
+// InsertUsers creates users; an email taken meanwhile is skipped. It
+// returns the ids actually created.
+func InsertUsers(ctx context.Context, q store.Querier, users []NewUser, at time.Time) ([]uuid.UUID, error) {
+	if len(users) == 0 {
+		return nil, nil
+	}
+	ids, emails, names := make([]uuid.UUID, len(users)), make([]string, len(users)), make([]string, len(users))
+	for i, u := range users {
+		ids[i], emails[i], names[i] = u.ID, u.Email, u.DisplayName
+	}
+	rows, err := q.Query(ctx, `INSERT INTO users (id, email, display_name, password_hash, active, created_at, updated_at)
+	    SELECT u.id, u.email, u.name, NULL, true, $4, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, email, name)
+	    ON CONFLICT DO NOTHING RETURNING id`, ids, emails, names, at)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	created, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	return created, store.Translate(err)
+}
+
+// AddMemberships adds members with their roles; existing memberships are
+// left as they are.
+func AddMemberships(ctx context.Context, q store.Querier, orgID uuid.UUID, userIDs []uuid.UUID, roles []string, at time.Time) error {
+	if len(userIDs) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `INSERT INTO memberships (org_id, user_id, role, joined_at)
+	    SELECT $1, u.id, u.role, $4 FROM unnest($2::uuid[], $3::text[]) AS u(id, role)
+	    ON CONFLICT DO NOTHING`, orgID, userIDs, roles, at)
+	return store.Translate(err)
+}
+
+// WorkflowsByName maps the org's workflow names to ids.
+func WorkflowsByName(ctx context.Context, q store.Querier, orgID uuid.UUID) (map[string]uuid.UUID, error) {
+	return pairs(ctx, q, `SELECT name, id FROM workflows WHERE org_id = $1`, orgID)
+}
+
+// LabelsByName maps the org's live labels (lower-cased names) to ids.
+func LabelsByName(ctx context.Context, q store.Querier, orgID uuid.UUID) (map[string]uuid.UUID, error) {
+	return pairs(ctx, q, `SELECT lower(name), id FROM labels WHERE org_id = $1 AND deleted_at IS NULL`, orgID)
+}
+
+// ProjectsByKey maps the org's live projects (upper-cased keys) to ids.
+func ProjectsByKey(ctx context.Context, q store.Querier, orgID uuid.UUID) (map[string]uuid.UUID, error) {
+	return pairs(ctx, q, `SELECT upper(key), id FROM projects WHERE org_id = $1 AND deleted_at IS NULL`, orgID)
+}
+
+// LiveSprint is a live sprint of a project.
+type LiveSprint struct {
+	ProjectID uuid.UUID `db:"project_id"`
+	ID        uuid.UUID `db:"id"`
+	Name      string    `db:"name"`
+}
+
+// LiveSprints lists the live sprints of the projects, each project's in
+// creation order.
+func LiveSprints(ctx context.Context, q store.Querier, projectIDs []uuid.UUID) ([]LiveSprint, error) {
+	return store.SelectRaw[LiveSprint](ctx, q, `SELECT project_id, id, name FROM sprints
+	    WHERE project_id = ANY($1) AND deleted_at IS NULL ORDER BY project_id, id`, projectIDs)
+}
+
+// InsertWorkflow creates a workflow (statuses and transitions as JSON).
+func InsertWorkflow(ctx context.Context, q store.Querier, orgID, id uuid.UUID, name string, statuses, transitions []byte, enforcement string, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO workflows (id, org_id, name, statuses, transitions, enforcement, created_at, updated_at)
+	    VALUES ($1, $2, $3, $4, $5, $6, $7, $7)`, id, orgID, name, string(statuses), string(transitions), enforcement, at)
+	return store.Translate(err)
+}
+
+// InsertLabel creates a label.
+func InsertLabel(ctx context.Context, q store.Querier, orgID, id uuid.UUID, name, color string, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO labels (id, org_id, name, color, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)`,
+		id, orgID, name, color, at)
+	return store.Translate(err)
+}
+
+// Project is a project an import creates.
+type Project struct {
+	ID, OrgID          uuid.UUID
+	WorkflowID         *uuid.UUID
+	Key, Name          string
+	Description        *string
+	TicketCounter      int
+	CapitalizationType *string
+	DevelopmentPhase   *string
+	CostCenterID       *string
+	AmortizationMonths *int64
+	BudgetCents        *int64
+	BudgetPeriod       *string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// InsertProject creates a project.
+func InsertProject(ctx context.Context, q store.Querier, p Project) error {
+	_, err := q.Exec(ctx, `INSERT INTO projects (id, org_id, workflow_id, key, name, description, ticket_counter,
+	        capitalization_type, development_phase, cost_center_id, amortization_months, budget_cents, budget_period,
+	        created_at, updated_at)
+	    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+		p.ID, p.OrgID, p.WorkflowID, p.Key, p.Name, p.Description, p.TicketCounter, p.CapitalizationType,
+		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod, p.CreatedAt, p.UpdatedAt)
+	return store.Translate(err)
+}
+
+// AddProjectMembers adds members to a project; existing ones stay.
+func AddProjectMembers(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID, userIDs []uuid.UUID, at time.Time) error {
+	if len(userIDs) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `INSERT INTO project_members (org_id, project_id, user_id, created_at)
+	    SELECT $1, $2, u, $4 FROM unnest($3::uuid[]) AS u ON CONFLICT DO NOTHING`, orgID, projectID, userIDs, at)
+	return store.Translate(err)
+}
+
+// Sprint is a sprint an import creates; dates are YYYY-MM-DD.
+type Sprint struct {
+	ID, OrgID, ProjectID uuid.UUID
+	Name                 string
+	Goal                 *string
+	StartDate, EndDate   string
+	Status               string
+	CreatedAt, UpdatedAt time.Time
+}
+
+// InsertSprint creates a sprint.
+func InsertSprint(ctx context.Context, q store.Querier, s Sprint) error {
+	_, err := q.Exec(ctx, `INSERT INTO sprints (id, org_id, project_id, name, goal, start_date, end_date, status, created_at, updated_at)
+	    VALUES ($1, $2, $3, $4, $5, $6::date, $7::date, $8, $9, $10)`,
+		s.ID, s.OrgID, s.ProjectID, s.Name, s.Goal, s.StartDate, s.EndDate, s.Status, s.CreatedAt, s.UpdatedAt)
+	return store.Translate(err)
+}
+
+// MemberEmails tells which of the (lower-cased) emails belong to members of
+// the org.
+func MemberEmails(ctx context.Context, q store.Querier, orgID uuid.UUID, emails []string) (map[string]bool, error) {
+	m, err := pairs(ctx, q, `SELECT lower(u.email), u.id FROM users u
+	    JOIN memberships m ON m.user_id = u.id AND m.org_id = $1 WHERE lower(u.email) = ANY($2)`, orgID, emails)
+	return keysOf(m), err
+}
+
+// WorkflowNames tells which of the names are workflows of the org.
+func WorkflowNames(ctx context.Context, q store.Querier, orgID uuid.UUID, names []string) (map[string]bool, error) {
+	m, err := pairs(ctx, q, `SELECT name, id FROM workflows WHERE org_id = $1 AND name = ANY($2)`, orgID, names)
+	return keysOf(m), err
+}
+
+func keysOf(m map[string]uuid.UUID) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}

@@ -1,0 +1,174 @@
+package importdb
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"tracker/store"
+)
+
+// RaiseCounters lifts each project's ticket_counter to at least the given
+// number, locking the projects until the batch commits: a ticket created
+// meanwhile through the API then numbers above every imported ticket.
+func RaiseCounters(ctx context.Context, q store.Querier, projectIDs []uuid.UUID, numbers []int) error {
+	_, err := q.Exec(ctx, `UPDATE projects p SET ticket_counter = GREATEST(p.ticket_counter, v.n)
+	    FROM unnest($1::uuid[], $2::int[]) AS v(id, n) WHERE p.id = v.id`, bin(projectIDs), numbers)
+	return store.Translate(err)
+}
+
+// Allocate takes n new numbers from a project's counter and returns the
+// first.
+func Allocate(ctx context.Context, q store.Querier, projectID uuid.UUID, n int) (int, error) {
+	var last int
+	err := q.QueryRow(ctx, `UPDATE projects SET ticket_counter = ticket_counter + $2 WHERE id = $1 RETURNING ticket_counter`,
+		projectID, n).Scan(&last)
+	return last - n + 1, store.Translate(err)
+}
+
+// Ticket is a ticket an import creates.
+type Ticket struct {
+	ID, ProjectID        uuid.UUID
+	Number               int
+	Title                string
+	Description          *string
+	Status, Priority     string
+	AssigneeID           *uuid.UUID
+	ReporterID           uuid.UUID
+	SprintID             *uuid.UUID
+	CreatedAt, UpdatedAt time.Time
+}
+
+// InsertTickets inserts tickets whose numbers are free and returns the ids
+// inserted; a ticket whose number its project already uses is left out.
+func InsertTickets(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket) (map[uuid.UUID]bool, error) {
+	n := len(ts)
+	ids, projects, nums := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]int, n)
+	titles, descs, statuses, prios := make([]string, n), make([]*string, n), make([]string, n), make([]string, n)
+	assignees, reporters, sprints := make([]*uuid.UUID, n), make([]uuid.UUID, n), make([]*uuid.UUID, n)
+	created, updated := make([]time.Time, n), make([]time.Time, n)
+	for i, t := range ts {
+		ids[i], projects[i], nums[i] = t.ID, t.ProjectID, t.Number
+		titles[i], descs[i], statuses[i], prios[i] = t.Title, t.Description, t.Status, t.Priority
+		assignees[i], reporters[i], sprints[i] = t.AssigneeID, t.ReporterID, t.SprintID
+		created[i], updated[i] = t.CreatedAt, t.UpdatedAt
+	}
+	rows, err := q.Query(ctx, `INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status,
+	        priority, assignee_id, reporter_id, sprint_id, created_at, updated_at)
+	    SELECT u.id, $1, u.project, u.num, u.title, u.descr, u.status, u.prio, u.assignee, u.reporter, u.sprint,
+	        u.created, u.updated
+	    FROM unnest($2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::uuid[],
+	        $10::uuid[], $11::uuid[], $12::timestamptz[], $13::timestamptz[])
+	        AS u(id, project, num, title, descr, status, prio, assignee, reporter, sprint, created, updated)
+	    ON CONFLICT (project_id, ticket_number) DO NOTHING RETURNING id`,
+		orgID, bin(ids), bin(projects), nums, titles, descs, statuses, prios, binOpt(assignees), bin(reporters), binOpt(sprints),
+		created, updated)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	out := make(map[uuid.UUID]bool, n)
+	var id uuid.UUID
+	_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+		out[id] = true
+		return nil
+	})
+	return out, store.Translate(err)
+}
+
+// Existing is a ticket that holds a number an imported ticket asked for.
+type Existing struct {
+	ProjectID uuid.UUID `db:"project_id"`
+	Number    int       `db:"ticket_number"`
+	ID        uuid.UUID `db:"id"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+// ExistingTickets reads the tickets holding the given (project, number)
+// pairs, deleted ones included (their numbers stay taken).
+func ExistingTickets(ctx context.Context, q store.Querier, projectIDs []uuid.UUID, numbers []int) ([]Existing, error) {
+	return store.SelectRaw[Existing](ctx, q, `SELECT t.project_id, t.ticket_number, t.id, t.created_at
+	    FROM unnest($1::uuid[], $2::int[]) AS v(project, num), LATERAL (
+	        SELECT project_id, ticket_number, id, created_at FROM tickets
+	        WHERE project_id = v.project AND ticket_number = v.num LIMIT 1) AS t`, bin(projectIDs), numbers)
+}
+
+// InsertTicketLabels links tickets to labels.
+func InsertTicketLabels(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs, labelIDs []uuid.UUID, at time.Time) error {
+	if len(ticketIDs) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `INSERT INTO ticket_labels (org_id, ticket_id, label_id, created_at)
+	    SELECT $1, u.t, u.l, $4 FROM unnest($2::uuid[], $3::uuid[]) AS u(t, l) ON CONFLICT DO NOTHING`,
+		orgID, bin(ticketIDs), bin(labelIDs), at)
+	return store.Translate(err)
+}
+
+// Comment is a comment an import creates.
+type Comment struct {
+	ID, TicketID, AuthorID uuid.UUID
+	Body                   string
+	ParentID               *uuid.UUID
+	CreatedAt, UpdatedAt   time.Time
+}
+
+// InsertComments inserts comments (a parent may be in the same call).
+func InsertComments(ctx context.Context, q store.Querier, orgID uuid.UUID, cs []Comment) error {
+	if len(cs) == 0 {
+		return nil
+	}
+	n := len(cs)
+	ids, tickets, authors, parents := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n), make([]*uuid.UUID, n)
+	bodies, created, updated := make([]string, n), make([]time.Time, n), make([]time.Time, n)
+	for i, c := range cs {
+		ids[i], tickets[i], authors[i], parents[i] = c.ID, c.TicketID, c.AuthorID, c.ParentID
+		bodies[i], created[i], updated[i] = c.Body, c.CreatedAt, c.UpdatedAt
+	}
+	_, err := q.Exec(ctx, `INSERT INTO comments (id, org_id, ticket_id, author_id, body, parent_comment_id, created_at, updated_at)
+	    SELECT u.id, $1, u.ticket, u.author, u.body, u.parent, u.created, u.updated
+	    FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::uuid[], $7::timestamptz[], $8::timestamptz[])
+	        AS u(id, ticket, author, body, parent, created, updated)`,
+		orgID, bin(ids), bin(tickets), bin(authors), bodies, binOpt(parents), created, updated)
+	return store.Translate(err)
+}
+
+// TimeEntry is a time entry an import creates; Date is YYYY-MM-DD.
+type TimeEntry struct {
+	ID, UserID, TicketID, ProjectID uuid.UUID
+	Date                            string
+	DurationMinutes                 int
+	Description                     *string
+	ActivityType, Status            string
+	ApprovedBy                      *uuid.UUID
+	ApprovedAt                      *time.Time
+	CreatedAt, UpdatedAt            time.Time
+}
+
+// InsertTimeEntries inserts time entries with their status and approval.
+func InsertTimeEntries(ctx context.Context, q store.Querier, orgID uuid.UUID, es []TimeEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	n := len(es)
+	ids, users, tickets, projects := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+	dates, mins, descs := make([]string, n), make([]int, n), make([]*string, n)
+	acts, statuses, approvers, approvedAt := make([]string, n), make([]string, n), make([]*uuid.UUID, n), make([]*time.Time, n)
+	created, updated := make([]time.Time, n), make([]time.Time, n)
+	for i, e := range es {
+		ids[i], users[i], tickets[i], projects[i] = e.ID, e.UserID, e.TicketID, e.ProjectID
+		dates[i], mins[i], descs[i] = e.Date, e.DurationMinutes, e.Description
+		acts[i], statuses[i], approvers[i], approvedAt[i] = e.ActivityType, e.Status, e.ApprovedBy, e.ApprovedAt
+		created[i], updated[i] = e.CreatedAt, e.UpdatedAt
+	}
+	_, err := q.Exec(ctx, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes,
+	        description, activity_type, status, approved_by, approved_at, created_at, updated_at)
+	    SELECT u.id, $1, u.usr, u.ticket, u.project, u.day::date, u.mins, u.descr, u.act, u.status, u.approver,
+	        u.approved, u.created, u.updated
+	    FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::int[], $8::text[], $9::text[],
+	        $10::text[], $11::uuid[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[])
+	        AS u(id, usr, ticket, project, day, mins, descr, act, status, approver, approved, created, updated)`,
+		orgID, bin(ids), bin(users), bin(tickets), bin(projects), dates, mins, descs, acts, statuses, binOpt(approvers), approvedAt,
+		created, updated)
+	return store.Translate(err)
+}

@@ -1,0 +1,67 @@
+package importwf
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	acts "tracker/activities/importwf"
+	"tracker/domain/importer"
+	"tracker/store"
+	"tracker/worker"
+	"tracker/workflows"
+)
+
+// Tuning adjusts imports on a worker; the zero value is production.
+type Tuning struct {
+	BatchSize  int           // tickets per batch (default 2000)
+	BatchPause time.Duration // sleep before each batch (tests stop a worker mid-import)
+}
+
+// TuningFromEnv reads the test knobs TRACKER_TEST_IMPORT_BATCH and
+// TRACKER_TEST_IMPORT_PAUSE through getenv (cmd passes os.Getenv); values
+// that do not parse are ignored.
+func TuningFromEnv(getenv func(string) string) Tuning {
+	var t Tuning
+	if n, err := strconv.Atoi(getenv("TRACKER_TEST_IMPORT_BATCH")); err == nil && n > 0 {
+		t.BatchSize = n
+	}
+	if d, err := time.ParseDuration(getenv("TRACKER_TEST_IMPORT_PAUSE")); err == nil && d > 0 {
+		t.BatchPause = d
+	}
+	return t
+}
+
+// Register puts the workflow and its activities on a worker.
+func Register(r sdkworker.Registry, a *acts.Activities) {
+	r.RegisterWorkflowWithOptions(Import, workflow.RegisterOptions{Name: WorkflowName})
+	r.RegisterActivity(a)
+}
+
+// WorkerRegistration is the import feature's part of the worker: the
+// workflow, its activities, and the dispatcher of TopicImport outbox rows.
+func WorkerRegistration(db *store.DB, t Tuning) worker.Registration {
+	a := &acts.Activities{Runner: &importer.Runner{DB: db, BatchSize: t.BatchSize}, BatchPause: t.BatchPause}
+	return worker.Registration{
+		Name:     "import",
+		Register: func(r sdkworker.Registry) { Register(r, a) },
+		Topics:   map[string]worker.Dispatch{importer.TopicImport: Dispatch},
+	}
+}
+
+// Dispatch starts the Import workflow of an outbox job, once: the workflow
+// id is import:<import id>. A payload that does not decode can never start
+// anything; it is logged and dropped.
+func Dispatch(ctx context.Context, env worker.Env, row store.OutboxRow) error {
+	var job importer.Job
+	if err := json.Unmarshal(row.Payload, &job); err != nil || job.OrgID != row.OrgID {
+		env.Log.Error("import job does not decode; dropped", "outbox_id", row.ID, "error", err)
+		return nil
+	}
+	return workflows.StartOnce(ctx, env.Client, importer.WorkflowID(job.ImportID), env.TaskQueue, WorkflowName,
+		Input{ImportID: job.ImportID, OrgID: job.OrgID})
+}

@@ -1,0 +1,112 @@
+// Package importwf is the Import workflow: it runs an import's steps
+// (stage, catalog, ticket batches, finish) as activities with heartbeats,
+// and shows its progress by the "progress" Query and in its memo, so the
+// Temporal Web UI shows how far a long import is.
+package importwf
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	acts "tracker/activities/importwf"
+	"tracker/domain/importer"
+)
+
+// WorkflowName is the registered name of the workflow.
+const WorkflowName = "Import"
+
+// QueryProgress is the name of the progress Query.
+const QueryProgress = "progress"
+
+// MemoProgress is the memo key holding the progress.
+const MemoProgress = "progress"
+
+// Input names the import; its document is in the database (workflow
+// payloads are limited to a few MB). Calls carries the number of batch
+// calls across continue-as-new.
+type Input struct {
+	ImportID uuid.UUID
+	OrgID    uuid.UUID
+	Calls    int
+}
+
+// Progress is what the Query and the memo show.
+type Progress struct {
+	Status           string           `json:"status"` // running, completed, failed
+	Stage            string           `json:"stage"`
+	TicketsTotal     int              `json:"tickets_total"`
+	TicketsProcessed int              `json:"tickets_processed"`
+	TicketsSkipped   int              `json:"tickets_skipped"`
+	Summary          importer.Summary `json:"summary"`
+	Error            string           `json:"error,omitempty"`
+}
+
+// Result is the finished import's summary.
+type Result struct {
+	Summary importer.Summary
+}
+
+// maxCallsPerRun bounds one run's history; the import continues as new.
+const maxCallsPerRun = 2000
+
+var a *acts.Activities // activity references; never called directly
+
+// Import runs one import to its end. Every step is idempotent (it locks the
+// import's row and finds what is done), so retries and a resumed workflow
+// after a crash create nothing twice; permanent failures fail the import.
+func Import(ctx workflow.Context, in Input) (Result, error) {
+	progress := Progress{Status: "running", Stage: "queued"}
+	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (Progress, error) { return progress, nil }); err != nil {
+		return Result{}, err
+	}
+	show := func(st importer.Step) {
+		progress.Stage, progress.TicketsTotal = st.Stage, st.TicketsTotal
+		progress.TicketsProcessed = max(st.NextSeq-1, 0)
+		progress.TicketsSkipped = st.Counts.TicketsSkipped
+		progress.Summary = importer.SummaryOf(st.Counts)
+		_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
+	}
+	_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    15 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumInterval: 30 * time.Second, NonRetryableErrorTypes: []string{acts.ErrTypePermanent}},
+	})
+	var st importer.Step
+	fail := func(err error) (Result, error) {
+		progress.Status, progress.Error = "failed", err.Error()
+		_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
+		dctx, cancel := workflow.NewDisconnectedContext(actx)
+		defer cancel()
+		_ = workflow.ExecuteActivity(dctx, a.FailImport, acts.FailInput{ImportID: in.ImportID, Reason: err.Error()}).Get(dctx, nil)
+		return Result{}, err
+	}
+	for _, step := range []any{a.StageImport, a.ImportCatalog} {
+		if err := workflow.ExecuteActivity(actx, step, in.ImportID).Get(actx, &st); err != nil {
+			return fail(err)
+		}
+		show(st)
+	}
+	for !st.Done {
+		if in.Calls >= maxCallsPerRun {
+			in.Calls = 0
+			return Result{}, workflow.NewContinueAsNewError(ctx, Import, in)
+		}
+		if err := workflow.ExecuteActivity(actx, a.ImportTicketBatch, in.ImportID).Get(actx, &st); err != nil {
+			return fail(err)
+		}
+		in.Calls++
+		show(st)
+	}
+	if err := workflow.ExecuteActivity(actx, a.FinishImport, in.ImportID).Get(actx, &st); err != nil {
+		return fail(err)
+	}
+	progress.Status = "completed"
+	show(st)
+	workflow.GetLogger(ctx).Info("import done", "import_id", in.ImportID, "tickets", progress.TicketsProcessed)
+	return Result{Summary: progress.Summary}, nil
+}

@@ -1,0 +1,165 @@
+package importwf_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	acts "tracker/activities/importwf"
+	"tracker/api/apitest"
+	"tracker/domain"
+	"tracker/domain/export"
+	"tracker/domain/export/exporttest"
+	"tracker/domain/importer"
+	"tracker/store/importdb"
+	"tracker/workflows/importwf"
+)
+
+// submitted is an import of a seeded org's export into a new org, recorded
+// and waiting for its workflow.
+func submitted(t *testing.T) (*apitest.Env, uuid.UUID, exporttest.Seeded) {
+	t.Helper()
+	env := apitest.New(t, apitest.Options{})
+	owner := env.Register("Owner")
+	ctx := context.Background()
+	seeded, err := exporttest.Seed(ctx, env.DB, owner.OrgID, owner.ID, exporttest.Options{Projects: 2, TicketsPerProject: 9,
+		CommentsPerTicket: 2, EntriesPerTicket: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := domain.Principal{UserID: owner.ID, OrgID: owner.OrgID, Scopes: []string{domain.ScopeAll}}
+	es := &export.Service{DB: env.DB}
+	sc, err := es.Prepare(ctx, p, owner.OrgID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc bytes.Buffer
+	if err := es.WriteJSON(ctx, sc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	org := env.Do("POST", "/api/v1/orgs", owner.Token, map[string]any{"name": "B", "slug": "b-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)
+	id, err := (&importer.Service{DB: env.DB}).Submit(ctx, p, uuid.MustParse(org["id"].(string)), doc.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, id, seeded
+}
+
+func TestImportWorkflowRunsTheImport(t *testing.T) {
+	t.Parallel()
+	env, id, seeded := submitted(t)
+	var s testsuite.WorkflowTestSuite
+	te := s.NewTestWorkflowEnvironment()
+	a := &acts.Activities{Runner: &importer.Runner{DB: env.DB, BatchSize: 4}}
+	importwf.Register(te, a)
+	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	if !te.IsWorkflowCompleted() || te.GetWorkflowError() != nil {
+		t.Fatalf("workflow: %v", te.GetWorkflowError())
+	}
+	var res importwf.Result
+	if err := te.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	want := importer.Summary{WorkflowsCreated: 1, LabelsCreated: 2, ProjectsCreated: 2, SprintsCreated: 6,
+		TicketsCreated: seeded.Tickets, CommentsCreated: seeded.Comments, TimeEntriesCreated: seeded.Entries}
+	if res.Summary != want {
+		t.Fatalf("summary %+v, want %+v", res.Summary, want)
+	}
+	v, err := te.QueryWorkflow(importwf.QueryProgress)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pr importwf.Progress
+	if err := v.Get(&pr); err != nil {
+		t.Fatal(err)
+	}
+	if pr.Status != "completed" || pr.TicketsProcessed != seeded.Tickets || pr.TicketsTotal != seeded.Tickets || pr.Summary != want {
+		t.Fatalf("progress %+v", pr)
+	}
+	row, err := importdb.Get(context.Background(), env.DB.Q(), id)
+	if err != nil || row.Status != importdb.StatusCompleted || row.FinishedAt == nil {
+		t.Fatalf("row %+v %v", row, err)
+	}
+	// A second run of the same import (a replayed start) finds it done.
+	te2 := s.NewTestWorkflowEnvironment()
+	importwf.Register(te2, a)
+	te2.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	var again importwf.Result
+	if err := te2.GetWorkflowResult(&again); err != nil || again.Summary != want {
+		t.Fatalf("second run %+v %v", again, err)
+	}
+}
+
+func TestImportWorkflowRetriesABatchWithoutDuplicates(t *testing.T) {
+	t.Parallel()
+	env, id, seeded := submitted(t)
+	var s testsuite.WorkflowTestSuite
+	te := s.NewTestWorkflowEnvironment()
+	a := &acts.Activities{Runner: &importer.Runner{DB: env.DB, BatchSize: 5}}
+	importwf.Register(te, a)
+	// The third batch commits, then its worker "dies" before reporting:
+	// the retry must not import those tickets again.
+	calls := 0
+	te.OnActivity(a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
+			calls++
+			st, err := a.ImportTicketBatch(ctx, importID)
+			if calls == 3 {
+				return importer.Step{}, errors.New("worker lost after commit")
+			}
+			return st, err
+		})
+	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	if err := te.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res importwf.Result
+	_ = te.GetWorkflowResult(&res)
+	if res.Summary.TicketsCreated != seeded.Tickets || res.Summary.CommentsCreated != seeded.Comments {
+		t.Fatalf("summary %+v", res.Summary)
+	}
+	var tickets, keys int
+	_ = env.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM tickets t JOIN imports i ON i.org_id = t.org_id WHERE i.id = $1`, id).Scan(&tickets)
+	_ = env.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM import_key_map WHERE import_id = $1 AND kind = 'ticket'`, id).Scan(&keys)
+	if tickets != seeded.Tickets || keys != seeded.Tickets {
+		t.Fatalf("%d tickets and %d ticket keys, want %d", tickets, keys, seeded.Tickets)
+	}
+}
+
+func TestImportWorkflowFailsOnAPermanentError(t *testing.T) {
+	t.Parallel()
+	env, id, _ := submitted(t)
+	var s testsuite.WorkflowTestSuite
+	te := s.NewTestWorkflowEnvironment()
+	a := &acts.Activities{Runner: &importer.Runner{DB: env.DB}}
+	importwf.Register(te, a)
+	te.OnActivity(a.ImportCatalog, mock.Anything, mock.Anything).Return(importer.Step{},
+		temporal.NewNonRetryableApplicationError("user x could not be created", acts.ErrTypePermanent, nil)).Once()
+	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	if te.GetWorkflowError() == nil {
+		t.Fatal("workflow succeeded")
+	}
+	st, err := (&importer.Service{DB: env.DB}).Get(context.Background(), principalOf(t, env, id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != "failed" || len(st.Errors) != 1 {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+// principalOf is the requester of an import.
+func principalOf(t *testing.T, env *apitest.Env, id uuid.UUID) domain.Principal {
+	t.Helper()
+	var user, org uuid.UUID
+	if err := env.DB.Pool.QueryRow(context.Background(), `SELECT requested_by, org_id FROM imports WHERE id = $1`, id).Scan(&user, &org); err != nil {
+		t.Fatal(err)
+	}
+	return domain.Principal{UserID: user, OrgID: org, Scopes: []string{domain.ScopeAll}}
+}
