@@ -37,6 +37,7 @@ lint: ## gofmt (fails on any unformatted file) and go vet
 bench: ## the load benchmark against a running stack at BENCH_URL (default http://localhost:3000)
 	$(GO) run ./cmd/bench
 	$(GO) run ./cmd/benchreport
+	$(GO) run ./cmd/benchexport
 
 clean: ## remove bin/tracker and .data (stops the private PostgreSQL first); keeps bin/temporal
 	-@bash deploy/dev/temporal.sh stop
