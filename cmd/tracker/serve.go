@@ -10,12 +10,38 @@ import (
 
 	"tracker/api"
 	"tracker/api/accounts"
+	"tracker/api/comments"
+	"tracker/api/exchange"
+	"tracker/api/labels"
+	"tracker/api/laborrates"
 	"tracker/api/orgs"
+	"tracker/api/projects"
+	"tracker/api/reports"
+	"tracker/api/sprints"
+	"tracker/api/tags"
+	"tracker/api/tickets"
+	"tracker/api/timeentries"
+	"tracker/api/webhooks"
+	"tracker/api/workflows"
 	"tracker/domain"
 	"tracker/domain/account"
+	"tracker/domain/capex"
+	"tracker/domain/comment"
+	"tracker/domain/export"
+	"tracker/domain/importer"
+	"tracker/domain/label"
+	"tracker/domain/laborrate"
 	"tracker/domain/org"
+	"tracker/domain/project"
+	"tracker/domain/sprint"
+	"tracker/domain/tag"
+	"tracker/domain/ticket"
+	"tracker/domain/timeentry"
+	"tracker/domain/webhook"
+	"tracker/domain/workflow"
 	"tracker/schema"
 	"tracker/store"
+	"tracker/workflows/capexport"
 )
 
 func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
@@ -29,9 +55,22 @@ func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 // services are the domain use cases, built once from the config.
 type services struct {
-	DB       *store.DB
-	Accounts *account.Service
-	Orgs     *org.Service
+	DB        *store.DB
+	Accounts  *account.Service
+	Orgs      *org.Service
+	Projects  *project.Service
+	Workflows *workflow.Service
+	Tags      *tag.Service
+	Tickets   *ticket.Service
+	Webhooks  *webhook.Service
+	Comments  *comment.Service
+	Labels    *label.Service
+	Sprints   *sprint.Service
+	Entries   *timeentry.Service
+	Rates     *laborrate.Service
+	Capex     *capex.Service
+	Export    *export.Service
+	Imports   *importer.Service
 }
 
 func newServices(cfg Config, db *store.DB) services {
@@ -39,15 +78,45 @@ func newServices(cfg Config, db *store.DB) services {
 		DB: db,
 		Accounts: &account.Service{DB: db, Registration: cfg.Registration, KeyTouchInterval: time.Minute,
 			Tokens: account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour}},
-		Orgs: &org.Service{DB: db, PublicURL: cfg.PublicURL},
+		Orgs:      &org.Service{DB: db, PublicURL: cfg.PublicURL},
+		Projects:  &project.Service{DB: db},
+		Workflows: &workflow.Service{DB: db},
+		Tags:      &tag.Service{DB: db},
+		Tickets:   &ticket.Service{DB: db},
+		Webhooks:  &webhook.Service{DB: db},
+		Comments:  &comment.Service{DB: db},
+		Labels:    &label.Service{DB: db},
+		Sprints:   &sprint.Service{DB: db},
+		Entries:   &timeentry.Service{DB: db},
+		Rates:     &laborrate.Service{DB: db},
+		Capex: &capex.Service{DB: db,
+			Runner: capexport.LazyRunner(cfg.TemporalAddress, cfg.TemporalNamespace, cfg.TaskQueue, nil)},
+		Export:  &export.Service{DB: db},
+		Imports: &importer.Service{DB: db},
 	}
 }
+
+// importBodyLimit admits import documents of ~100,000 tickets with their
+// comments and time entries (about 100 MB of JSON).
+const importBodyLimit = 256 << 20
 
 // modules lists every feature's routes.
 func modules(cfg Config, s services) []api.Module {
 	return []api.Module{
 		accounts.Handlers{Accounts: s.Accounts, Limits: api.LoginLimits{PerIP: cfg.LoginPerIP, PerEmail: cfg.LoginPerEmail}},
 		orgs.Handlers{Orgs: s.Orgs},
+		projects.Handlers{Projects: s.Projects},
+		workflows.Handlers{Workflows: s.Workflows},
+		tags.Handlers{Tags: s.Tags},
+		tickets.Handlers{Tickets: s.Tickets},
+		webhooks.Handlers{Webhooks: s.Webhooks},
+		comments.Handlers{Comments: s.Comments},
+		labels.Handlers{Labels: s.Labels},
+		sprints.Handlers{Sprints: s.Sprints},
+		timeentries.Handlers{Entries: s.Entries},
+		laborrates.Handlers{Rates: s.Rates},
+		reports.Handlers{Reports: s.Capex},
+		exchange.Handlers{Export: s.Export, Imports: s.Imports},
 	}
 }
 
@@ -63,7 +132,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
 	s := newServices(cfg, db)
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
-		Version: version, Profile: cfg.Profile}, modules(cfg, s)...)
+		Version: version, Profile: cfg.Profile, BodyLimit: importBodyLimit}, modules(cfg, s)...)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

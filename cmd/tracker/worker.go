@@ -12,15 +12,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tracker/api"
+	"tracker/domain/capex"
 	"tracker/domain/webhook"
 	"tracker/store"
 	"tracker/worker"
+	"tracker/workflows/capexport"
+	"tracker/workflows/importwf"
 )
 
 // registrations are the durable work of features beyond events; each adds
-// itself with one line, e.g. capex.WorkerRegistration(db, log).
+// itself with one line.
 func registrations(cfg Config, log *slog.Logger, db *store.DB) []worker.Registration {
-	return []worker.Registration{}
+	return []worker.Registration{
+		importwf.WorkerRegistration(db, importwf.TuningFromEnv(os.Getenv)),
+		capexport.WorkerRegistration(&capex.Service{DB: db}),
+	}
 }
 
 // runWorker runs the Temporal worker and the outbox relay until ctx ends.

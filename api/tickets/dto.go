@@ -1,0 +1,80 @@
+package tickets
+
+import (
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/ticket"
+)
+
+type createReq struct {
+	Title       string  `json:"title" validate:"required"`
+	Description *string `json:"description"`
+	Status      string  `json:"status"`
+	Priority    string  `json:"priority"`
+	AssigneeID  *string `json:"assignee_id"`
+	// reporter_id is deprecated and ignored: the reporter is the caller.
+}
+
+func (r createReq) toDomain() (ticket.NewTicket, error) {
+	out := ticket.NewTicket{Title: r.Title, Description: r.Description, Status: r.Status, Priority: r.Priority}
+	if r.AssigneeID != nil {
+		id, err := uuid.Parse(*r.AssigneeID)
+		if err != nil {
+			return out, domain.Invalid("assignee_id: must be a UUID")
+		}
+		out.AssigneeID = &id
+	}
+	return out, nil
+}
+
+// patchReq carries every field a PATCH or a batch update may set; absent,
+// null and value are told apart.
+type patchReq struct {
+	Title       domain.Opt[string] `json:"title"`
+	Description domain.Opt[string] `json:"description"`
+	Status      domain.Opt[string] `json:"status"`
+	Priority    domain.Opt[string] `json:"priority"`
+	AssigneeID  domain.Opt[string] `json:"assignee_id"`
+}
+
+func (r patchReq) toDomain() (ticket.Patch, error) {
+	out := ticket.Patch{Title: r.Title, Description: r.Description, Status: r.Status, Priority: r.Priority}
+	var err error
+	out.AssigneeID, err = optID("assignee_id", r.AssigneeID)
+	return out, err
+}
+
+// optID parses an optional, nullable UUID field.
+func optID(field string, o domain.Opt[string]) (domain.Opt[uuid.UUID], error) {
+	out := domain.Opt[uuid.UUID]{Set: o.Set, Null: o.Null}
+	if o.Set && !o.Null {
+		id, err := uuid.Parse(o.Value)
+		if err != nil {
+			return out, domain.Invalid(field + ": must be a UUID")
+		}
+		out.Value = id
+	}
+	return out, nil
+}
+
+type batchUpdateReq struct {
+	TicketIDs []string `json:"ticket_ids"`
+	patchReq
+	SprintID domain.Opt[string] `json:"sprint_id"`
+}
+
+type batchDeleteReq struct {
+	TicketIDs []string `json:"ticket_ids"`
+	Cascade   bool     `json:"cascade"`
+	DryRun    bool     `json:"dry_run"`
+}
+
+type transitionReq struct {
+	ToStatus string `json:"to_status" validate:"required"`
+}
+
+type batchTransitionReq struct {
+	TicketIDs []string `json:"ticket_ids"`
+	ToStatus  string   `json:"to_status" validate:"required"`
+}

@@ -1,0 +1,50 @@
+package tickets
+
+import (
+	"strconv"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/ticket"
+)
+
+// render answers a changed ticket: the Ticket itself, or, when the workflow
+// warned about an unlisted move, an object with ticket and warning.
+func render(c *fiber.Ctx, res ticket.Result) error {
+	if res.Warning != "" {
+		return c.JSON(fiber.Map{"ticket": res.Ticket, "warning": res.Warning})
+	}
+	return sendTicket(c, fiber.StatusOK, res.Ticket)
+}
+
+// sendTicket writes one ticket without reflection (see Ticket.AppendJSON).
+func sendTicket(c *fiber.Ctx, status int, t ticket.Ticket) error {
+	c.Status(status).Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(t.AppendJSON(make([]byte, 0, 512)))
+}
+
+// sendPage writes a page of tickets in api.Paginated's shape.
+func sendPage(c *fiber.Ctx, p domain.Paged[ticket.Ticket]) error {
+	env := api.PageOf(p)
+	b := make([]byte, 0, 64+len(env.Items)*480)
+	b = append(b, `{"items":[`...)
+	for i, t := range env.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = t.AppendJSON(b)
+	}
+	b = append(b, `],"next_cursor":`...)
+	if env.NextCursor == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendQuote(b, *env.NextCursor) // base64url: nothing to escape
+	}
+	b = append(b, `,"has_more":`...)
+	b = strconv.AppendBool(b, env.HasMore)
+	b = append(b, '}')
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(b)
+}

@@ -1,0 +1,114 @@
+package tickets_test
+
+import (
+	"fmt"
+	"net/url"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tracker/domain/ticket"
+)
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	env := f.env
+	tk := f.create(t, f.owner.Token, f.project, map[string]any{"title": "Login page crashes"})
+	other := f.newProject(t, "XYZ")
+	twin := f.create(t, f.owner.Token, other, map[string]any{"title": "unrelated"})
+	resolve := func(t *testing.T, token, q string, want int) ticket.Resolution {
+		t.Helper()
+		var res ticket.Resolution
+		r := env.Do("GET", path("/tickets/resolve?%s", q), token, nil).Expect(t, want)
+		if want == 200 {
+			r.Decode(t, &res)
+			if res.Suggestions == nil {
+				t.Fatal("suggestions null")
+			}
+		}
+		return res
+	}
+
+	t.Run("200 found by every form", func(t *testing.T) {
+		for name, q := range map[string]string{
+			"uuid":              "ref=" + tk.ID.String(),
+			"KEY-N":             fmt.Sprintf("ref=ABC-%d", tk.TicketNumber),
+			"key-n lower":       fmt.Sprintf("ref=abc-%d", tk.TicketNumber),
+			"bare":              fmt.Sprintf("ref=%d&project_id=%s", tk.TicketNumber, f.project),
+			"bare #":            fmt.Sprintf("ref=%s&project_id=%s", url.QueryEscape(fmt.Sprintf("#%d", tk.TicketNumber)), f.project),
+			"explicit org":      fmt.Sprintf("ref=ABC-%d&org_id=%s", tk.TicketNumber, f.owner.OrgID),
+			"uuid explicit org": "ref=" + tk.ID.String() + "&org_id=" + f.owner.OrgID.String(),
+		} {
+			t.Run(name, func(t *testing.T) {
+				res := resolve(t, f.owner.Token, q, 200)
+				if res.Ticket == nil || res.Ticket.ID != tk.ID || res.Ticket.Key != fmt.Sprintf("ABC-%d", tk.TicketNumber) ||
+					res.Ticket.Title != tk.Title || res.Ticket.Status != "Backlog" || res.Ticket.Priority != "None" {
+					t.Fatalf("%+v", res.Ticket)
+				}
+			})
+		}
+	})
+
+	t.Run("200 null with suggestions", func(t *testing.T) {
+		res := resolve(t, f.owner.Token, fmt.Sprintf("ref=NOPE-%d", twin.TicketNumber), 200)
+		if res.Ticket != nil || len(res.Suggestions) == 0 {
+			t.Fatalf("%+v", res)
+		}
+		res = resolve(t, f.owner.Token, fmt.Sprintf("ref=%d&project_id=%s", 999, f.project), 200)
+		if res.Ticket != nil || len(res.Suggestions) != 0 {
+			t.Fatalf("%+v", res)
+		}
+		res = resolve(t, f.owner.Token, "ref=crashes", 200)
+		if res.Ticket != nil || len(res.Suggestions) != 1 || res.Suggestions[0].ID != tk.ID {
+			t.Fatalf("%+v", res)
+		}
+		res = resolve(t, f.owner.Token, "ref="+uuid.NewString(), 200)
+		if res.Ticket != nil {
+			t.Fatal("found a random uuid")
+		}
+		// a ticket of another org named by uuid is a miss, not a leak
+		hidden := f.create(t, f.outsider.Token, f.projectIn(t, f.outsider.OrgID, "OUT"), map[string]any{"title": "secret"})
+		if res := resolve(t, f.owner.Token, "ref="+hidden.ID.String(), 200); res.Ticket != nil {
+			t.Fatal("leaked")
+		}
+		for i := range 7 {
+			f.create(t, f.owner.Token, f.project, map[string]any{"title": fmt.Sprintf("many match %d", i)})
+		}
+		if res := resolve(t, f.owner.Token, "ref=many+match", 200); len(res.Suggestions) != ticket.MaxSuggestions {
+			t.Fatalf("%d suggestions", len(res.Suggestions))
+		}
+		// same number in another project
+		res = resolve(t, f.owner.Token, fmt.Sprintf("ref=%d&project_id=%s", tk.TicketNumber+100, other), 200)
+		if res.Ticket != nil {
+			t.Fatal("found")
+		}
+	})
+
+	t.Run("200 suggestions hide what a reporter may not read", func(t *testing.T) {
+		res := resolve(t, f.reporter.Token, "ref=unrelated&org_id="+f.owner.OrgID.String(), 200)
+		if len(res.Suggestions) != 0 {
+			t.Fatalf("%+v", res.Suggestions)
+		}
+	})
+
+	t.Run("422", func(t *testing.T) {
+		resolve(t, f.owner.Token, "", 422)
+		resolve(t, f.owner.Token, "ref=12", 422)
+		resolve(t, f.owner.Token, "ref=12&project_id=nope", 422)
+		resolve(t, f.owner.Token, "ref=ABC-1&org_id=nope", 422)
+	})
+
+	t.Run("403 reporter on an unassigned project", func(t *testing.T) {
+		resolve(t, f.reporter.Token, fmt.Sprintf("ref=XYZ-%d&org_id=%s", twin.TicketNumber, f.owner.OrgID), 403)
+		// without org_id the caller's session org (the reporter's personal org) is searched
+		if res := resolve(t, f.reporter.Token, fmt.Sprintf("ref=XYZ-%d", twin.TicketNumber), 200); res.Ticket != nil {
+			t.Fatal("found outside the session org")
+		}
+	})
+
+	t.Run("404 not a member", func(t *testing.T) {
+		resolve(t, f.outsider.Token, fmt.Sprintf("ref=ABC-%d&org_id=%s", tk.TicketNumber, f.owner.OrgID), 404)
+		resolve(t, f.outsider.Token, fmt.Sprintf("ref=1&project_id=%s", f.project), 404)
+	})
+}

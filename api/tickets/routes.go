@@ -1,0 +1,31 @@
+// Package tickets serves tickets: CRUD, resolve, workflow transitions, the
+// batch operations and the activity feed.
+package tickets
+
+import (
+	"tracker/api"
+	"tracker/domain/ticket"
+)
+
+// Handlers serve the ticket routes.
+type Handlers struct {
+	Tickets *ticket.Service
+}
+
+// Routes registers the ticket routes. The fixed paths (/tickets/resolve,
+// /tickets/batch-*) come before /tickets/:id so they are not read as ids.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/projects/:project_id/tickets", h.create)
+	r.Get("/projects/:project_id/tickets", h.list)
+	r.Get("/tickets/resolve", h.resolve)
+	r.Post("/tickets/batch-update", h.batchUpdate)
+	r.Post("/tickets/batch-delete", h.batchDelete)
+	r.Post("/tickets/batch-transition", h.batchTransition)
+	r.Get("/tickets/:id", h.get)
+	r.Patch("/tickets/:id", h.update)
+	r.Delete("/tickets/:id", h.delete)
+	r.Post("/tickets/:id/transition", h.transition)
+	r.Get("/tickets/:id/transitions", h.transitions)
+	r.Get("/tickets/:id/available-transitions", h.available)
+	r.Get("/tickets/:ticket_id/activity", h.activity)
+}

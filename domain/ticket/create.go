@@ -1,0 +1,71 @@
+package ticket
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/ticketdb"
+)
+
+// NewTicket is the input of Create; the reporter is always the caller.
+type NewTicket struct {
+	Title       string
+	Description *string
+	Status      string // "" → Backlog
+	Priority    string // "" → None
+	AssigneeID  *uuid.UUID
+}
+
+// Create adds a ticket to a project (Reporter assigned to the project, or
+// above). The number comes from the project's counter in the same
+// transaction; ticket.created and the audit row commit with it.
+func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid.UUID, in NewTicket) (Ticket, error) {
+	var probs domain.Problems
+	checkTitle(&probs, "title", in.Title)
+	priority := "None"
+	if in.Priority != "" {
+		var ok bool
+		if priority, ok = ParsePriority(in.Priority); !ok {
+			probs.Add("priority", "must be one of "+prioritiesList)
+		}
+	}
+	if err := probs.Err(); err != nil {
+		return Ticket{}, err
+	}
+	var out Ticket
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		pc, err := ticketdb.GetProjectForCreate(ctx, q, projectID, p.UserID, in.AssigneeID)
+		if err != nil {
+			return domain.NotFoundAs(err, "project")
+		}
+		if _, err := domain.Authorize(p, domain.MembershipFrom(pc.AccessRow), domain.RoleReporter, "project"); err != nil {
+			return err
+		}
+		rules, err := s.rulesOf(pc.WorkflowRow)
+		if err != nil {
+			return err
+		}
+		status, err := initialStatus(rules, in.Status)
+		if err != nil {
+			return err
+		}
+		if !pc.AssigneeOK {
+			return domain.Invalid("assignee_id: must be a member of the project's organization")
+		}
+		row, err := ticketdb.InsertNext(ctx, q, ticketdb.Row{
+			ID: domain.NewID(), ProjectID: projectID, Title: in.Title, Description: in.Description,
+			Status: status, Priority: priority, AssigneeID: in.AssigneeID, ReporterID: p.UserID,
+			CreatedAt: s.now(),
+		})
+		if err != nil {
+			return domain.NotFoundAs(err, "project")
+		}
+		out = toTicket(row)
+		return domain.Record(ctx, q, domain.Change{OrgID: row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			EntityID: row.ID, Action: ActionCreated, Events: []string{domain.EventTicketCreated}, Data: out})
+	})
+	return out, err
+}

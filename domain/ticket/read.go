@@ -1,0 +1,95 @@
+package ticket
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store/ticketdb"
+)
+
+// Get reads a visible ticket (any role; a Reporter only in an assigned
+// project) with one query for the row and the caller's access.
+func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Ticket, error) {
+	t, err := ticketdb.GetWithAccess(ctx, s.DB.Q(), id, p.UserID)
+	if err != nil {
+		return Ticket{}, domain.NotFoundAs(err, "ticket")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleViewer, "ticket"); err != nil {
+		return Ticket{}, err
+	}
+	return toTicket(t.Row), nil
+}
+
+// Filter narrows a project's ticket list; empty fields do not filter.
+type Filter struct {
+	Status     string
+	Priority   string
+	AssigneeID uuid.UUID
+}
+
+// List pages a project's visible tickets in creation order. Access and page
+// come from one query.
+func (s *Service) List(ctx context.Context, p domain.Principal, projectID uuid.UUID, f Filter, page domain.Page) (domain.Paged[Ticket], error) {
+	tf := ticketdb.Filter{Status: f.Status, AssigneeID: f.AssigneeID}
+	if f.Priority != "" {
+		pr, ok := ParsePriority(f.Priority)
+		if !ok {
+			return domain.Paged[Ticket]{}, domain.Invalid("priority: must be one of " + prioritiesList)
+		}
+		tf.Priority = pr
+	}
+	access, rows, err := ticketdb.ListPage(ctx, s.DB.Q(), projectID, p.UserID, tf, page)
+	if err != nil {
+		return domain.Paged[Ticket]{}, domain.NotFoundAs(err, "project")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(access), domain.RoleViewer, "project"); err != nil {
+		return domain.Paged[Ticket]{}, err
+	}
+	return domain.MapPage(rows, toTicket), nil
+}
+
+// Activity is one entry of a ticket's activity feed: an audit row.
+type Activity struct {
+	Type      string          `json:"type"`
+	Actor     *uuid.UUID      `json:"actor"`
+	Timestamp time.Time       `json:"timestamp"`
+	Payload   ActivityPayload `json:"payload"`
+}
+
+// ActivityPayload is the audit row behind an activity entry.
+type ActivityPayload struct {
+	AuditLogID uuid.UUID       `json:"audit_log_id"`
+	Action     string          `json:"action"`
+	EntityType string          `json:"entity_type"`
+	Changes    json.RawMessage `json:"changes"`
+}
+
+func toActivity(r ticketdb.AuditRow) Activity {
+	changes := json.RawMessage(r.Changes)
+	if len(changes) == 0 {
+		changes = json.RawMessage("[]")
+	}
+	return Activity{Type: r.Action, Actor: r.ActorID, Timestamp: r.CreatedAt.UTC(),
+		Payload: ActivityPayload{AuditLogID: r.ID, Action: r.Action, EntityType: r.EntityType, Changes: changes}}
+}
+
+// Activity pages the audit trail of a visible ticket, oldest first.
+func (s *Service) Activity(ctx context.Context, p domain.Principal, id uuid.UUID, page domain.Page) (domain.Paged[Activity], error) {
+	q := s.DB.Q()
+	t, err := ticketdb.GetWithAccess(ctx, q, id, p.UserID)
+	if err != nil {
+		return domain.Paged[Activity]{}, domain.NotFoundAs(err, "ticket")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleViewer, "ticket"); err != nil {
+		return domain.Paged[Activity]{}, err
+	}
+	rows, err := ticketdb.ActivityPage(ctx, q, t.Row.OrgID, id, page)
+	if err != nil {
+		return domain.Paged[Activity]{}, err
+	}
+	return domain.MapPage(rows, toActivity), nil
+}

@@ -1,0 +1,165 @@
+package ticket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/ticketdb"
+)
+
+// MaxSuggestions caps the suggestions of a resolve that found nothing.
+const MaxSuggestions = 5
+
+// Ref is the subset of a ticket that resolve returns, with its human key
+// (PROJECTKEY-NUMBER).
+type Ref struct {
+	ID           uuid.UUID `json:"id"`
+	ProjectID    uuid.UUID `json:"project_id"`
+	TicketNumber int32     `json:"ticket_number"`
+	Title        string    `json:"title"`
+	Status       string    `json:"status"`
+	Priority     string    `json:"priority"`
+	Key          string    `json:"key"`
+}
+
+func toRef(k ticketdb.Keyed) Ref {
+	return Ref{ID: k.Row.ID, ProjectID: k.Row.ProjectID, TicketNumber: k.Row.TicketNumber, Title: k.Row.Title,
+		Status: k.Row.Status, Priority: k.Row.Priority, Key: fmt.Sprintf("%s-%d", k.ProjectKey, k.Row.TicketNumber)}
+}
+
+// Resolution is the answer of resolve: the ticket, or null with suggestions
+// when the reference matches nothing the caller can see.
+type Resolution struct {
+	Ticket      *Ref  `json:"ticket"`
+	Suggestions []Ref `json:"suggestions"`
+}
+
+var (
+	keyNumber  = regexp.MustCompile(`^([A-Za-z0-9_][A-Za-z0-9_-]*)-#?([0-9]{1,9})$`)
+	bareNumber = regexp.MustCompile(`^#?([0-9]{1,9})$`)
+)
+
+// Resolve finds a ticket by reference: a UUID, KEY-NUMBER (key in any case,
+// in orgID, default the caller's session org) or a bare number (in
+// projectID, required then). Not finding it is not an error: the answer has
+// ticket null and up to MaxSuggestions tickets with the same number in other
+// projects of the org or a title containing the reference. Any other text is
+// searched in titles only.
+func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, projectID, orgID uuid.UUID) (Resolution, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return Resolution{}, domain.Invalid("ref: required")
+	}
+	explicitOrg := orgID != uuid.Nil
+	if !explicitOrg {
+		orgID = p.OrgID
+	}
+	q := s.DB.Q()
+	if id, err := uuid.Parse(ref); err == nil {
+		k, err := ticketdb.KeyedByID(ctx, q, id, p.UserID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return Resolution{}, err
+		}
+		// A ticket of another org (named, or one the caller is not in) is a
+		// miss like a missing one: its existence is not revealed.
+		if err == nil && (!explicitOrg || k.Row.OrgID == orgID) && k.AccessRow.Role != "" {
+			return found(p, k)
+		}
+		return s.miss(ctx, q, p, orgID, "", 0, uuid.Nil)
+	}
+	if m := bareNumber.FindStringSubmatch(ref); m != nil {
+		if projectID == uuid.Nil {
+			return Resolution{}, domain.Invalid("project_id: required to resolve a bare ticket number")
+		}
+		a, err := domain.ProjectAccess(ctx, q, p, projectID, domain.RoleViewer, "project")
+		if err != nil {
+			return Resolution{}, err
+		}
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		k, err := ticketdb.KeyedByNumber(ctx, q, projectID, p.UserID, n)
+		if err == nil {
+			return found(p, k)
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return Resolution{}, err
+		}
+		return s.suggest(ctx, q, p, a.OrgID, ref, n, projectID)
+	}
+	if m := keyNumber.FindStringSubmatch(ref); m != nil {
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+			return Resolution{}, err
+		}
+		k, err := ticketdb.KeyedByKey(ctx, q, orgID, p.UserID, m[1], n)
+		if err == nil {
+			return found(p, k)
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return Resolution{}, err
+		}
+		return s.suggest(ctx, q, p, orgID, ref, n, uuid.Nil)
+	}
+	return s.miss(ctx, q, p, orgID, ref, 0, uuid.Nil)
+}
+
+func found(p domain.Principal, k ticketdb.Keyed) (Resolution, error) {
+	if _, err := domain.Authorize(p, domain.MembershipFrom(k.AccessRow), domain.RoleViewer, "ticket"); err != nil {
+		return Resolution{}, err
+	}
+	r := toRef(k)
+	return Resolution{Ticket: &r, Suggestions: []Ref{}}, nil
+}
+
+// miss is the answer for a reference that matched nothing, once the caller
+// is known to be a member of the org (else 404).
+func (s *Service) miss(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, text string, number int64, exclude uuid.UUID) (Resolution, error) {
+	if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+		return Resolution{}, err
+	}
+	return s.suggest(ctx, q, p, orgID, text, number, exclude)
+}
+
+// suggest lists visible tickets numbered number in projects other than
+// exclude, then tickets whose title contains text; only those the caller may
+// read, at most MaxSuggestions.
+func (s *Service) suggest(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, text string, number int64, exclude uuid.UUID) (Resolution, error) {
+	out := Resolution{Suggestions: []Ref{}}
+	seen := map[uuid.UUID]bool{}
+	add := func(ks []ticketdb.Keyed, exclude uuid.UUID) {
+		for _, k := range ks {
+			if len(out.Suggestions) == MaxSuggestions || seen[k.Row.ID] || k.Row.ProjectID == exclude {
+				continue
+			}
+			if _, err := domain.Authorize(p, domain.MembershipFrom(k.AccessRow), domain.RoleViewer, "ticket"); err != nil {
+				continue
+			}
+			seen[k.Row.ID] = true
+			out.Suggestions = append(out.Suggestions, toRef(k))
+		}
+	}
+	// Fetch more than shown: some candidates may be hidden from the caller.
+	const candidates = 4 * MaxSuggestions
+	if number > 0 {
+		ks, err := ticketdb.ByNumberInOrg(ctx, q, orgID, p.UserID, number, candidates)
+		if err != nil {
+			return Resolution{}, err
+		}
+		add(ks, exclude)
+	}
+	if text != "" && len(out.Suggestions) < MaxSuggestions {
+		ks, err := ticketdb.ByTitleInOrg(ctx, q, orgID, p.UserID, text, candidates)
+		if err != nil {
+			return Resolution{}, err
+		}
+		add(ks, uuid.Nil)
+	}
+	return out, nil
+}

@@ -1,0 +1,121 @@
+// Package ticket holds the use cases of tickets: create, read, list, resolve,
+// update and transition under the workflow's enforcement, delete, the batch
+// operations and the activity feed. Every change writes its audit row and its
+// outbox events in the change's own transaction.
+package ticket
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/workflow"
+	"tracker/store"
+	"tracker/store/ticketdb"
+)
+
+// Service runs the ticket use cases.
+type Service struct {
+	DB *store.DB
+	// Now is the clock (tests may pin it); nil means time.Now.
+	Now func() time.Time
+
+	rules rulesCache
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// MaxBatch is the most ticket ids one batch call takes.
+const MaxBatch = 500
+
+// DefaultStatus is the status of a new ticket when none is given.
+const DefaultStatus = "Backlog"
+
+// Audit actions on a ticket's trail.
+const (
+	ActionCreated       = "created"
+	ActionUpdated       = "updated"
+	ActionStatusChanged = "status_changed"
+	ActionDeleted       = "deleted"
+)
+
+// Priorities in rising order; None is the default.
+var Priorities = []string{"None", "Low", "Medium", "High", "Critical"}
+
+// Ticket is a ticket as the API renders it.
+type Ticket struct {
+	ID           uuid.UUID  `json:"id"`
+	ProjectID    uuid.UUID  `json:"project_id"`
+	TicketNumber int32      `json:"ticket_number"`
+	Title        string     `json:"title"`
+	Description  *string    `json:"description"`
+	Status       string     `json:"status"`
+	Priority     string     `json:"priority"`
+	AssigneeID   *uuid.UUID `json:"assignee_id"`
+	ReporterID   uuid.UUID  `json:"reporter_id"`
+	SprintID     *uuid.UUID `json:"sprint_id"`
+	CreatedAt    time.Time  `json:"created_at"`
+	UpdatedAt    time.Time  `json:"updated_at"`
+}
+
+func toTicket(r ticketdb.Row) Ticket {
+	return Ticket{ID: r.ID, ProjectID: r.ProjectID, TicketNumber: r.TicketNumber, Title: r.Title,
+		Description: r.Description, Status: r.Status, Priority: r.Priority, AssigneeID: r.AssigneeID,
+		ReporterID: r.ReporterID, SprintID: r.SprintID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+// Result is a changed ticket and, under warn enforcement for an unlisted
+// move, the warning the API adds to the response.
+type Result struct {
+	Ticket  Ticket
+	Warning string
+}
+
+// checkTitle applies the spec's 1-500 characters (blank is empty).
+func checkTitle(p *domain.Problems, field, title string) {
+	if strings.TrimSpace(title) == "" || utf8.RuneCountInString(title) > 500 {
+		p.Add(field, "must be 1-500 characters")
+	}
+}
+
+// ParsePriority reads a priority in any case and returns its canonical name.
+func ParsePriority(s string) (string, bool) {
+	for _, v := range Priorities {
+		if strings.EqualFold(v, s) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+const prioritiesList = "None, Low, Medium, High, Critical"
+
+// initialStatus is the status of a new ticket: the one asked for (as the
+// workflow spells it), else Backlog, else the workflow's first status when it
+// has no Backlog.
+func initialStatus(r workflow.Rules, asked string) (string, error) {
+	if asked == "" {
+		if st, ok := r.Status(DefaultStatus); ok {
+			return st.Name, nil
+		}
+		if len(r.Statuses) > 0 {
+			return r.Statuses[0].Name, nil
+		}
+		return "", domain.Invalidf("workflow %s defines no status", r.Name)
+	}
+	st, ok := r.Status(asked)
+	if !ok {
+		return "", domain.Invalid("status: " + quote(asked) + " is not a status of workflow " + quote(r.Name))
+	}
+	return st.Name, nil
+}
+
+func quote(s string) string { return `"` + s + `"` }

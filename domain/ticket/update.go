@@ -1,0 +1,198 @@
+package ticket
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/workflow"
+	"tracker/store"
+	"tracker/store/ticketdb"
+)
+
+// Patch is a partial change of one ticket (PATCH, transition) or of many
+// (batch update). SprintID is taken by batch update only.
+type Patch struct {
+	Title       domain.Opt[string]
+	Description domain.Opt[string]
+	Status      domain.Opt[string]
+	Priority    domain.Opt[string]
+	AssigneeID  domain.Opt[uuid.UUID]
+	SprintID    domain.Opt[uuid.UUID]
+}
+
+func (pt Patch) empty() bool {
+	return !pt.Title.Set && !pt.Description.Set && !pt.Status.Set && !pt.Priority.Set &&
+		!pt.AssigneeID.Set && !pt.SprintID.Set
+}
+
+// normalize checks what needs no database and spells the priority as
+// canonical.
+func (pt *Patch) normalize() error {
+	var probs domain.Problems
+	if pt.Title.Set {
+		if pt.Title.Null {
+			probs.Add("title", "must not be null")
+		} else {
+			checkTitle(&probs, "title", pt.Title.Value)
+		}
+	}
+	if pt.Status.Set && (pt.Status.Null || pt.Status.Value == "") {
+		probs.Add("status", "must be a status of the project's workflow")
+	}
+	if pt.Priority.Set {
+		pr, ok := ParsePriority(pt.Priority.Value)
+		if pt.Priority.Null || !ok {
+			probs.Add("priority", "must be one of "+prioritiesList)
+		}
+		pt.Priority.Value = pr
+	}
+	return probs.Err()
+}
+
+// plan is the change of one ticket: columns to set, the audit changes other
+// than status, the status change, and the enforcement warning if any.
+type plan struct {
+	set     map[string]any
+	changes []domain.FieldChange
+	status  *domain.FieldChange
+	warning string
+}
+
+func (pl *plan) put(col string, old, new any) {
+	pl.set[col] = new
+	pl.changes = append(pl.changes, domain.FieldChange{Field: col, Old: old, New: new})
+}
+
+// planFor compares the patch with the ticket; only real differences become
+// changes. A status change is checked against the workflow's rules.
+func planFor(t ticketdb.Row, rules workflow.Rules, pt Patch) (plan, error) {
+	pl := plan{set: map[string]any{}}
+	if pt.Title.Set && pt.Title.Value != t.Title {
+		pl.put("title", t.Title, pt.Title.Value)
+	}
+	if pt.Description.Set && !samePtr(pt.Description.Ptr(), t.Description) {
+		pl.put("description", val(t.Description), val(pt.Description.Ptr()))
+	}
+	if pt.Priority.Set && pt.Priority.Value != t.Priority {
+		pl.put("priority", t.Priority, pt.Priority.Value)
+	}
+	if pt.AssigneeID.Set && !samePtr(pt.AssigneeID.Ptr(), t.AssigneeID) {
+		pl.put("assignee_id", val(t.AssigneeID), val(pt.AssigneeID.Ptr()))
+	}
+	if pt.SprintID.Set && !samePtr(pt.SprintID.Ptr(), t.SprintID) {
+		pl.put("sprint_id", val(t.SprintID), val(pt.SprintID.Ptr()))
+	}
+	if pt.Status.Set {
+		mv, err := rules.Check(t.Status, pt.Status.Value)
+		if err != nil {
+			return plan{}, err
+		}
+		if !mv.NoOp {
+			pl.set["status"] = mv.To
+			pl.status = &domain.FieldChange{Field: "status", Old: t.Status, New: mv.To}
+			pl.warning = mv.Warning
+		}
+	}
+	return pl, nil
+}
+
+// apply writes a planned change with its audit rows and events: the field
+// changes as ticket.updated, a status change as ticket.status_changed.
+func (s *Service) apply(ctx context.Context, q store.Querier, p domain.Principal, t ticketdb.Row, pl plan) (Ticket, error) {
+	if len(pl.set) == 0 {
+		return toTicket(t), nil
+	}
+	rows, err := ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.set, s.now())
+	if err != nil {
+		return Ticket{}, err
+	}
+	if len(rows) == 0 {
+		return Ticket{}, domain.NotFound("ticket")
+	}
+	after := toTicket(rows[0])
+	if len(pl.changes) > 0 {
+		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			EntityID: t.ID, Action: ActionUpdated, Changes: pl.changes,
+			Events: []string{domain.EventTicketUpdated}, Data: after}); err != nil {
+			return Ticket{}, err
+		}
+	}
+	if pl.status != nil {
+		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			EntityID: t.ID, Action: ActionStatusChanged, Changes: []domain.FieldChange{*pl.status},
+			Events: []string{domain.EventTicketStatusChanged}, Data: after}); err != nil {
+			return Ticket{}, err
+		}
+	}
+	return after, nil
+}
+
+// Update changes a ticket (Member). A status change follows the workflow's
+// enforcement; under warn an unlisted move succeeds with a warning.
+func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, pt Patch) (Result, error) {
+	pt.SprintID = domain.Opt[uuid.UUID]{}
+	if err := pt.normalize(); err != nil {
+		return Result{}, err
+	}
+	var res Result
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		t, err := ticketdb.GetForChange(ctx, q, id, p.UserID, true)
+		if err != nil {
+			return domain.NotFoundAs(err, "ticket")
+		}
+		if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleMember, "ticket"); err != nil {
+			return err
+		}
+		if v := pt.AssigneeID.Ptr(); v != nil {
+			if err := checkAssignee(ctx, q, t.Row.OrgID, *v); err != nil {
+				return err
+			}
+		}
+		rules, err := s.rulesOf(t.WorkflowRow)
+		if err != nil {
+			return err
+		}
+		pl, err := planFor(t.Row, rules, pt)
+		if err != nil {
+			return err
+		}
+		res.Warning = pl.warning
+		res.Ticket, err = s.apply(ctx, q, p, t.Row, pl)
+		return err
+	})
+	return res, err
+}
+
+// Transition moves a ticket to another status (Member); the same rules as a
+// PATCH of status.
+func (s *Service) Transition(ctx context.Context, p domain.Principal, id uuid.UUID, to string) (Result, error) {
+	return s.Update(ctx, p, id, Patch{Status: domain.Some(to)})
+}
+
+func checkAssignee(ctx context.Context, q store.Querier, orgID, userID uuid.UUID) error {
+	ok, err := ticketdb.IsOrgMember(ctx, q, orgID, userID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return domain.Invalid("assignee_id: must be a member of the ticket's organization")
+	}
+	return nil
+}
+
+func samePtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+// val is a pointer's value for audit changes, nil for nil.
+func val[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -1,0 +1,130 @@
+package ticketdb
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Filter narrows a project's ticket list; zero values do not filter.
+type Filter struct {
+	Status     string
+	Priority   string
+	AssigneeID uuid.UUID
+}
+
+// ListPage reads one page of a live project's visible tickets (keyset by id,
+// index tickets_project_idx) with the caller's access in each row: one round
+// trip. The tickets are read only for a member of the project's org; the
+// caller still authorizes the access row. An empty page (or a non-member)
+// reads the access on its own. A project that is gone is store.ErrNotFound.
+func ListPage(ctx context.Context, q store.Querier, projectID, userID uuid.UUID, f Filter, p store.Page) (store.AccessRow, store.Paged[Row], error) {
+	args := []any{bin(projectID), bin(userID)}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	where := []string{"t.project_id = $1", "t.deleted_at IS NULL", "a.access_role <> ''"}
+	if f.Status != "" {
+		where = append(where, "t.status = "+arg(f.Status))
+	}
+	if f.Priority != "" {
+		where = append(where, "t.priority = "+arg(f.Priority))
+	}
+	if f.AssigneeID != uuid.Nil {
+		where = append(where, "t.assignee_id = "+arg(bin(f.AssigneeID)))
+	}
+	if p.After != uuid.Nil {
+		where = append(where, "t.id > "+arg(bin(p.After)))
+	}
+	// The limit is written into the SQL, not bound: with LIMIT $n PostgreSQL
+	// estimates a generic plan as costlier and re-plans every execution
+	// (planning cost more than running the query).
+	limit := strconv.Itoa(p.Limit + 1)
+	sql := `WITH a AS MATERIALIZED (
+	            SELECT ` + store.Cols(store.AccessColumns("p.org_id", "p.id", "$2")) + `
+	            FROM projects p WHERE p.id = $1 AND p.deleted_at IS NULL)
+	        SELECT a.*, t.* FROM a CROSS JOIN LATERAL (
+	            SELECT ` + prefixed("t") + ` FROM tickets t
+	            WHERE ` + strings.Join(where, " AND ") + `
+	            ORDER BY t.id LIMIT ` + limit + `) t
+	        ORDER BY t.id`
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return store.AccessRow{}, store.Paged[Row]{}, store.Translate(err)
+	}
+	var (
+		acc accessScan
+		rs  rowScan
+		out = store.Paged[Row]{Items: make([]Row, 0, p.Limit+1)}
+	)
+	targets := append(acc.targets(), rs.targets()...)
+	err = scanAll(rows, func() ([]any, func()) {
+		return targets, func() { out.Items = append(out.Items, rs.row()) }
+	})
+	if err != nil {
+		return store.AccessRow{}, store.Paged[Row]{}, err
+	}
+	if len(out.Items) == 0 {
+		a, err := store.ProjectMembership(ctx, q, projectID, userID)
+		return a, out, err
+	}
+	if len(out.Items) > p.Limit {
+		out.Items = out.Items[:p.Limit]
+		next := out.Items[p.Limit-1].ID
+		out.Next = &next
+	}
+	return acc.access(), out, nil
+}
+
+// Keyed is a visible ticket with the caller's access and its project's key.
+type Keyed struct {
+	Row
+	store.AccessRow
+	ProjectKey string `db:"project_key"`
+}
+
+func keyedSQL(from, where string) string {
+	return `SELECT ` + prefixed("t") + `, ` + accessCols("$2") + `, p.key AS project_key
+	        FROM ` + from + ` WHERE ` + where + ` AND ` + visible
+}
+
+// KeyedByID reads a visible ticket by id.
+func KeyedByID(ctx context.Context, q store.Querier, id, userID uuid.UUID) (Keyed, error) {
+	return store.GetRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id", "t.id = $1"), id, userID)
+}
+
+// KeyedByNumber reads a visible ticket by its number in a project (unique
+// index tickets_project_number_key).
+func KeyedByNumber(ctx context.Context, q store.Querier, projectID, userID uuid.UUID, number int64) (Keyed, error) {
+	return store.GetRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
+		"t.project_id = $1 AND t.ticket_number = $3"), projectID, userID, number)
+}
+
+// KeyedByKey reads a visible ticket by project key (any case) and number in
+// an org (index projects_org_key_key, then tickets_project_number_key).
+func KeyedByKey(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, key string, number int64) (Keyed, error) {
+	return store.GetRaw[Keyed](ctx, q, keyedSQL("projects p JOIN tickets t ON t.project_id = p.id",
+		"p.org_id = $1 AND upper(p.key) = upper($3) AND t.ticket_number = $4"), orgID, userID, key, number)
+}
+
+// ByNumberInOrg lists visible tickets numbered number in any project of
+// orgID, newest project first, at most limit.
+func ByNumberInOrg(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, number int64, limit int) ([]Keyed, error) {
+	return store.SelectRaw[Keyed](ctx, q, keyedSQL("projects p JOIN tickets t ON t.project_id = p.id",
+		"p.org_id = $1 AND t.ticket_number = $3")+` ORDER BY p.id DESC LIMIT $4`, orgID, userID, number, limit)
+}
+
+// ByTitleInOrg lists visible tickets of orgID whose title contains text (any
+// case), newest first, at most limit. It scans the org's tickets: it serves
+// only the miss path of resolve.
+func ByTitleInOrg(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, text string, limit int) ([]Keyed, error) {
+	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(text) + "%"
+	return store.SelectRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
+		"t.org_id = $1 AND t.title ILIKE $3")+` ORDER BY t.id DESC LIMIT $4`, orgID, userID, pattern, limit)
+}
