@@ -72,22 +72,21 @@ func Record(ctx context.Context, q store.Querier, c Change) error {
 	if err != nil {
 		return fmt.Errorf("marshal changes: %w", err)
 	}
-	if err := store.InsertAudit(ctx, q, store.AuditRow{
-		ID: NewID(), OrgID: c.OrgID, ActorID: c.ActorID, EntityType: c.EntityType,
-		EntityID: c.EntityID, Action: c.Action, Changes: cj, CreatedAt: now,
-	}); err != nil {
-		return err
-	}
+	audit := store.AuditRow{ID: NewID(), OrgID: c.OrgID, ActorID: c.ActorID, EntityType: c.EntityType,
+		EntityID: c.EntityID, Action: c.Action, Changes: cj, CreatedAt: now}
+	var outbox []store.OutboxRow
 	for _, typ := range c.Events {
 		ev := Event{ID: NewID(), Type: typ, CreatedAt: now, OrgID: c.OrgID, Data: c.Data}
 		if typ == EventTicketUpdated || typ == EventTicketStatusChanged {
 			ev.Changes = changes
 		}
-		if err := Enqueue(ctx, q, c.OrgID, ev.ID, typ, ev); err != nil {
-			return err
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return fmt.Errorf("marshal event: %w", err)
 		}
+		outbox = append(outbox, store.OutboxRow{ID: ev.ID, OrgID: c.OrgID, Topic: typ, Payload: b, CreatedAt: now})
 	}
-	return nil
+	return store.InsertChange(ctx, q, &audit, outbox)
 }
 
 // Enqueue appends an outbox row with an arbitrary JSON payload: events, or

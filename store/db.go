@@ -19,11 +19,13 @@ type Querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 // DB is the service's connection pool.
 type DB struct {
-	Pool *pgxpool.Pool
+	Pool   *pgxpool.Pool
+	notify *notifier
 }
 
 // Open connects a pool to url and checks that the server answers.
@@ -43,14 +45,19 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
-	return &DB{Pool: pool}, nil
+	db := &DB{Pool: pool}
+	db.startNotifier()
+	return db, nil
 }
 
-// Close releases the pool.
-func (db *DB) Close() { db.Pool.Close() }
+// Close stops the notifier and releases the pool.
+func (db *DB) Close() {
+	db.notify.stop()
+	db.Pool.Close()
+}
 
-// Q returns the pool as a Querier for reads outside a transaction.
-func (db *DB) Q() Querier { return db.Pool }
+// Q returns the pool as a Querier for work outside a transaction.
+func (db *DB) Q() Querier { return poolQuerier{Pool: db.Pool, db: db} }
 
 // Ping reports whether the database answers.
 func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
@@ -72,15 +79,22 @@ func (db *DB) InTx(ctx context.Context, fn func(q Querier) error) error {
 }
 
 func (db *DB) inTxOnce(ctx context.Context, fn func(q Querier) error) error {
-	tx, err := db.Pool.Begin(ctx)
+	ptx, err := db.Pool.Begin(ctx)
 	if err != nil {
 		return translate(err)
 	}
-	defer func() { _ = tx.Rollback(ctx) }()
-	if err := fn(tx); err != nil {
+	defer func() { _ = ptx.Rollback(ctx) }()
+	t := &tx{Tx: ptx}
+	if err := fn(t); err != nil {
 		return err
 	}
-	return translate(tx.Commit(ctx))
+	if err := ptx.Commit(ctx); err != nil {
+		return translate(err)
+	}
+	if t.wroteOutbox {
+		db.notify.outboxWritten()
+	}
+	return nil
 }
 
 func retryable(err error) bool {

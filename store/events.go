@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/google/uuid"
 )
 
@@ -37,11 +39,45 @@ type OutboxRow struct {
 	DispatchedAt *time.Time `db:"dispatched_at"`
 }
 
-// InsertOutbox appends an outbox row; the table's trigger NOTIFYs the relay
-// when the transaction commits.
+// InsertOutbox appends an outbox row; the relay is woken once the
+// transaction commits.
 func InsertOutbox(ctx context.Context, q Querier, r OutboxRow) error {
-	_, err := Exec(ctx, q, SQL.Insert("outbox").
-		Columns("id", "org_id", "topic", "payload", "created_at").
-		Values(r.ID, r.OrgID, r.Topic, string(r.Payload), r.CreatedAt))
-	return err
+	return InsertChange(ctx, q, nil, []OutboxRow{r})
+}
+
+const (
+	insertAuditSQL = `INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	insertOutboxSQL = `INSERT INTO outbox (id, org_id, topic, payload, created_at) VALUES ($1, $2, $3, $4, $5)`
+)
+
+// InsertChange writes a change's audit row (if any) and outbox rows in one
+// round trip: inside a transaction that holds a hot row lock (a project's
+// ticket counter) every round trip saved shortens the queue behind it.
+func InsertChange(ctx context.Context, q Querier, audit *AuditRow, outbox []OutboxRow) error {
+	b := &pgx.Batch{}
+	if audit != nil {
+		r := audit
+		b.Queue(insertAuditSQL, r.ID, r.OrgID, r.ActorID, r.EntityType, r.EntityID, r.Action, string(r.Changes), r.CreatedAt)
+	}
+	for _, r := range outbox {
+		b.Queue(insertOutboxSQL, r.ID, r.OrgID, r.Topic, string(r.Payload), r.CreatedAt)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	br := q.SendBatch(ctx, b)
+	for i := 0; i < b.Len(); i++ {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close()
+			return translate(err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return translate(err)
+	}
+	if len(outbox) > 0 {
+		return markOutbox(ctx, q)
+	}
+	return nil
 }

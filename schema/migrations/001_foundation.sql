@@ -129,11 +129,6 @@ CREATE TABLE outbox (
     dispatched_at timestamptz
 );
 CREATE INDEX outbox_pending_idx ON outbox (id) WHERE dispatched_at IS NULL;
-
-CREATE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('outbox', '');
-    RETURN NULL;
-END $$;
-CREATE TRIGGER outbox_notify AFTER INSERT ON outbox
-    FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify();
+-- No NOTIFY trigger: a trigger would NOTIFY from every writing transaction,
+-- and PostgreSQL serializes notifying commits cluster-wide. The store pokes
+-- the relay after commit instead (store/notify.go).

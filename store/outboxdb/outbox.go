@@ -12,8 +12,9 @@ import (
 	"tracker/store"
 )
 
-// Channel is the LISTEN/NOTIFY channel the outbox trigger notifies.
-const Channel = "outbox"
+// Channel is the LISTEN/NOTIFY channel the store pokes after a transaction
+// that wrote outbox rows commits.
+const Channel = store.OutboxChannel
 
 // Claim locks up to limit pending rows, oldest first, for the caller's
 // transaction. SKIP LOCKED lets any number of relays claim side by side

@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// OutboxChannel is the LISTEN/NOTIFY channel that wakes the outbox relay.
+const OutboxChannel = "outbox"
+
+// notifyInterval bounds how often one process sends NOTIFY. PostgreSQL
+// serializes every committing transaction that issued NOTIFY on one
+// cluster-wide lock held through the commit's WAL flush; notifying from each
+// writing transaction would serialize all writes. Instead a transaction that
+// wrote outbox rows pokes this notifier after it commits, and pokes arriving
+// within one interval share one NOTIFY. The relay also polls as a backstop.
+const notifyInterval = 20 * time.Millisecond
+
+type notifier struct {
+	poke chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+func (db *DB) startNotifier() {
+	n := &notifier{poke: make(chan struct{}, 1), done: make(chan struct{})}
+	db.notify = n
+	go func() {
+		for {
+			select {
+			case <-n.done:
+				return
+			case <-n.poke:
+			}
+			// Not a request's work: it outlives the transaction that poked it.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, _ = db.Pool.Exec(ctx, "SELECT pg_notify($1, '')", OutboxChannel)
+			cancel()
+			select {
+			case <-n.done:
+				return
+			case <-time.After(notifyInterval):
+			}
+		}
+	}()
+}
+
+// outboxWritten wakes the relay soon; it never blocks.
+func (n *notifier) outboxWritten() {
+	select {
+	case n.poke <- struct{}{}:
+	default:
+	}
+}
+
+func (n *notifier) stop() { n.once.Do(func() { close(n.done) }) }
+
+// tx is the Querier InTx hands out: it remembers whether outbox rows were
+// written, so the relay is woken once the transaction has committed.
+type tx struct {
+	pgx.Tx
+	wroteOutbox bool
+}
+
+func (t *tx) outboxWritten() { t.wroteOutbox = true }
+
+// poolQuerier is DB.Q(): a statement outside a transaction commits at once.
+type poolQuerier struct {
+	*pgxpool.Pool
+	db *DB
+}
+
+func (p poolQuerier) outboxWritten() { p.db.notify.outboxWritten() }
+
+// markOutbox records that q wrote outbox rows. A Querier this package did
+// not hand out (a raw pool or transaction) notifies in its own transaction.
+func markOutbox(ctx context.Context, q Querier) error {
+	if m, ok := q.(interface{ outboxWritten() }); ok {
+		m.outboxWritten()
+		return nil
+	}
+	_, err := q.Exec(ctx, "SELECT pg_notify($1, '')", OutboxChannel)
+	return translate(err)
+}
