@@ -63,6 +63,17 @@ type Event struct {
 // Record writes the change's audit row and outbox events with q, which must
 // be the transaction of the change itself.
 func Record(ctx context.Context, q store.Querier, c Change) error {
+	audit, outbox, err := PrepareChange(c)
+	if err != nil {
+		return err
+	}
+	return store.InsertChange(ctx, q, &audit, outbox)
+}
+
+// PrepareChange builds the audit row and outbox rows of a change without
+// writing them, for a store statement that writes them together with the
+// change itself.
+func PrepareChange(c Change) (store.AuditRow, []store.OutboxRow, error) {
 	now := time.Now().UTC()
 	changes := c.Changes
 	if changes == nil {
@@ -70,7 +81,7 @@ func Record(ctx context.Context, q store.Querier, c Change) error {
 	}
 	cj, err := json.Marshal(changes)
 	if err != nil {
-		return fmt.Errorf("marshal changes: %w", err)
+		return store.AuditRow{}, nil, fmt.Errorf("marshal changes: %w", err)
 	}
 	audit := store.AuditRow{ID: NewID(), OrgID: c.OrgID, ActorID: c.ActorID, EntityType: c.EntityType,
 		EntityID: c.EntityID, Action: c.Action, Changes: cj, CreatedAt: now}
@@ -82,11 +93,11 @@ func Record(ctx context.Context, q store.Querier, c Change) error {
 		}
 		b, err := json.Marshal(ev)
 		if err != nil {
-			return fmt.Errorf("marshal event: %w", err)
+			return store.AuditRow{}, nil, fmt.Errorf("marshal event: %w", err)
 		}
 		outbox = append(outbox, store.OutboxRow{ID: ev.ID, OrgID: c.OrgID, Topic: typ, Payload: b, CreatedAt: now})
 	}
-	return store.InsertChange(ctx, q, &audit, outbox)
+	return audit, outbox, nil
 }
 
 // Enqueue appends an outbox row with an arbitrary JSON payload: events, or

@@ -77,7 +77,7 @@ func InsertChange(ctx context.Context, q Querier, audit *AuditRow, outbox []Outb
 		return translate(err)
 	}
 	if len(outbox) > 0 {
-		return markOutbox(ctx, q)
+		return MarkOutbox(ctx, q)
 	}
 	return nil
 }

@@ -76,9 +76,10 @@ type poolQuerier struct {
 
 func (p poolQuerier) outboxWritten() { p.db.notify.outboxWritten() }
 
-// markOutbox records that q wrote outbox rows. A Querier this package did
-// not hand out (a raw pool or transaction) notifies in its own transaction.
-func markOutbox(ctx context.Context, q Querier) error {
+// MarkOutbox records that q wrote outbox rows, so the relay is woken once
+// they are committed. A Querier this package did not hand out (a raw pool or
+// transaction) notifies in its own transaction.
+func MarkOutbox(ctx context.Context, q Querier) error {
 	if m, ok := q.(interface{ outboxWritten() }); ok {
 		m.outboxWritten()
 		return nil

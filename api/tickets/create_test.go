@@ -1,6 +1,7 @@
 package tickets_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,9 +26,17 @@ func TestCreate(t *testing.T) {
 			t.Fatal("no ticket.created outbox row")
 		}
 		var n int
-		f.scalar(t, &n, `SELECT count(*) FROM audit_log WHERE entity_type = 'ticket' AND entity_id = $1 AND action = 'created'`, tk.ID)
+		f.scalar(t, &n, `SELECT count(*) FROM audit_log WHERE entity_type = 'ticket' AND entity_id = $1 AND action = 'created' AND actor_id = $2`, tk.ID, f.member.ID)
 		if n != 1 {
-			t.Fatal("no audit row")
+			t.Fatal("no audit row by the caller")
+		}
+		// The event's data is the ticket as created, number included.
+		var number, orgID, title string
+		f.scalar(t, &number, `SELECT payload->'data'->>'ticket_number' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
+		f.scalar(t, &orgID, `SELECT payload->>'org_id' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
+		f.scalar(t, &title, `SELECT payload->'data'->>'title' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
+		if number != fmt.Sprint(tk.TicketNumber) || orgID != f.owner.OrgID.String() || title != "First" {
+			t.Fatalf("event data: number %s (want %d), org %s, title %q", number, tk.TicketNumber, orgID, title)
 		}
 	})
 

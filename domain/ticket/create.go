@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/store"
 	"tracker/store/ticketdb"
 )
 
@@ -35,37 +34,42 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 	if err := probs.Err(); err != nil {
 		return Ticket{}, err
 	}
-	var out Ticket
-	err := s.DB.InTx(ctx, func(q store.Querier) error {
-		pc, err := ticketdb.GetProjectForCreate(ctx, q, projectID, p.UserID, in.AssigneeID)
-		if err != nil {
-			return domain.NotFoundAs(err, "project")
-		}
-		if _, err := domain.Authorize(p, domain.MembershipFrom(pc.AccessRow), domain.RoleReporter, "project"); err != nil {
-			return err
-		}
-		rules, err := s.rulesOf(pc.WorkflowRow)
-		if err != nil {
-			return err
-		}
-		status, err := initialStatus(rules, in.Status)
-		if err != nil {
-			return err
-		}
-		if !pc.AssigneeOK {
-			return domain.Invalid("assignee_id: must be a member of the project's organization")
-		}
-		row, err := ticketdb.InsertNext(ctx, q, ticketdb.Row{
-			ID: domain.NewID(), ProjectID: projectID, Title: in.Title, Description: in.Description,
-			Status: status, Priority: priority, AssigneeID: in.AssigneeID, ReporterID: p.UserID,
-			CreatedAt: s.now(),
-		})
-		if err != nil {
-			return domain.NotFoundAs(err, "project")
-		}
-		out = toTicket(row)
-		return domain.Record(ctx, q, domain.Change{OrgID: row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
-			EntityID: row.ID, Action: ActionCreated, Events: []string{domain.EventTicketCreated}, Data: out})
-	})
-	return out, err
+	// Checks read outside the write: the write is one statement (see
+	// ticketdb.InsertNext) that re-checks the project is live.
+	q := s.DB.Q()
+	pc, err := ticketdb.GetProjectForCreate(ctx, q, projectID, p.UserID, in.AssigneeID)
+	if err != nil {
+		return Ticket{}, domain.NotFoundAs(err, "project")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(pc.AccessRow), domain.RoleReporter, "project"); err != nil {
+		return Ticket{}, err
+	}
+	rules, err := s.rulesOf(pc.WorkflowRow)
+	if err != nil {
+		return Ticket{}, err
+	}
+	status, err := initialStatus(rules, in.Status)
+	if err != nil {
+		return Ticket{}, err
+	}
+	if !pc.AssigneeOK {
+		return Ticket{}, domain.Invalid("assignee_id: must be a member of the project's organization")
+	}
+	row := ticketdb.Row{
+		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID, Title: in.Title, Description: in.Description,
+		Status: status, Priority: priority, AssigneeID: in.AssigneeID, ReporterID: p.UserID, CreatedAt: s.now(),
+	}
+	row.UpdatedAt = row.CreatedAt
+	// The event carries the ticket as rendered; its number is filled in by
+	// the statement that takes it from the counter.
+	audit, events, err := domain.PrepareChange(domain.Change{OrgID: row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+		EntityID: row.ID, Action: ActionCreated, Events: []string{domain.EventTicketCreated}, Data: toTicket(row)})
+	if err != nil {
+		return Ticket{}, err
+	}
+	created, err := ticketdb.InsertNext(ctx, q, row, audit, events)
+	if err != nil {
+		return Ticket{}, domain.NotFoundAs(err, "project")
+	}
+	return toTicket(created), nil
 }

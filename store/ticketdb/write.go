@@ -13,23 +13,49 @@ import (
 	"tracker/store"
 )
 
-// InsertNext numbers and inserts a ticket in one statement: the project's
-// ticket_counter is incremented (row-locked until the transaction ends, so
-// numbers are unique and gap-free under concurrency) and the new value becomes
-// ticket_number. r.TicketNumber and r.OrgID are taken from the project. A
-// project that is gone is store.ErrNotFound.
-func InsertNext(ctx context.Context, q store.Querier, r Row) (Row, error) {
-	return getRow(ctx, q, insertNextSQL, bin(r.ProjectID), bin(r.ID), r.Title, r.Description, r.Status, r.Priority,
-		r.AssigneeID, bin(r.ReporterID), r.SprintID, r.CreatedAt)
+// InsertNext numbers and inserts a ticket together with its audit row and
+// outbox events in ONE statement, run outside an explicit transaction: the
+// project's ticket_counter row lock (which makes numbers unique and gap-free)
+// is then held only while the server runs the statement and commits, never
+// across a network round trip, so concurrent creates in one project queue
+// for the shortest possible time. The number is patched into each event's
+// data.ticket_number. r.TicketNumber and r.OrgID are taken from the project;
+// a project that is gone is store.ErrNotFound.
+func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRow, events []store.OutboxRow) (Row, error) {
+	ids := make([]uuid.UUID, len(events))
+	topics := make([]string, len(events))
+	payloads := make([]string, len(events))
+	for i, e := range events {
+		ids[i], topics[i], payloads[i] = e.ID, e.Topic, string(e.Payload)
+	}
+	row, err := getRow(ctx, q, insertNextSQL, bin(r.ProjectID), bin(r.ID), r.Title, r.Description, r.Status, r.Priority,
+		r.AssigneeID, bin(r.ReporterID), r.SprintID, r.CreatedAt,
+		bin(audit.ID), audit.ActorID, audit.EntityType, audit.Action, string(audit.Changes), ids, topics, payloads)
+	if err != nil {
+		return Row{}, err
+	}
+	if len(events) > 0 {
+		err = store.MarkOutbox(ctx, q)
+	}
+	return row, err
 }
 
 var insertNextSQL = `WITH c AS (
 	            UPDATE projects SET ticket_counter = ticket_counter + 1
 	            WHERE id = $1 AND deleted_at IS NULL
-	            RETURNING org_id, ticket_counter)
-	        INSERT INTO tickets (` + store.Cols(Columns()) + `)
-	        SELECT $2, c.org_id, $1, c.ticket_counter, $3, $4, $5, $6, $7, $8, $9, $10, $10 FROM c
-	        RETURNING ` + store.Cols(Columns())
+	            RETURNING org_id, ticket_counter),
+	        t AS (
+	            INSERT INTO tickets (` + store.Cols(Columns()) + `)
+	            SELECT $2, c.org_id, $1, c.ticket_counter, $3, $4, $5, $6, $7, $8, $9, $10, $10 FROM c
+	            RETURNING ` + store.Cols(Columns()) + `),
+	        a AS (
+	            INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at)
+	            SELECT $11, t.org_id, $12, $13, t.id, $14, $15::jsonb, $10 FROM t),
+	        o AS (
+	            INSERT INTO outbox (id, org_id, topic, payload, created_at)
+	            SELECT e.id, t.org_id, e.topic, jsonb_set(e.payload, '{data,ticket_number}', to_jsonb(t.ticket_number)), $10
+	            FROM t, unnest($16::uuid[], $17::text[], $18::jsonb[]) AS e(id, topic, payload))
+	        SELECT ` + store.Cols(Columns()) + ` FROM t`
 
 // Update sets cols on the given tickets of the given orgs (the caller has
 // authorized each) and returns the rows after the change, in id order.
