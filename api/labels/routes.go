@@ -21,7 +21,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/orgs/:org_id/labels", h.list)
 	r.Get("/labels/:id", h.get)
 	r.Patch("/labels/:id", h.update)
-	r.Delete("/labels/:id", h.delete)
+	r.Delete("/labels/:id", api.CascadeDelete("label", h.Labels.Delete))
 	r.Post("/labels/:id/batch-assign", h.batchAssign)
 	r.Post("/tickets/:ticket_id/labels", h.replaceTicketLabels)
 	r.Get("/tickets/:ticket_id/labels", h.ticketLabels)
@@ -97,29 +97,6 @@ func (h Handlers) update(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(out)
-}
-
-func (h Handlers) delete(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "label")
-	if err != nil {
-		return err
-	}
-	cascade, err := api.QueryBool(c, "cascade")
-	if err != nil {
-		return err
-	}
-	dryRun, err := api.QueryBool(c, "dry_run")
-	if err != nil {
-		return err
-	}
-	preview, err := h.Labels.Delete(c.UserContext(), api.Principal(c), id, cascade, dryRun)
-	if err != nil {
-		return err
-	}
-	if preview != nil {
-		return c.JSON(preview)
-	}
-	return c.SendStatus(fiber.StatusNoContent)
 }
 
 type batchAssignReq struct {

@@ -25,7 +25,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/projects/key/:key", h.byKey)
 	r.Get("/projects/:id", h.get)
 	r.Patch("/projects/:id", h.update)
-	r.Delete("/projects/:id", h.delete)
+	r.Delete("/projects/:id", api.CascadeDelete("project", h.Projects.Delete))
 	r.Post("/projects/:project_id/members", h.addMember)
 	r.Get("/projects/:project_id/members", h.listMembers)
 	r.Delete("/projects/:project_id/members/:user_id", h.removeMember)
@@ -109,29 +109,6 @@ func (h Handlers) update(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(pr)
-}
-
-func (h Handlers) delete(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "project")
-	if err != nil {
-		return err
-	}
-	cascade, err := api.QueryBool(c, "cascade")
-	if err != nil {
-		return err
-	}
-	dryRun, err := api.QueryBool(c, "dry_run")
-	if err != nil {
-		return err
-	}
-	res, err := h.Projects.Delete(c.UserContext(), api.Principal(c), id, cascade, dryRun)
-	if err != nil {
-		return err
-	}
-	if res != nil {
-		return c.JSON(res)
-	}
-	return c.SendStatus(fiber.StatusNoContent)
 }
 
 type addMemberReq struct {

@@ -20,7 +20,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/projects/:project_id/sprints", h.list)
 	r.Get("/sprints/:id", h.get)
 	r.Patch("/sprints/:id", h.update)
-	r.Delete("/sprints/:id", h.delete)
+	r.Delete("/sprints/:id", api.CascadeDelete("sprint", h.Sprints.Delete))
 	r.Post("/sprints/:id/start", h.start)
 	r.Post("/sprints/:id/complete", h.complete)
 	r.Post("/sprints/:id/batch-assign", h.batchAssign)
@@ -102,27 +102,4 @@ func (h Handlers) update(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(out)
-}
-
-func (h Handlers) delete(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "sprint")
-	if err != nil {
-		return err
-	}
-	cascade, err := api.QueryBool(c, "cascade")
-	if err != nil {
-		return err
-	}
-	dryRun, err := api.QueryBool(c, "dry_run")
-	if err != nil {
-		return err
-	}
-	preview, err := h.Sprints.Delete(c.UserContext(), api.Principal(c), id, cascade, dryRun)
-	if err != nil {
-		return err
-	}
-	if preview != nil {
-		return c.JSON(preview)
-	}
-	return c.SendStatus(fiber.StatusNoContent)
 }

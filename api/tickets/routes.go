@@ -23,7 +23,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/tickets/batch-transition", h.batchTransition)
 	r.Get("/tickets/:id", h.get)
 	r.Patch("/tickets/:id", h.update)
-	r.Delete("/tickets/:id", h.delete)
+	r.Delete("/tickets/:id", api.CascadeDelete("ticket", h.Tickets.Delete))
 	r.Post("/tickets/:id/transition", h.transition)
 	r.Get("/tickets/:id/transitions", h.transitions)
 	r.Get("/tickets/:id/available-transitions", h.available)

@@ -80,29 +80,6 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	return render(c, res)
 }
 
-func (h Handlers) delete(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "ticket")
-	if err != nil {
-		return err
-	}
-	cascade, err := api.QueryBool(c, "cascade")
-	if err != nil {
-		return err
-	}
-	dryRun, err := api.QueryBool(c, "dry_run")
-	if err != nil {
-		return err
-	}
-	preview, err := h.Tickets.Delete(c.UserContext(), api.Principal(c), id, cascade, dryRun)
-	if err != nil {
-		return err
-	}
-	if preview != nil {
-		return c.JSON(preview)
-	}
-	return c.SendStatus(fiber.StatusNoContent)
-}
-
 func (h Handlers) resolve(c *fiber.Ctx) error {
 	projectID, err := api.QueryID(c, "project_id")
 	if err != nil {
