@@ -3,11 +3,11 @@ package sprint
 import (
 	"context"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/ticket"
 	"tracker/store"
 	"tracker/store/sprintdb"
 )
@@ -15,27 +15,10 @@ import (
 // MaxBatch caps the ticket ids of one batch call.
 const MaxBatch = 1000
 
-// Ticket is the API's Ticket resource, as the sprint views render it.
-type Ticket struct {
-	ID           uuid.UUID  `json:"id"`
-	ProjectID    uuid.UUID  `json:"project_id"`
-	TicketNumber int        `json:"ticket_number"`
-	Title        string     `json:"title"`
-	Description  *string    `json:"description"`
-	Status       string     `json:"status"`
-	Priority     string     `json:"priority"`
-	AssigneeID   *uuid.UUID `json:"assignee_id"`
-	ReporterID   uuid.UUID  `json:"reporter_id"`
-	SprintID     *uuid.UUID `json:"sprint_id"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
-}
+// Ticket is the API's Ticket resource.
+type Ticket = ticket.Ticket
 
-func toTicket(t sprintdb.Ticket) Ticket {
-	return Ticket{ID: t.ID, ProjectID: t.ProjectID, TicketNumber: t.TicketNumber, Title: t.Title,
-		Description: t.Description, Status: t.Status, Priority: t.Priority, AssigneeID: t.AssigneeID,
-		ReporterID: t.ReporterID, SprintID: t.SprintID, CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC()}
-}
+func toTicket(t sprintdb.Ticket) Ticket { return ticket.FromRow(t) }
 
 // BatchAssign puts tickets of the sprint's project into the sprint (Member)
 // and answers how many tickets moved into it (tickets already in it are not

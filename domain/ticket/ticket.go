@@ -66,6 +66,10 @@ type Ticket struct {
 	UpdatedAt    time.Time  `json:"updated_at"`
 }
 
+// FromRow renders a tickets row as the API's Ticket; other features that
+// show tickets (sprint boards) use it too.
+func FromRow(r ticketdb.Row) Ticket { return toTicket(r) }
+
 func toTicket(r ticketdb.Row) Ticket {
 	return Ticket{ID: r.ID, ProjectID: r.ProjectID, TicketNumber: r.TicketNumber, Title: r.Title,
 		Description: r.Description, Status: r.Status, Priority: r.Priority, AssigneeID: r.AssigneeID,

@@ -8,30 +8,14 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/store"
+	"tracker/store/ticketdb"
 )
 
-// Ticket is a tickets row as the sprint views render it.
-type Ticket struct {
-	ID           uuid.UUID  `db:"id"`
-	OrgID        uuid.UUID  `db:"org_id"`
-	ProjectID    uuid.UUID  `db:"project_id"`
-	TicketNumber int        `db:"ticket_number"`
-	Title        string     `db:"title"`
-	Description  *string    `db:"description"`
-	Status       string     `db:"status"`
-	Priority     string     `db:"priority"`
-	AssigneeID   *uuid.UUID `db:"assignee_id"`
-	ReporterID   uuid.UUID  `db:"reporter_id"`
-	SprintID     *uuid.UUID `db:"sprint_id"`
-	CreatedAt    time.Time  `db:"created_at"`
-	UpdatedAt    time.Time  `db:"updated_at"`
-}
+// Ticket is a tickets row (the ticket store's own row type).
+type Ticket = ticketdb.Row
 
 // TicketColumns is the column list of Ticket.
-func TicketColumns() []string {
-	return []string{"id", "org_id", "project_id", "ticket_number", "title", "description", "status", "priority",
-		"assignee_id", "reporter_id", "sprint_id", "created_at", "updated_at"}
-}
+func TicketColumns() []string { return ticketdb.Columns() }
 
 // SprintTickets lists a sprint's live tickets by number.
 func SprintTickets(ctx context.Context, q store.Querier, orgID, sprintID uuid.UUID) ([]Ticket, error) {
