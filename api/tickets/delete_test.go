@@ -32,6 +32,21 @@ func TestDelete(t *testing.T) {
 		}
 	})
 
+	t.Run("204 with time entries: a tombstone whose purge is scheduled", func(t *testing.T) {
+		tk := f.ticket(t, "with time")
+		f.exec(t, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type)
+		           VALUES ($1, $2, $3, $4, $5, current_date, 30, 'Coding')`,
+			uuid.Must(uuid.NewV7()), f.owner.OrgID, f.member.ID, tk.ID, f.project)
+		env.Do("DELETE", path("/tickets/%s", tk.ID), f.admin.Token, nil).Expect(t, 204)
+		env.Do("GET", path("/tickets/%s", tk.ID), f.owner.Token, nil).Expect(t, 404)
+		var kept, jobs int
+		f.scalar(t, &kept, `SELECT count(*) FROM tickets WHERE id = $1 AND deleted_at IS NOT NULL`, tk.ID)
+		f.scalar(t, &jobs, `SELECT count(*) FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, tk.ID.String())
+		if kept != 1 || jobs != 1 {
+			t.Fatalf("tombstone %d, purge jobs %d", kept, jobs)
+		}
+	})
+
 	t.Run("409 with comments, 200 dry run, 204 cascade", func(t *testing.T) {
 		tk := f.ticket(t, "c")
 		f.comment(t, tk.ID)

@@ -54,18 +54,26 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 }
 
 // remove deletes one authorized ticket: soft, with a scheduled purge, when it
-// has comments; for real otherwise. The audit row commits with it.
+// has comments; for real otherwise, unless other records (time entries) still
+// point at it: then it becomes a tombstone and the purge removes what may go
+// (draft and submitted entries) and keeps it only for approved ones. The
+// audit row commits with it.
 func (s *Service) remove(ctx context.Context, q store.Querier, p domain.Principal, t ticketdb.Row, comments int64) error {
 	now := s.now()
-	if comments > 0 {
-		if err := ticketdb.SoftDelete(ctx, q, t.OrgID, t.ID, now); err != nil {
-			return domain.NotFoundAs(err, "ticket")
-		}
+	soft := comments > 0
+	var err error
+	if soft {
+		err = ticketdb.SoftDelete(ctx, q, t.OrgID, t.ID, now)
+	} else {
+		soft, err = ticketdb.HardDelete(ctx, q, t.OrgID, t.ID, now)
+	}
+	if err != nil {
+		return domain.NotFoundAs(err, "ticket")
+	}
+	if soft {
 		if err := domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: t.OrgID, EntityType: "ticket", EntityID: t.ID}); err != nil {
 			return err
 		}
-	} else if _, err := ticketdb.HardDelete(ctx, q, t.OrgID, t.ID, now); err != nil {
-		return domain.NotFoundAs(err, "ticket")
 	}
 	return domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 		EntityID: t.ID, Action: ActionDeleted})
