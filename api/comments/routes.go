@@ -17,8 +17,8 @@ type Handlers struct {
 // Routes registers the comment routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/tickets/:ticket_id/comments", h.create)
-	r.Get("/tickets/:ticket_id/comments", h.list)
-	r.Get("/comments/:id", h.get)
+	r.Get("/tickets/:ticket_id/comments", api.ListUnder("ticket_id", "ticket", h.Comments.List))
+	r.Get("/comments/:id", api.GetByID("comment", h.Comments.Get))
 	r.Patch("/comments/:id", h.update)
 	r.Delete("/comments/:id", h.delete)
 }
@@ -43,34 +43,6 @@ func (h Handlers) create(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(out)
-}
-
-func (h Handlers) list(c *fiber.Ctx) error {
-	ticketID, err := api.PathID(c, "ticket_id", "ticket")
-	if err != nil {
-		return err
-	}
-	page, err := api.PageParams(c, 20)
-	if err != nil {
-		return err
-	}
-	out, err := h.Comments.List(c.UserContext(), api.Principal(c), ticketID, page)
-	if err != nil {
-		return err
-	}
-	return c.JSON(api.PageOf(out))
-}
-
-func (h Handlers) get(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "comment")
-	if err != nil {
-		return err
-	}
-	out, err := h.Comments.Get(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
 }
 
 type updateReq struct {

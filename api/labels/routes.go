@@ -18,8 +18,8 @@ type Handlers struct {
 // Routes registers the label routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/labels", h.create)
-	r.Get("/orgs/:org_id/labels", h.list)
-	r.Get("/labels/:id", h.get)
+	r.Get("/orgs/:org_id/labels", api.ListUnder("org_id", "organization", h.Labels.List))
+	r.Get("/labels/:id", api.GetByID("label", h.Labels.Get))
 	r.Patch("/labels/:id", h.update)
 	r.Delete("/labels/:id", api.CascadeDelete("label", h.Labels.Delete))
 	r.Post("/labels/:id/batch-assign", h.batchAssign)
@@ -48,34 +48,6 @@ func (h Handlers) create(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(out)
-}
-
-func (h Handlers) list(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	page, err := api.PageParams(c, 20)
-	if err != nil {
-		return err
-	}
-	out, err := h.Labels.List(c.UserContext(), api.Principal(c), orgID, page)
-	if err != nil {
-		return err
-	}
-	return c.JSON(api.PageOf(out))
-}
-
-func (h Handlers) get(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "label")
-	if err != nil {
-		return err
-	}
-	out, err := h.Labels.Get(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
 }
 
 type updateReq struct {

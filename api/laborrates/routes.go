@@ -20,7 +20,7 @@ type Handlers struct {
 // Routes registers the labor rate routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/labor-rates", h.create)
-	r.Get("/labor-rates/:id", h.get)
+	r.Get("/labor-rates/:id", api.GetByID("labor rate", h.Rates.Get))
 	r.Get("/users/:user_id/orgs/:org_id/labor-rates/current", h.current)
 	r.Get("/users/:user_id/orgs/:org_id/labor-rates", h.list)
 }
@@ -44,18 +44,6 @@ func (h Handlers) create(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(rate)
-}
-
-func (h Handlers) get(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "labor rate")
-	if err != nil {
-		return err
-	}
-	rate, err := h.Rates.Get(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(rate)
 }
 
 func userOrg(c *fiber.Ctx) (uuid.UUID, uuid.UUID, error) {

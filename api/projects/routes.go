@@ -23,7 +23,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects", h.create)
 	r.Get("/projects", h.list)
 	r.Get("/projects/key/:key", h.byKey)
-	r.Get("/projects/:id", h.get)
+	r.Get("/projects/:id", api.GetByID("project", h.Projects.Get))
 	r.Patch("/projects/:id", h.update)
 	r.Delete("/projects/:id", api.CascadeDelete("project", h.Projects.Delete))
 	r.Post("/projects/:project_id/members", h.addMember)
@@ -73,18 +73,6 @@ func (h Handlers) byKey(c *fiber.Ctx) error {
 		return domain.NotFound("project")
 	}
 	pr, err := h.Projects.ByKey(c.UserContext(), api.Principal(c), orgID, key)
-	if err != nil {
-		return err
-	}
-	return c.JSON(pr)
-}
-
-func (h Handlers) get(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "project")
-	if err != nil {
-		return err
-	}
-	pr, err := h.Projects.Get(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,8 @@ type Handlers struct {
 // Routes registers the sprint routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects/:project_id/sprints", h.create)
-	r.Get("/projects/:project_id/sprints", h.list)
-	r.Get("/sprints/:id", h.get)
+	r.Get("/projects/:project_id/sprints", api.ListUnder("project_id", "project", h.Sprints.List))
+	r.Get("/sprints/:id", api.GetByID("sprint", h.Sprints.Get))
 	r.Patch("/sprints/:id", h.update)
 	r.Delete("/sprints/:id", api.CascadeDelete("sprint", h.Sprints.Delete))
 	r.Post("/sprints/:id/start", h.start)
@@ -50,34 +50,6 @@ func (h Handlers) create(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(out)
-}
-
-func (h Handlers) list(c *fiber.Ctx) error {
-	projectID, err := api.PathID(c, "project_id", "project")
-	if err != nil {
-		return err
-	}
-	page, err := api.PageParams(c, 20)
-	if err != nil {
-		return err
-	}
-	out, err := h.Sprints.List(c.UserContext(), api.Principal(c), projectID, page)
-	if err != nil {
-		return err
-	}
-	return c.JSON(api.PageOf(out))
-}
-
-func (h Handlers) get(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "sprint")
-	if err != nil {
-		return err
-	}
-	out, err := h.Sprints.Get(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
 }
 
 type updateReq struct {

@@ -23,7 +23,7 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/time-entries/submitted", h.submitted)
 	r.Post("/time-entries", h.create)
-	r.Get("/time-entries/:id", h.get)
+	r.Get("/time-entries/:id", api.GetByID("time entry", h.Entries.Get))
 	r.Patch("/time-entries/:id", h.update)
 	r.Delete("/time-entries/:id", h.delete)
 	r.Post("/time-entries/:id/submit", h.submit)
@@ -55,18 +55,6 @@ func (h Handlers) create(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(e)
-}
-
-func (h Handlers) get(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "time entry")
-	if err != nil {
-		return err
-	}
-	e, err := h.Entries.Get(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(e)
 }
 
 type patchReq struct {

@@ -16,9 +16,9 @@ type Handlers struct {
 // Routes registers the webhook routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/webhooks", h.create)
-	r.Get("/orgs/:org_id/webhooks", h.list)
-	r.Get("/webhooks/:id", h.get)
-	r.Delete("/webhooks/:id", h.delete)
+	r.Get("/orgs/:org_id/webhooks", api.ListUnder("org_id", "organization", h.Webhooks.List))
+	r.Get("/webhooks/:id", api.GetByID("webhook", h.Webhooks.Get))
+	r.Delete("/webhooks/:id", api.DeleteByID("webhook", h.Webhooks.Delete))
 	r.Get("/webhooks/:id/deliveries", h.deliveries)
 	r.Post("/webhooks/:id/deliveries/:delivery_id/redeliver", h.redeliver)
 }
@@ -45,45 +45,6 @@ func (h Handlers) create(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(w)
-}
-
-func (h Handlers) list(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	page, err := api.PageParams(c, 20)
-	if err != nil {
-		return err
-	}
-	ws, err := h.Webhooks.List(c.UserContext(), api.Principal(c), orgID, page)
-	if err != nil {
-		return err
-	}
-	return c.JSON(api.PageOf(ws))
-}
-
-func (h Handlers) get(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "webhook")
-	if err != nil {
-		return err
-	}
-	w, err := h.Webhooks.Get(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(w)
-}
-
-func (h Handlers) delete(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "webhook")
-	if err != nil {
-		return err
-	}
-	if err := h.Webhooks.Delete(c.UserContext(), api.Principal(c), id); err != nil {
-		return err
-	}
-	return c.SendStatus(fiber.StatusNoContent)
 }
 
 func (h Handlers) deliveries(c *fiber.Ctx) error {

@@ -18,10 +18,10 @@ type Handlers struct {
 // Routes registers the workflow routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/workflows", h.create)
-	r.Get("/orgs/:org_id/workflows", h.list)
-	r.Get("/workflows/:id", h.get)
+	r.Get("/orgs/:org_id/workflows", api.ListUnder("org_id", "organization", h.Workflows.List))
+	r.Get("/workflows/:id", api.GetByID("workflow", h.Workflows.Get))
 	r.Patch("/workflows/:id", h.update)
-	r.Delete("/workflows/:id", h.delete)
+	r.Delete("/workflows/:id", api.DeleteByID("workflow", h.Workflows.Delete))
 }
 
 type createReq struct {
@@ -48,34 +48,6 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(w)
 }
 
-func (h Handlers) list(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	page, err := api.PageParams(c, domain.DefaultPageLimit)
-	if err != nil {
-		return err
-	}
-	out, err := h.Workflows.List(c.UserContext(), api.Principal(c), orgID, page)
-	if err != nil {
-		return err
-	}
-	return c.JSON(api.PageOf(out))
-}
-
-func (h Handlers) get(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "workflow")
-	if err != nil {
-		return err
-	}
-	w, err := h.Workflows.Get(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(w)
-}
-
 type patchReq struct {
 	Name        domain.Opt[string]                `json:"name"`
 	Statuses    domain.Opt[[]workflow.Status]     `json:"statuses"`
@@ -98,15 +70,4 @@ func (h Handlers) update(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(w)
-}
-
-func (h Handlers) delete(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "workflow")
-	if err != nil {
-		return err
-	}
-	if err := h.Workflows.Delete(c.UserContext(), api.Principal(c), id); err != nil {
-		return err
-	}
-	return c.SendStatus(fiber.StatusNoContent)
 }

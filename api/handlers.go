@@ -1,0 +1,60 @@
+package api
+
+import (
+	"context"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"tracker/domain"
+)
+
+// GetByID serves GET …/:id: one resource read by id (a non-UUID id or a
+// resource the caller cannot see is a 404 naming what).
+func GetByID[T any](what string, get func(context.Context, domain.Principal, uuid.UUID) (T, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := PathID(c, "id", what)
+		if err != nil {
+			return err
+		}
+		out, err := get(c.UserContext(), Principal(c), id)
+		if err != nil {
+			return err
+		}
+		return c.JSON(out)
+	}
+}
+
+// ListUnder serves a paginated list of the resource named by the path
+// parameter param (an org, project or ticket).
+func ListUnder[T any](param, what string, list func(context.Context, domain.Principal, uuid.UUID, domain.Page) (domain.Paged[T], error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		parent, err := PathID(c, param, what)
+		if err != nil {
+			return err
+		}
+		page, err := PageParams(c, domain.DefaultPageLimit)
+		if err != nil {
+			return err
+		}
+		out, err := list(c.UserContext(), Principal(c), parent, page)
+		if err != nil {
+			return err
+		}
+		return c.JSON(PageOf(out))
+	}
+}
+
+// DeleteByID serves DELETE …/:id without cascade options: 204 once deleted.
+func DeleteByID(what string, del func(context.Context, domain.Principal, uuid.UUID) error) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := PathID(c, "id", what)
+		if err != nil {
+			return err
+		}
+		if err := del(c.UserContext(), Principal(c), id); err != nil {
+			return err
+		}
+		return c.SendStatus(fiber.StatusNoContent)
+	}
+}
