@@ -218,3 +218,45 @@ func TestMeAndTokenChecks(t *testing.T) {
 		})
 	}
 }
+
+func TestTokenContents(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{})
+	u := env.Register("Tess")
+
+	// The access token: HS256, 1 hour, carrying user id, org id, email and role.
+	var claims account.Claims
+	tok, err := jwt.ParseWithClaims(u.Token, &claims, func(*jwt.Token) (any, error) { return []byte(apitest.Secret), nil })
+	if err != nil || !tok.Valid || tok.Method.Alg() != "HS256" {
+		t.Fatalf("token %v %v", tok, err)
+	}
+	if claims.Subject != u.ID.String() || claims.OrgID != u.OrgID.String() || claims.Email != u.Email || claims.Role != "Owner" {
+		t.Fatalf("claims %+v", claims)
+	}
+	if life := claims.ExpiresAt.Sub(claims.IssuedAt.Time); life != time.Hour {
+		t.Fatalf("access token lifetime %v", life)
+	}
+
+	// The refresh token: stored only as its SHA-256, valid for 30 days.
+	var expires time.Time
+	var n int
+	err = env.DB.Pool.QueryRow(context.Background(), `SELECT expires_at - created_at = interval '30 days', expires_at,
+		(SELECT count(*) FROM refresh_tokens WHERE token_hash = $2)
+		FROM refresh_tokens WHERE token_hash = $1`, account.HashToken(u.Refresh), []byte(u.Refresh)).Scan(new(bool), &expires, &n)
+	if err != nil {
+		t.Fatalf("refresh token not stored by hash: %v", err)
+	}
+	if d := time.Until(expires); d < 29*24*time.Hour || d > 30*24*time.Hour+time.Minute || n != 0 {
+		t.Fatalf("refresh token expires in %v; stored in clear %d", d, n)
+	}
+
+	// API keys likewise: the row holds the SHA-256 of the key and its prefix, never the key.
+	key := env.APIKey(u, []string{"read"})
+	var byHash, inClear int
+	err = env.DB.Pool.QueryRow(context.Background(), `SELECT
+		(SELECT count(*) FROM api_keys WHERE key_hash = sha256($1::bytea)),
+		(SELECT count(*) FROM api_keys k WHERE position($2 in k::text) > 0)`, []byte(key), key).Scan(&byHash, &inClear)
+	if err != nil || byHash != 1 || inClear != 0 {
+		t.Fatalf("key by hash %d, in clear %d (%v)", byHash, inClear, err)
+	}
+}
