@@ -24,6 +24,50 @@ type Relay struct {
 	Topics map[string][]Dispatch
 	Poll   time.Duration // backstop poll (default 2 s)
 	Batch  int           // rows per transaction (default 100)
+	// Retention is how long dispatched rows are kept (default 30 days):
+	// redelivering a webhook event reads the event from its row.
+	Retention time.Duration
+}
+
+// DefaultRetention keeps dispatched outbox rows for 30 days.
+const DefaultRetention = 30 * 24 * time.Hour
+
+const (
+	pruneEvery = time.Hour
+	pruneBatch = 1000
+)
+
+// Prune deletes dispatched rows older than the retention, in batches so no
+// transaction grows large; replicas pruning at once only split the work.
+func (r *Relay) Prune(ctx context.Context) (int64, error) {
+	retention := r.Retention
+	if retention <= 0 {
+		retention = DefaultRetention
+	}
+	cutoff := time.Now().Add(-retention)
+	var total int64
+	for {
+		n, err := outboxdb.PruneDispatched(ctx, r.DB.Q(), cutoff, pruneBatch)
+		total += n
+		if err != nil || n < pruneBatch {
+			return total, err
+		}
+	}
+}
+
+func (r *Relay) pruneLoop(ctx context.Context) {
+	for {
+		if n, err := r.Prune(ctx); err != nil && ctx.Err() == nil {
+			r.Log.Warn("outbox relay: pruning dispatched rows failed", "error", err)
+		} else if n > 0 {
+			r.Log.Info("outbox relay: pruned dispatched rows", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(pruneEvery):
+		}
+	}
 }
 
 // Run relays until ctx ends.
@@ -34,6 +78,7 @@ func (r *Relay) Run(ctx context.Context) {
 	if r.Batch <= 0 {
 		r.Batch = 100
 	}
+	go r.pruneLoop(ctx)
 	wake := make(chan struct{}, 1)
 	go r.listen(ctx, func() {
 		select {

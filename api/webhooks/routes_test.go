@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tracker/store"
 
 	"github.com/google/uuid"
 
@@ -113,6 +114,11 @@ func seedDelivery(t *testing.T, env *apitest.Env, org, hook uuid.UUID) webhookdb
 	t.Helper()
 	ctx := context.Background()
 	event := domain.NewID()
+	// The event itself, as the change that caused it wrote it.
+	if err := store.InsertOutbox(ctx, env.DB.Q(), store.OutboxRow{ID: event, OrgID: org, Topic: "ticket.created",
+		Payload: []byte(`{"type":"ticket.created"}`), CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	d, err := webhookdb.StartAttempt(ctx, env.DB.Q(), webhookdb.Delivery{ID: domain.NewID(), OrgID: org, WebhookID: hook,
 		EventID: event, EventType: "ticket.created", DeliveryKey: webhook.DeliveryKey(event, hook), Attempt: 1, CreatedAt: time.Now()})
 	if err != nil {
@@ -178,6 +184,15 @@ func TestDeliveriesAndRedeliver(t *testing.T) {
 	}
 
 	env.Do("POST", "/api/v1/webhooks/"+hook.String()+"/deliveries/"+uuid.NewString()+"/redeliver", owner.Token, nil).Expect(t, 404)
+	// An event past the outbox retention can no longer be redelivered.
+	pruned := seedDelivery(t, env, owner.OrgID, hook)
+	if _, err := env.DB.Pool.Exec(context.Background(), "DELETE FROM outbox WHERE id = $1", pruned.EventID); err != nil {
+		t.Fatal(err)
+	}
+	r := env.Do("POST", "/api/v1/webhooks/"+hook.String()+"/deliveries/"+pruned.ID.String()+"/redeliver", owner.Token, nil).Expect(t, 404)
+	if !strings.Contains(r.Error().Message, "event") {
+		t.Fatalf("404 should name the event: %s", r.Body)
+	}
 	if err := webhookdb.Disable(context.Background(), env.DB.Q(), owner.OrgID, hook, "test", time.Now()); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
+	"tracker/store/outboxdb"
 	"tracker/store/webhookdb"
 )
 
@@ -82,6 +83,11 @@ func (s *Service) Redeliver(ctx context.Context, p domain.Principal, webhookID, 
 		}
 		if !w.Active {
 			return domain.Conflict("webhook is not active; create a new one to receive deliveries again")
+		}
+		// The body is the event as written; events are kept for the outbox
+		// retention only.
+		if _, err := outboxdb.Get(ctx, q, w.OrgID, d.EventID); err != nil {
+			return domain.NotFoundAs(err, "event (events are kept for 30 days)")
 		}
 		n, err := webhookdb.NextRedelivery(ctx, q, w.OrgID, w.ID)
 		if err != nil {

@@ -129,6 +129,7 @@ CREATE TABLE outbox (
     dispatched_at timestamptz
 );
 CREATE INDEX outbox_pending_idx ON outbox (id) WHERE dispatched_at IS NULL;
+CREATE INDEX outbox_dispatched_idx ON outbox (dispatched_at) WHERE dispatched_at IS NOT NULL;
 -- No NOTIFY trigger: a trigger would NOTIFY from every writing transaction,
 -- and PostgreSQL serializes notifying commits cluster-wide. The store pokes
 -- the relay after commit instead (store/notify.go).

@@ -37,6 +37,17 @@ func MarkDispatched(ctx context.Context, q store.Querier, ids []uuid.UUID) error
 	return err
 }
 
+// PruneDispatched deletes up to limit rows dispatched before cutoff, oldest
+// first, and returns how many it deleted. Pending rows are never touched.
+func PruneDispatched(ctx context.Context, q store.Querier, cutoff time.Time, limit int) (int64, error) {
+	tag, err := q.Exec(ctx, `DELETE FROM outbox WHERE id IN (
+		SELECT id FROM outbox WHERE dispatched_at < $1 ORDER BY dispatched_at LIMIT $2)`, cutoff, limit)
+	if err != nil {
+		return 0, store.Translate(err)
+	}
+	return tag.RowsAffected(), nil
+}
+
 // Pending counts rows not dispatched yet.
 func Pending(ctx context.Context, q store.Querier) (int64, error) {
 	return store.Scalar[int64](ctx, q, store.SQL.Select("count(*)").From("outbox").Where("dispatched_at IS NULL"))
