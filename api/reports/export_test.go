@@ -2,6 +2,7 @@ package reports_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"strings"
 	"testing"
@@ -76,6 +77,7 @@ func TestStoredExports(t *testing.T) {
 		r := w.env.Do("POST", "/api/v1/reports/capitalization/exports", w.admin.Token, map[string]any{"period": period, "org_id": org}).Expect(t, want)
 		if want == 202 {
 			r.Decode(t, &e)
+			w.run.drain(t)
 		}
 		return e
 	}
@@ -131,17 +133,25 @@ func TestStoredExports(t *testing.T) {
 		request("2026-3", 422)
 		w.env.Do("POST", "/api/v1/reports/capitalization/exports", w.admin.Token, map[string]any{}).Expect(t, 422)
 	})
-	t.Run("503 when the run cannot start; the run is recorded Failed", func(t *testing.T) {
-		w.run.fail.Store(true)
-		defer w.run.fail.Store(false)
-		w.env.Do("POST", "/api/v1/reports/capitalization/exports", w.admin.Token, map[string]any{"period": "2026-01", "org_id": org}).Expect(t, 503)
+	t.Run("202 while no worker runs it: Pending, its job in the outbox", func(t *testing.T) {
+		var e capex.Export
+		w.env.Do("POST", "/api/v1/reports/capitalization/exports", w.admin.Token, map[string]any{"period": "2026-01", "org_id": org}).Expect(t, 202).Decode(t, &e)
 		got := list("&period=2026-01")
-		if len(got) != 1 || got[0].Status != "Failed" || got[0].Error == nil || !strings.Contains(*got[0].Error, "temporal unreachable") {
-			t.Fatalf("failed run: %+v", got)
+		if len(got) != 1 || got[0].ID != e.ID || got[0].Status != "Pending" {
+			t.Fatalf("pending run: %+v", got)
 		}
-		r := w.env.Do("GET", "/api/v1/reports/capitalization/exports/"+got[0].ID.String()+"/download", w.owner.Token, nil).Expect(t, 409)
-		if !strings.Contains(r.Error().Message, "Failed") {
+		var jobs int
+		if err := w.env.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE topic = $1
+			AND dispatched_at IS NULL AND payload->>'export_id' = $2`, capex.TopicExport, e.ID.String()).Scan(&jobs); err != nil || jobs != 1 {
+			t.Fatalf("%d jobs in the outbox (%v)", jobs, err)
+		}
+		r := w.env.Do("GET", "/api/v1/reports/capitalization/exports/"+e.ID.String()+"/download", w.owner.Token, nil).Expect(t, 409)
+		if !strings.Contains(r.Error().Message, "Pending") {
 			t.Fatalf("409 must name the status: %s", r.Body)
+		}
+		w.run.drain(t)
+		if got := list("&period=2026-01"); got[0].Status != "Completed" {
+			t.Fatalf("after the worker ran it: %+v", got)
 		}
 	})
 	t.Run("403 and 404 on a run", func(t *testing.T) {

@@ -2,9 +2,8 @@ package reports_test
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"net/url"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -16,19 +15,39 @@ import (
 	"tracker/domain/capex/capextest"
 )
 
-// runner runs an export inline (as the workflow's activity would), or fails
-// to start when fail is set.
+// runner stands in for the worker: it runs the on-demand jobs waiting in
+// the outbox inline, as the relay and the workflow's activity would.
 type runner struct {
-	svc  *capex.Service
-	fail atomic.Bool
+	svc *capex.Service
 }
 
-func (r *runner) StartExport(ctx context.Context, job capex.ExportJob) error {
-	if r.fail.Load() {
-		return errors.New("temporal unreachable")
+// drain runs every pending export job and marks it dispatched.
+func (r *runner) drain(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := r.svc.DB.Pool.Query(ctx, `UPDATE outbox SET dispatched_at = now()
+		WHERE topic = $1 AND dispatched_at IS NULL RETURNING payload`, capex.TopicExport)
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, err := r.svc.RunExport(ctx, job)
-	return err
+	var jobs []capex.ExportJob
+	for rows.Next() {
+		var b []byte
+		var job capex.ExportJob
+		if err := rows.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &job); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, job)
+	}
+	rows.Close()
+	for _, job := range jobs {
+		if _, err := r.svc.RunExport(ctx, job); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // world: three projects with budgets of each kind, two workers with rates,
@@ -58,7 +77,6 @@ func setup(t *testing.T) *world {
 	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc := &capex.Service{DB: e.DB}
 		w.run = &runner{svc: svc}
-		svc.Runner = w.run
 		return []api.Module{reports.Handlers{Reports: svc}}
 	}})
 	w.f = capextest.F{T: t, DB: w.env.DB}

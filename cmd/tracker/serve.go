@@ -41,7 +41,6 @@ import (
 	"tracker/domain/workflow"
 	"tracker/schema"
 	"tracker/store"
-	"tracker/workflows/capexport"
 )
 
 func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
@@ -89,10 +88,9 @@ func newServices(cfg Config, db *store.DB) services {
 		Sprints:   &sprint.Service{DB: db},
 		Entries:   &timeentry.Service{DB: db},
 		Rates:     &laborrate.Service{DB: db},
-		Capex: &capex.Service{DB: db,
-			Runner: capexport.LazyRunner(cfg.TemporalAddress, cfg.TemporalNamespace, cfg.TaskQueue, nil)},
-		Export:  &export.Service{DB: db},
-		Imports: &importer.Service{DB: db},
+		Capex:     &capex.Service{DB: db},
+		Export:    &export.Service{DB: db},
+		Imports:   &importer.Service{DB: db},
 	}
 }
 

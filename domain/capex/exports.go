@@ -2,7 +2,6 @@ package capex
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -33,10 +32,9 @@ type ExportJob struct {
 	RequestedBy *uuid.UUID `json:"requested_by,omitempty"`
 }
 
-// Runner starts an export run durably (a Temporal workflow).
-type Runner interface {
-	StartExport(ctx context.Context, job ExportJob) error
-}
+// TopicExport is the outbox topic of an on-demand run: the worker's relay
+// starts its workflow, so a request is accepted while Temporal is down.
+const TopicExport = "job.capex_export"
 
 // Export is one stored run as the API renders it.
 type Export struct {
@@ -63,8 +61,9 @@ func toExport(e capexdb.Export) Export {
 }
 
 // RequestExport records a Pending run of period for orgID (default: the
-// session org) and starts it (Admin). A period that has not begun is a 422.
-// Each request is a new run; earlier files of the period are kept.
+// session org) and, in the same transaction, the job that the worker starts
+// it from (Admin). A period that has not begun is a 422. Each request is a
+// new run; earlier files of the period are kept.
 func (s *Service) RequestExport(ctx context.Context, p domain.Principal, orgID uuid.UUID, period string) (Export, error) {
 	per, err := ParsePeriod("period", period)
 	if err != nil {
@@ -79,6 +78,7 @@ func (s *Service) RequestExport(ctx context.Context, p domain.Principal, orgID u
 	}
 	row := capexdb.Export{ID: domain.NewID(), OrgID: orgID, Period: per.String(), Trigger: TriggerManual,
 		Status: ExportPending, RequestedBy: &p.UserID, CreatedAt: now}
+	job := ExportJob{ExportID: row.ID, OrgID: orgID, Period: row.Period, Trigger: TriggerManual, RequestedBy: &p.UserID}
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
 		if _, err := domain.OrgAccess(ctx, q, p, orgID, MinRole, "organization"); err != nil {
 			return err
@@ -86,22 +86,14 @@ func (s *Service) RequestExport(ctx context.Context, p domain.Principal, orgID u
 		if err := capexdb.InsertExport(ctx, q, row); err != nil {
 			return err
 		}
+		if err := domain.Enqueue(ctx, q, orgID, domain.NewID(), TopicExport, job); err != nil {
+			return err
+		}
 		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "capitalization_export",
 			EntityID: row.ID, Action: "requested", Data: toExport(row)})
 	})
 	if err != nil {
 		return Export{}, err
-	}
-	job := ExportJob{ExportID: row.ID, OrgID: orgID, Period: row.Period, Trigger: TriggerManual, RequestedBy: &p.UserID}
-	if s.Runner == nil {
-		err = errors.New("no export runner configured")
-	} else {
-		err = s.Runner.StartExport(ctx, job)
-	}
-	if err != nil {
-		// The run is recorded as failed rather than left pending forever.
-		_ = s.FailExport(ctx, job, "could not start the export: "+err.Error())
-		return Export{}, domain.Unavailable("the export could not be started; try again later")
 	}
 	return toExport(row), nil
 }

@@ -21,9 +21,6 @@ import (
 // Service runs the report and export use cases.
 type Service struct {
 	DB *store.DB
-	// Runner starts an on-demand export run; nil means exports can only be
-	// run by the schedule.
-	Runner Runner
 	// Now is the clock (tests set it); nil is time.Now.
 	Now func() time.Time
 }

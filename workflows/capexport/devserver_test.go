@@ -75,7 +75,7 @@ func TestEndToEnd(t *testing.T) {
 
 	var svc *capex.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		svc = &capex.Service{DB: e.DB, Runner: capexport.Starter{Client: c, TaskQueue: taskQueue}}
+		svc = &capex.Service{DB: e.DB}
 		return []api.Module{reports.Handlers{Reports: svc}}
 	}})
 	// The worker is set up as the shared worker does it, through the
@@ -88,9 +88,17 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	if err := reg.Start(ctx, worker.Env{Client: c, TaskQueue: taskQueue}); err != nil {
+	wenv := worker.Env{Client: c, TaskQueue: taskQueue, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if err := reg.Start(ctx, wenv); err != nil {
 		t.Fatal(err)
 	}
+	// The shared worker's outbox relay, with this feature's dispatchers: an
+	// on-demand request reaches Temporal through it.
+	relayCtx, stopRelay := context.WithCancel(ctx)
+	t.Cleanup(stopRelay)
+	relay := &worker.Relay{DB: env.DB, Log: wenv.Log, Env: wenv, Poll: 200 * time.Millisecond,
+		Topics: map[string][]worker.Dispatch{capex.TopicExport: {reg.Topics[capex.TopicExport]}}}
+	go relay.Run(relayCtx)
 
 	owner := env.Register("Owner")
 	other := env.Register("Other org owner")

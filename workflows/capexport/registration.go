@@ -2,12 +2,18 @@ package capexport
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
 
 	sdkworker "go.temporal.io/sdk/worker"
 
 	acts "tracker/activities/capexport"
 	"tracker/domain/capex"
+	"tracker/store"
 	"tracker/worker"
+	"tracker/workflows"
 )
 
 // WorkerRegistration plugs the export into the shared worker: the workflow
@@ -22,5 +28,20 @@ func WorkerRegistration(svc *capex.Service) worker.Registration {
 		Start: func(ctx context.Context, env worker.Env) error {
 			return EnsureSchedule(ctx, env.Client, env.TaskQueue)
 		},
+		Topics: map[string]worker.Dispatch{capex.TopicExport: StartRequested},
 	}
+}
+
+// ExportWorkflowID is the id of an on-demand run: the export's own, so the
+// relay offering its job again starts nothing twice.
+func ExportWorkflowID(exportID uuid.UUID) string { return "capitalization-export-" + exportID.String() }
+
+// StartRequested is the relay's dispatcher for an on-demand run requested
+// through the API (outbox topic capex.TopicExport).
+func StartRequested(ctx context.Context, env worker.Env, row store.OutboxRow) error {
+	var job capex.ExportJob
+	if err := json.Unmarshal(row.Payload, &job); err != nil {
+		return fmt.Errorf("capitalization export job %s: %w", row.ID, err)
+	}
+	return workflows.StartOnce(ctx, env.Client, ExportWorkflowID(job.ExportID), env.TaskQueue, WorkflowName, Input{Job: &job})
 }

@@ -4,19 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	acts "tracker/activities/capexport"
-	"tracker/domain/capex"
 )
 
 // Register puts the workflow and its activities on a worker.
@@ -90,44 +87,3 @@ func EnsureSchedule(ctx context.Context, c client.Client, taskQueue string) erro
 	}
 	return nil
 }
-
-// Starter starts on-demand runs: the capex.Runner of the API.
-type Starter struct {
-	Client    client.Client
-	TaskQueue string
-}
-
-// StartTimeout bounds the start call, so a request does not hang on an
-// unreachable Temporal.
-const StartTimeout = 10 * time.Second
-
-// StartExport starts the run of one job; the workflow id is the export's,
-// so a repeated start of the same job is refused rather than run twice.
-func (s Starter) StartExport(ctx context.Context, job capex.ExportJob) error {
-	ctx, cancel := context.WithTimeout(ctx, StartTimeout)
-	defer cancel()
-	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: "capitalization-export-" + job.ExportID.String(), TaskQueue: s.TaskQueue,
-		WorkflowExecutionTimeout: time.Hour,
-	}, WorkflowName, Input{Job: &job})
-	return err
-}
-
-// LazyRunner is the API's capex.Runner: a Starter whose client connects on
-// first use, so the API starts (and answers everything else) while Temporal
-// is down. A client that cannot even be built gives a runner whose every
-// start fails (the request answers 503 and the run is recorded Failed).
-func LazyRunner(hostPort, namespace, taskQueue string, log *slog.Logger) capex.Runner {
-	if log == nil {
-		log = slog.Default()
-	}
-	c, err := client.NewLazyClient(client.Options{HostPort: hostPort, Namespace: namespace, Logger: tlog.NewStructuredLogger(log)})
-	if err != nil {
-		return brokenRunner{fmt.Errorf("temporal client: %w", err)}
-	}
-	return Starter{Client: c, TaskQueue: taskQueue}
-}
-
-type brokenRunner struct{ err error }
-
-func (b brokenRunner) StartExport(context.Context, capex.ExportJob) error { return b.err }
