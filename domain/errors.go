@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"tracker/store"
 )
 
@@ -126,4 +128,33 @@ func NotFoundAs(err error, what string) error {
 		return NotFound(what)
 	}
 	return err
+}
+
+// RequireAll is a 422 listing, under field, each id of want that found lacks
+// ("<id> <problem>"); idOf reads a found item's id.
+func RequireAll[T any](field string, want []uuid.UUID, found []T, idOf func(T) uuid.UUID, problem string) error {
+	seen := make(map[uuid.UUID]bool, len(found))
+	for _, f := range found {
+		seen[idOf(f)] = true
+	}
+	var p Problems
+	for _, id := range want {
+		if !seen[id] {
+			p.Add(field, id.String()+" "+problem)
+		}
+	}
+	return p.Err()
+}
+
+// Dedupe drops repeated ids, keeping the first occurrence's order.
+func Dedupe(ids []uuid.UUID) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(ids))
+	seen := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }

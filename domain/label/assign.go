@@ -18,7 +18,7 @@ const MaxBatch = 1000
 // ticket's project). It is idempotent and answers how many tickets were newly
 // linked.
 func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, labelID uuid.UUID, ticketIDs []uuid.UUID) (int, error) {
-	ids := dedupe(ticketIDs)
+	ids := domain.Dedupe(ticketIDs)
 	if len(ids) > MaxBatch {
 		return 0, domain.Invalid("ticket_ids: must have at most " + itoa(MaxBatch) + " items")
 	}
@@ -35,7 +35,7 @@ func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, labelID u
 		if err != nil {
 			return err
 		}
-		if err := allTickets(ids, found); err != nil {
+		if err := domain.RequireAll("ticket_ids", ids, found, func(t labeldb.Ticket) uuid.UUID { return t.ID }, "is not a ticket of the label's organization"); err != nil {
 			return err
 		}
 		for _, t := range found {
@@ -61,34 +61,6 @@ func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, labelID u
 		return nil
 	})
 	return assigned, err
-}
-
-func allTickets(want []uuid.UUID, found []labeldb.Ticket) error {
-	seen := make(map[uuid.UUID]bool, len(found))
-	for _, t := range found {
-		seen[t.ID] = true
-	}
-	var probs domain.Problems
-	for _, id := range want {
-		if !seen[id] {
-			probs.Add("ticket_ids", id.String()+" is not a ticket of the label's organization")
-		}
-	}
-	return probs.Err()
-}
-
-func allFound(want []uuid.UUID, live []labeldb.Row) error {
-	seen := make(map[uuid.UUID]bool, len(live))
-	for _, l := range live {
-		seen[l.ID] = true
-	}
-	var probs domain.Problems
-	for _, id := range want {
-		if !seen[id] {
-			probs.Add("label_ids", id.String()+" is not a label of the ticket's organization")
-		}
-	}
-	return probs.Err()
 }
 
 // labelSets maps each ticket to its live label ids, sorted.
@@ -118,18 +90,6 @@ func recordLabels(ctx context.Context, q store.Querier, p domain.Principal, orgI
 	}
 	return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "ticket", EntityID: ticketID,
 		Action: "updated", Changes: []domain.FieldChange{{Field: "labels", Old: old, New: new}}})
-}
-
-func dedupe(ids []uuid.UUID) []uuid.UUID {
-	out := make([]uuid.UUID, 0, len(ids))
-	seen := make(map[uuid.UUID]bool, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 func sorted(ids []uuid.UUID) []uuid.UUID {

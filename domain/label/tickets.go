@@ -38,7 +38,7 @@ func (s *Service) TicketLabels(ctx context.Context, p domain.Principal, ticketID
 // ReplaceTicketLabels sets a ticket's labels to exactly labelIDs (Member on
 // the ticket's project) and returns them.
 func (s *Service) ReplaceTicketLabels(ctx context.Context, p domain.Principal, ticketID uuid.UUID, labelIDs []uuid.UUID) ([]Label, error) {
-	want := dedupe(labelIDs)
+	want := domain.Dedupe(labelIDs)
 	var out []Label
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
 		t, err := ticketFor(ctx, q, p, ticketID, domain.RoleMember, true)
@@ -49,7 +49,7 @@ func (s *Service) ReplaceTicketLabels(ctx context.Context, p domain.Principal, t
 		if err != nil {
 			return err
 		}
-		if err := allFound(want, live); err != nil {
+		if err := domain.RequireAll("label_ids", want, live, func(l labeldb.Row) uuid.UUID { return l.ID }, "is not a label of the ticket's organization"); err != nil {
 			return err
 		}
 		before, err := labelSets(ctx, q, t.OrgID, []uuid.UUID{ticketID})

@@ -26,7 +26,7 @@ func toTicket(t sprintdb.Ticket) Ticket { return ticket.FromRow(t) }
 // Each moved ticket gets an audit row (field sprint_id) and a ticket.updated
 // event.
 func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, id uuid.UUID, ticketIDs []uuid.UUID) (int, error) {
-	ids := dedupe(ticketIDs)
+	ids := domain.Dedupe(ticketIDs)
 	if len(ids) > MaxBatch {
 		return 0, domain.Invalid("ticket_ids: must have at most " + strconv.Itoa(MaxBatch) + " items")
 	}
@@ -43,7 +43,7 @@ func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, id uuid.U
 		if err != nil {
 			return err
 		}
-		if err := allFound(ids, found); err != nil {
+		if err := domain.RequireAll("ticket_ids", ids, found, func(t sprintdb.Ticket) uuid.UUID { return t.ID }, "is not a ticket of the sprint's project"); err != nil {
 			return err
 		}
 		before := make(map[uuid.UUID]*uuid.UUID, len(found))
@@ -72,30 +72,4 @@ func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, id uuid.U
 		return nil
 	})
 	return assigned, err
-}
-
-func allFound(want []uuid.UUID, found []sprintdb.Ticket) error {
-	seen := make(map[uuid.UUID]bool, len(found))
-	for _, t := range found {
-		seen[t.ID] = true
-	}
-	var probs domain.Problems
-	for _, id := range want {
-		if !seen[id] {
-			probs.Add("ticket_ids", id.String()+" is not a ticket of the sprint's project")
-		}
-	}
-	return probs.Err()
-}
-
-func dedupe(ids []uuid.UUID) []uuid.UUID {
-	out := make([]uuid.UUID, 0, len(ids))
-	seen := make(map[uuid.UUID]bool, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }
