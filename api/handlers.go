@@ -9,9 +9,10 @@ import (
 	"tracker/domain"
 )
 
-// GetByID serves GET …/:id: one resource read by id (a non-UUID id or a
-// resource the caller cannot see is a 404 naming what).
-func GetByID[T any](what string, get func(context.Context, domain.Principal, uuid.UUID) (T, error)) fiber.Handler {
+// ByID serves a …/:id route whose use case takes only the id (a read, or an
+// action such as start or submit) and renders its result; a non-UUID id or
+// a resource the caller cannot see is a 404 naming what.
+func ByID[T any](what string, get func(context.Context, domain.Principal, uuid.UUID) (T, error)) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id, err := PathID(c, "id", what)
 		if err != nil {
@@ -56,5 +57,29 @@ func DeleteByID(what string, del func(context.Context, domain.Principal, uuid.UU
 			return err
 		}
 		return c.SendStatus(fiber.StatusNoContent)
+	}
+}
+
+type batchAssignReq struct {
+	TicketIDs []uuid.UUID `json:"ticket_ids" validate:"required,min=1"`
+}
+
+// BatchAssign serves POST …/:id/batch-assign {ticket_ids}: the answer is
+// `{assigned: n}`, the tickets newly assigned.
+func BatchAssign(what string, assign func(context.Context, domain.Principal, uuid.UUID, []uuid.UUID) (int, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := PathID(c, "id", what)
+		if err != nil {
+			return err
+		}
+		var req batchAssignReq
+		if err := Bind(c, &req); err != nil {
+			return err
+		}
+		n, err := assign(c.UserContext(), Principal(c), id, req.TicketIDs)
+		if err != nil {
+			return err
+		}
+		return c.JSON(fiber.Map{"assigned": n})
 	}
 }

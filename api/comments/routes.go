@@ -18,7 +18,7 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/tickets/:ticket_id/comments", h.create)
 	r.Get("/tickets/:ticket_id/comments", api.ListUnder("ticket_id", "ticket", h.Comments.List))
-	r.Get("/comments/:id", api.GetByID("comment", h.Comments.Get))
+	r.Get("/comments/:id", api.ByID("comment", h.Comments.Get))
 	r.Patch("/comments/:id", h.update)
 	r.Delete("/comments/:id", h.delete)
 }

@@ -3,7 +3,6 @@ package labels
 
 import (
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 
 	"tracker/api"
 	"tracker/domain"
@@ -19,10 +18,10 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/labels", h.create)
 	r.Get("/orgs/:org_id/labels", api.ListUnder("org_id", "organization", h.Labels.List))
-	r.Get("/labels/:id", api.GetByID("label", h.Labels.Get))
+	r.Get("/labels/:id", api.ByID("label", h.Labels.Get))
 	r.Patch("/labels/:id", h.update)
 	r.Delete("/labels/:id", api.CascadeDelete("label", h.Labels.Delete))
-	r.Post("/labels/:id/batch-assign", h.batchAssign)
+	r.Post("/labels/:id/batch-assign", api.BatchAssign("label", h.Labels.BatchAssign))
 	r.Post("/tickets/:ticket_id/labels", h.replaceTicketLabels)
 	r.Get("/tickets/:ticket_id/labels", h.ticketLabels)
 	r.Post("/tickets/:ticket_id/labels/:label_id", h.addTicketLabel)
@@ -69,24 +68,4 @@ func (h Handlers) update(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(out)
-}
-
-type batchAssignReq struct {
-	TicketIDs []uuid.UUID `json:"ticket_ids" validate:"required,min=1"`
-}
-
-func (h Handlers) batchAssign(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "label")
-	if err != nil {
-		return err
-	}
-	var req batchAssignReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	n, err := h.Labels.BatchAssign(c.UserContext(), api.Principal(c), id, req.TicketIDs)
-	if err != nil {
-		return err
-	}
-	return c.JSON(fiber.Map{"assigned": n})
 }

@@ -20,7 +20,7 @@ type Handlers struct {
 // Routes registers the labor rate routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/labor-rates", h.create)
-	r.Get("/labor-rates/:id", api.GetByID("labor rate", h.Rates.Get))
+	r.Get("/labor-rates/:id", api.ByID("labor rate", h.Rates.Get))
 	r.Get("/users/:user_id/orgs/:org_id/labor-rates/current", h.current)
 	r.Get("/users/:user_id/orgs/:org_id/labor-rates", h.list)
 }

@@ -23,7 +23,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects", h.create)
 	r.Get("/projects", h.list)
 	r.Get("/projects/key/:key", h.byKey)
-	r.Get("/projects/:id", api.GetByID("project", h.Projects.Get))
+	r.Get("/projects/:id", api.ByID("project", h.Projects.Get))
 	r.Patch("/projects/:id", h.update)
 	r.Delete("/projects/:id", api.CascadeDelete("project", h.Projects.Delete))
 	r.Post("/projects/:project_id/members", h.addMember)

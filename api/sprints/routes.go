@@ -18,14 +18,14 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects/:project_id/sprints", h.create)
 	r.Get("/projects/:project_id/sprints", api.ListUnder("project_id", "project", h.Sprints.List))
-	r.Get("/sprints/:id", api.GetByID("sprint", h.Sprints.Get))
+	r.Get("/sprints/:id", api.ByID("sprint", h.Sprints.Get))
 	r.Patch("/sprints/:id", h.update)
 	r.Delete("/sprints/:id", api.CascadeDelete("sprint", h.Sprints.Delete))
-	r.Post("/sprints/:id/start", h.start)
-	r.Post("/sprints/:id/complete", h.complete)
-	r.Post("/sprints/:id/batch-assign", h.batchAssign)
-	r.Get("/sprints/:id/board", h.board)
-	r.Get("/sprints/:id/burndown", h.burndown)
+	r.Post("/sprints/:id/start", api.ByID("sprint", h.Sprints.Start))
+	r.Post("/sprints/:id/complete", api.ByID("sprint", h.Sprints.Complete))
+	r.Post("/sprints/:id/batch-assign", api.BatchAssign("sprint", h.Sprints.BatchAssign))
+	r.Get("/sprints/:id/board", api.ByID("sprint", h.Sprints.Board))
+	r.Get("/sprints/:id/burndown", api.ByID("sprint", h.Sprints.Burndown))
 }
 
 type createReq struct {

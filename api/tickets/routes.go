@@ -25,7 +25,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Patch("/tickets/:id", h.update)
 	r.Delete("/tickets/:id", api.CascadeDelete("ticket", h.Tickets.Delete))
 	r.Post("/tickets/:id/transition", h.transition)
-	r.Get("/tickets/:id/transitions", h.transitions)
+	r.Get("/tickets/:id/transitions", api.ByID("ticket", h.Tickets.Transitions))
 	r.Get("/tickets/:id/available-transitions", h.available)
 	r.Get("/tickets/:ticket_id/activity", h.activity)
 }

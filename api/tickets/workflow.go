@@ -22,18 +22,6 @@ func (h Handlers) transition(c *fiber.Ctx) error {
 	return render(c, res)
 }
 
-func (h Handlers) transitions(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "ticket")
-	if err != nil {
-		return err
-	}
-	out, err := h.Tickets.Transitions(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
-}
-
 func (h Handlers) available(c *fiber.Ctx) error {
 	id, err := api.PathID(c, "id", "ticket")
 	if err != nil {

@@ -3,8 +3,6 @@
 package timeentries
 
 import (
-	"context"
-
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -23,11 +21,11 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/time-entries/submitted", h.submitted)
 	r.Post("/time-entries", h.create)
-	r.Get("/time-entries/:id", api.GetByID("time entry", h.Entries.Get))
+	r.Get("/time-entries/:id", api.ByID("time entry", h.Entries.Get))
 	r.Patch("/time-entries/:id", h.update)
 	r.Delete("/time-entries/:id", h.delete)
-	r.Post("/time-entries/:id/submit", h.submit)
-	r.Post("/time-entries/:id/approve", h.approve)
+	r.Post("/time-entries/:id/submit", api.ByID("time entry", h.Entries.Submit))
+	r.Post("/time-entries/:id/approve", api.ByID("time entry", h.Entries.Approve))
 	r.Get("/tickets/:ticket_id/time-entries", h.listByTicket)
 	r.Get("/users/:user_id/time-entries", h.listByUser)
 }
@@ -89,26 +87,4 @@ func (h Handlers) delete(c *fiber.Ctx) error {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
-}
-
-func (h Handlers) submit(c *fiber.Ctx) error {
-	return h.move(c, h.Entries.Submit)
-}
-
-func (h Handlers) approve(c *fiber.Ctx) error {
-	return h.move(c, h.Entries.Approve)
-}
-
-type moveFunc = func(ctx context.Context, p domain.Principal, id uuid.UUID) (timeentry.Entry, error)
-
-func (h Handlers) move(c *fiber.Ctx, f moveFunc) error {
-	id, err := api.PathID(c, "id", "time entry")
-	if err != nil {
-		return err
-	}
-	e, err := f(c.UserContext(), api.Principal(c), id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(e)
 }

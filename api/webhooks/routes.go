@@ -17,7 +17,7 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/webhooks", h.create)
 	r.Get("/orgs/:org_id/webhooks", api.ListUnder("org_id", "organization", h.Webhooks.List))
-	r.Get("/webhooks/:id", api.GetByID("webhook", h.Webhooks.Get))
+	r.Get("/webhooks/:id", api.ByID("webhook", h.Webhooks.Get))
 	r.Delete("/webhooks/:id", api.DeleteByID("webhook", h.Webhooks.Delete))
 	r.Get("/webhooks/:id/deliveries", h.deliveries)
 	r.Post("/webhooks/:id/deliveries/:delivery_id/redeliver", h.redeliver)

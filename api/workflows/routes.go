@@ -19,7 +19,7 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/workflows", h.create)
 	r.Get("/orgs/:org_id/workflows", api.ListUnder("org_id", "organization", h.Workflows.List))
-	r.Get("/workflows/:id", api.GetByID("workflow", h.Workflows.Get))
+	r.Get("/workflows/:id", api.ByID("workflow", h.Workflows.Get))
 	r.Patch("/workflows/:id", h.update)
 	r.Delete("/workflows/:id", api.DeleteByID("workflow", h.Workflows.Delete))
 }
