@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -210,4 +211,42 @@ func (e *Env) APIKey(u User, scopes []string, projectIDs ...uuid.UUID) string {
 	var k account.APIKey
 	r.Decode(e.T, &k)
 	return k.Key
+}
+
+// Walk pages through a list with limit 2 and returns every item's id in
+// order, failing the test if a page breaks the list contract (more items
+// than the limit, has_more disagreeing with next_cursor) or the walk does
+// not end.
+func (e *Env) Walk(path, token string) []string {
+	e.T.Helper()
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	var ids []string
+	cursor := ""
+	for range 1000 {
+		u := path + sep + "limit=2"
+		if cursor != "" {
+			u += "&cursor=" + url.QueryEscape(cursor)
+		}
+		var page struct {
+			Items      []map[string]any `json:"items"`
+			NextCursor *string          `json:"next_cursor"`
+			HasMore    bool             `json:"has_more"`
+		}
+		e.Do("GET", u, token, nil).Expect(e.T, 200).Decode(e.T, &page)
+		if len(page.Items) > 2 || page.HasMore != (page.NextCursor != nil) {
+			e.T.Fatalf("page breaks the list contract: %+v", page)
+		}
+		for _, it := range page.Items {
+			ids = append(ids, it["id"].(string))
+		}
+		if !page.HasMore {
+			return ids
+		}
+		cursor = *page.NextCursor
+	}
+	e.T.Fatal("pagination did not end")
+	return nil
 }

@@ -1,47 +1,10 @@
 package projects_test
 
 import (
-	"net/url"
 	"testing"
 
 	"github.com/google/uuid"
-
-	"tracker/api/apitest"
 )
-
-// walk pages through a list with limit 2 and returns every item's id.
-func walk(t *testing.T, env *apitest.Env, path, token string) []string {
-	t.Helper()
-	var ids []string
-	cursor := ""
-	for range 20 {
-		u := path + "&limit=2"
-		if cursor != "" {
-			u += "&cursor=" + url.QueryEscape(cursor)
-		}
-		var page struct {
-			Items      []map[string]any `json:"items"`
-			NextCursor *string          `json:"next_cursor"`
-			HasMore    bool             `json:"has_more"`
-		}
-		env.Do("GET", u, token, nil).Expect(t, 200).Decode(t, &page)
-		if len(page.Items) > 2 {
-			t.Fatalf("page of %d items", len(page.Items))
-		}
-		for _, it := range page.Items {
-			ids = append(ids, it["id"].(string))
-		}
-		if page.HasMore != (page.NextCursor != nil) {
-			t.Fatalf("has_more %v with cursor %v", page.HasMore, page.NextCursor)
-		}
-		if !page.HasMore {
-			return ids
-		}
-		cursor = *page.NextCursor
-	}
-	t.Fatal("pagination did not end")
-	return nil
-}
 
 func TestListProjects(t *testing.T) {
 	t.Parallel()
@@ -59,7 +22,7 @@ func TestListProjects(t *testing.T) {
 	list := "/api/v1/projects?org_id=" + org.String()
 
 	t.Run("200 pagination walk returns every project once, in order", func(t *testing.T) {
-		got := walk(t, env, list, viewer.Token)
+		got := env.Walk(list, viewer.Token)
 		if len(got) != 5 {
 			t.Fatalf("got %d projects: %v", len(got), got)
 		}
@@ -78,25 +41,25 @@ func TestListProjects(t *testing.T) {
 	})
 
 	t.Run("200 reporter sees only assigned projects", func(t *testing.T) {
-		if got := walk(t, env, list, reporter.Token); len(got) != 0 {
+		if got := env.Walk(list, reporter.Token); len(got) != 0 {
 			t.Fatalf("unassigned reporter sees %v", got)
 		}
 		env.Do("POST", "/api/v1/projects/"+ids[1]+"/members", owner.Token, map[string]any{"user_id": reporter.ID}).Expect(t, 201)
 		env.Do("POST", "/api/v1/projects/"+ids[3]+"/members", owner.Token, map[string]any{"user_id": reporter.ID}).Expect(t, 201)
-		got := walk(t, env, list, reporter.Token)
+		got := env.Walk(list, reporter.Token)
 		if len(got) != 2 || got[0] != ids[1] || got[1] != ids[3] {
 			t.Fatalf("reporter sees %v", got)
 		}
 		// The reporter's read key sees no more than the reporter.
 		key := env.APIKey(reporter, []string{"read"})
-		if got := walk(t, env, list, key); len(got) != 2 {
+		if got := env.Walk(list, key); len(got) != 2 {
 			t.Fatalf("reporter key sees %v", got)
 		}
 	})
 
 	t.Run("200 project-restricted key sees only its projects", func(t *testing.T) {
 		key := env.APIKey(owner, []string{"read"}, uuid.MustParse(ids[0]), uuid.MustParse(ids[4]))
-		got := walk(t, env, list, key)
+		got := env.Walk(list, key)
 		if len(got) != 2 || got[0] != ids[0] || got[1] != ids[4] {
 			t.Fatalf("key sees %v", got)
 		}
@@ -105,7 +68,7 @@ func TestListProjects(t *testing.T) {
 	t.Run("200 deleted projects are gone", func(t *testing.T) {
 		p := createProject(t, env, owner.Token, org, "GONE")
 		env.Do("DELETE", "/api/v1/projects/"+pid(t, p), owner.Token, nil).Expect(t, 204)
-		if got := walk(t, env, list, owner.Token); len(got) != 5 {
+		if got := env.Walk(list, owner.Token); len(got) != 5 {
 			t.Fatalf("list after delete %v", got)
 		}
 	})

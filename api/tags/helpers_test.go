@@ -2,7 +2,6 @@ package tags_test
 
 import (
 	"context"
-	"net/url"
 	"testing"
 
 	"github.com/google/uuid"
@@ -93,35 +92,4 @@ func put(kv ...string) map[string]any {
 		ts = append(ts, pair{"key": kv[i], "value": kv[i+1]})
 	}
 	return map[string]any{"tags": ts}
-}
-
-// walk pages through a search with limit 2 and returns every item's id.
-func walk(t *testing.T, env *apitest.Env, path, token string) []string {
-	t.Helper()
-	var ids []string
-	cursor := ""
-	for range 20 {
-		u := path + "&limit=2"
-		if cursor != "" {
-			u += "&cursor=" + url.QueryEscape(cursor)
-		}
-		var page struct {
-			Items      []map[string]any `json:"items"`
-			NextCursor *string          `json:"next_cursor"`
-			HasMore    bool             `json:"has_more"`
-		}
-		env.Do("GET", u, token, nil).Expect(t, 200).Decode(t, &page)
-		if len(page.Items) > 2 || page.HasMore != (page.NextCursor != nil) {
-			t.Fatalf("page %+v", page)
-		}
-		for _, it := range page.Items {
-			ids = append(ids, it["id"].(string))
-		}
-		if !page.HasMore {
-			return ids
-		}
-		cursor = *page.NextCursor
-	}
-	t.Fatal("pagination did not end")
-	return nil
 }

@@ -36,7 +36,7 @@ func TestSearchTags(t *testing.T) {
 		outsider.Token, put("env", "prod")).Expect(t, 200)
 
 	t.Run("200 pagination walk returns every match once, in order", func(t *testing.T) {
-		got := walk(t, env, search, viewer.Token)
+		got := env.Walk(search, viewer.Token)
 		if strings.Join(got, ",") != strings.Join(ids, ",") {
 			t.Fatalf("walk %v, want %v", got, ids)
 		}
@@ -58,19 +58,19 @@ func TestSearchTags(t *testing.T) {
 		}
 	})
 	t.Run("200 reporter sees project-scoped tags of assigned projects only", func(t *testing.T) {
-		got := walk(t, env, search, reporter.Token)
+		got := env.Walk(search, reporter.Token)
 		if len(got) != 1 || got[0] != ids[4] { // only the team's
 			t.Fatalf("reporter sees %v", got)
 		}
 		env.Do("POST", "/api/v1/projects/"+p2+"/members", owner.Token, map[string]any{"user_id": reporter.ID}).Expect(t, 201)
-		got = walk(t, env, search, reporter.Token)
+		got = env.Walk(search, reporter.Token)
 		if strings.Join(got, ",") != strings.Join([]string{ids[1], ids[3], ids[4]}, ",") {
 			t.Fatalf("assigned reporter sees %v", got)
 		}
 	})
 	t.Run("200 project-restricted key sees its projects' tags", func(t *testing.T) {
 		key := env.APIKey(owner, []string{"read"}, uuid.MustParse(p1))
-		got := walk(t, env, search, key)
+		got := env.Walk(search, key)
 		if strings.Join(got, ",") != strings.Join([]string{ids[0], ids[2], ids[4]}, ",") {
 			t.Fatalf("key sees %v", got)
 		}
@@ -78,7 +78,7 @@ func TestSearchTags(t *testing.T) {
 	t.Run("200 tags of deleted entities are left out", func(t *testing.T) {
 		exec(t, env, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, t1)
 		env.Do("DELETE", "/api/v1/projects/"+p2+"?cascade=true", owner.Token, nil).Expect(t, 204)
-		got := walk(t, env, search, owner.Token)
+		got := env.Walk(search, owner.Token)
 		if strings.Join(got, ",") != strings.Join([]string{ids[0], ids[4]}, ",") {
 			t.Fatalf("after deletes %v", got)
 		}

@@ -2,7 +2,6 @@ package workflows_test
 
 import (
 	"context"
-	"net/url"
 	"testing"
 
 	"tracker/api"
@@ -69,35 +68,4 @@ func scalar[T any](t *testing.T, env *apitest.Env, sql string, args ...any) T {
 func auditCount(t *testing.T, env *apitest.Env, id any, action string) int {
 	t.Helper()
 	return scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'workflow' AND entity_id = $1 AND action = $2`, id, action)
-}
-
-// walk pages through a list with limit 2 and returns every item's id.
-func walk(t *testing.T, env *apitest.Env, path, token string) []string {
-	t.Helper()
-	var ids []string
-	cursor := ""
-	for range 20 {
-		u := path + "?limit=2"
-		if cursor != "" {
-			u += "&cursor=" + url.QueryEscape(cursor)
-		}
-		var page struct {
-			Items      []map[string]any `json:"items"`
-			NextCursor *string          `json:"next_cursor"`
-			HasMore    bool             `json:"has_more"`
-		}
-		env.Do("GET", u, token, nil).Expect(t, 200).Decode(t, &page)
-		if len(page.Items) > 2 || page.HasMore != (page.NextCursor != nil) {
-			t.Fatalf("page %+v", page)
-		}
-		for _, it := range page.Items {
-			ids = append(ids, it["id"].(string))
-		}
-		if !page.HasMore {
-			return ids
-		}
-		cursor = *page.NextCursor
-	}
-	t.Fatal("pagination did not end")
-	return nil
 }

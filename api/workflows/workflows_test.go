@@ -120,7 +120,7 @@ func TestListAndGetWorkflows(t *testing.T) {
 	}
 
 	t.Run("200 pagination walk: Default first, every workflow once", func(t *testing.T) {
-		got := walk(t, env, path, viewer.Token)
+		got := env.Walk(path, viewer.Token)
 		if strings.Join(got, ",") != strings.Join(ids, ",") {
 			t.Fatalf("walk %v, want %v", got, ids)
 		}
