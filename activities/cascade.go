@@ -24,6 +24,10 @@ type Cascade struct {
 	// BatchPause sleeps between batches: gentler on a busy database, and
 	// lets tests stop a worker mid-purge.
 	BatchPause time.Duration
+
+	// inBatch, when set (tests), runs inside each batch's transaction after
+	// its statement: a test holds a batch open to race another attempt.
+	inBatch func(ctx context.Context) error
 }
 
 // CascadeCheck is the purge's plan, read once at its start.
@@ -72,10 +76,25 @@ type CascadeStepResult struct {
 	Done     bool
 }
 
-// PurgeCascadeStep runs one step in batches, each its own transaction, until
-// a batch finds nothing left or the time budget is spent; it heartbeats
-// after every batch, so a dead worker's step moves to another worker within
-// the heartbeat timeout and carries on from what is already committed.
+// CascadeProgress is the heartbeat detail of a purge step.
+type CascadeProgress struct {
+	Step     string
+	Batches  int
+	Affected int64
+}
+
+// heartbeatEvery is how often a step heartbeats while a statement runs (well
+// under the workflow's 10 s heartbeat timeout).
+const heartbeatEvery = 2 * time.Second
+
+// PurgeCascadeStep runs one step in batches, each its own transaction that
+// holds the root's purge lock (so a retried attempt beside a zombie one
+// waits for it instead of finding nothing and calling the step done), until
+// a batch changes nothing (under the lock: nothing the step may change
+// remains) or the time budget is spent. It heartbeats its progress
+// while every statement runs, so a dead worker's step moves to another
+// worker within the heartbeat timeout and carries on from what is already
+// committed.
 func (c *Cascade) PurgeCascadeStep(ctx context.Context, in CascadeStepInput) (CascadeStepResult, error) {
 	root := cascadedb.Root{OrgID: in.Job.OrgID, Type: in.Job.EntityType, ID: in.Job.EntityID}
 	size, budget := c.BatchSize, c.Budget
@@ -87,19 +106,29 @@ func (c *Cascade) PurgeCascadeStep(ctx context.Context, in CascadeStepInput) (Ca
 	}
 	deadline := time.Now().Add(budget)
 	var res CascadeStepResult
+	progress := CascadeProgress{Step: in.Step}
 	for {
 		var n int64
-		err := c.DB.InTx(ctx, func(q store.Querier) error {
-			var err error
-			n, err = cascadedb.Run(ctx, q, root, in.Step, size)
-			return err
+		err := heartbeatWhile(ctx, progress, func() error {
+			return c.DB.InTx(ctx, func(q store.Querier) error {
+				var err error
+				if n, err = cascadedb.Run(ctx, q, root, in.Step, size); err != nil {
+					return err
+				}
+				if c.inBatch != nil {
+					return c.inBatch(ctx)
+				}
+				return nil
+			})
 		})
 		if err != nil {
 			return res, err
 		}
 		res.Affected += n
-		activity.RecordHeartbeat(ctx, res.Affected)
-		if n == 0 || !cascadedb.Batched(in.Step) {
+		progress.Batches++
+		progress.Affected = res.Affected
+		activity.RecordHeartbeat(ctx, progress)
+		if cascadedb.StepDone(in.Step, n) {
 			res.Done = true
 			return res, nil
 		}
@@ -117,6 +146,31 @@ func (c *Cascade) PurgeCascadeStep(ctx context.Context, in CascadeStepInput) (Ca
 			return res, err
 		}
 	}
+}
+
+// heartbeatWhile runs fn, recording details as the activity's heartbeat
+// every heartbeatEvery until it returns: a long statement (or a wait for
+// the root's lock) never looks like a dead worker.
+func heartbeatWhile(ctx context.Context, details any, fn func() error) error {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, details)
+			}
+		}
+	}()
+	err := fn()
+	close(done)
+	<-stopped
+	return err
 }
 
 // ignoreGone treats a row that disappeared (a webhook deleted while its

@@ -171,7 +171,7 @@ func purge(t *testing.T, db *store.DB, r Root) int64 {
 				t.Fatalf("step %s: %v", s, err)
 			}
 			total += n
-			if n == 0 || !Batched(s) {
+			if StepDone(s, n) {
 				break
 			}
 		}

@@ -8,14 +8,15 @@ import (
 )
 
 // stepSQL renders one step's statement for root r: $1 org, $2 root id, $3
-// batch limit (batched steps). "" means the step has nothing to do here.
+// batch limit (every step but the root's, which is one row). "" means the step has nothing to do here.
 func stepSQL(ctx context.Context, q store.Querier, r Root, step string) (string, error) {
 	scope := ticketScope(r.Type)
 	switch step {
 	case StepDetachReplies:
-		return `UPDATE comments SET parent_comment_id = NULL
-			WHERE org_id = $1 AND ticket_id NOT IN (` + scope + `)
-			  AND parent_comment_id IN (SELECT id FROM comments WHERE org_id = $1 AND ticket_id IN (` + scope + `))`, nil
+		return `UPDATE comments SET parent_comment_id = NULL WHERE id IN (
+			SELECT id FROM comments WHERE org_id = $1 AND ticket_id NOT IN (` + scope + `)
+			  AND parent_comment_id IN (SELECT id FROM comments WHERE org_id = $1 AND ticket_id IN (` + scope + `))
+			LIMIT $3)`, nil
 	case StepComments:
 		g, err := guard(ctx, q, "comments", "x")
 		if err != nil {
@@ -36,8 +37,9 @@ func stepSQL(ctx context.Context, q store.Querier, r Root, step string) (string,
 		return withTags("tickets", "ticket", `
 			SELECT x.id FROM tickets x WHERE x.id IN (`+scope+`) AND `+g+` LIMIT $3`), nil
 	case StepTombstones:
-		return `UPDATE tickets SET deleted_at = COALESCE(deleted_at, now()), sprint_id = NULL
-			WHERE org_id = $1 AND (deleted_at IS NULL OR sprint_id IS NOT NULL) AND id IN (` + scope + `)`, nil
+		return `UPDATE tickets SET deleted_at = COALESCE(deleted_at, now()), sprint_id = NULL WHERE id IN (
+			SELECT id FROM tickets WHERE org_id = $1 AND (deleted_at IS NULL OR sprint_id IS NOT NULL) AND id IN (` + scope + `)
+			LIMIT $3)`, nil
 	case StepSprints:
 		g, err := guard(ctx, q, "sprints", "x")
 		if err != nil {

@@ -49,10 +49,10 @@ func Plan(t string) ([]string, error) {
 	return append([]string(nil), p...), nil
 }
 
-// Batched reports whether a step deletes in batches (run until a batch
-// deletes nothing) rather than in one statement.
+// Batched reports whether a step works in batches of a limit (run until a
+// batch changes nothing, see StepDone) rather than in one statement. Only the root's own step, one row, is not.
 func Batched(step string) bool {
-	return step != StepDetachReplies && step != StepTombstones && step != StepRoot
+	return step != StepRoot
 }
 
 var rootTables = map[string]string{"project": "projects", "sprint": "sprints", "ticket": "tickets", "label": "labels"}
@@ -85,6 +85,16 @@ func State(ctx context.Context, q store.Querier, r Root) (RootState, error) {
 	return RootLive, nil
 }
 
+// StepDone reports whether a batch of step that changed n rows leaves
+// nothing the step may change. Under the root's lock (see Run) a batch's
+// statement sees everything committed before it and no other batch of the
+// root runs beside it, so a batch that changes nothing proves that nothing
+// changeable remains. (Fewer than the limit proves nothing: a reply's
+// parent becomes deletable only after the reply went, in a later batch.)
+func StepDone(step string, n int64) bool {
+	return !Batched(step) || n == 0
+}
+
 // ticketScope selects the ids of the root's tickets ($1 org, $2 root).
 func ticketScope(t string) string {
 	switch t {
@@ -97,16 +107,33 @@ func ticketScope(t string) string {
 	}
 }
 
-// Run runs one batch of a step (at most limit rows) in q and returns the
-// number of rows it deleted or changed.
+// Lock takes the root's purge lock for the rest of q's transaction: batches
+// of one root never run side by side (a retried activity attempt beside a
+// zombie one), so each batch's statement starts after the previous batch
+// committed and sees every row that is still left. Without it a batch
+// blocked on rows a concurrent batch deleted finds 0 rows and a step would
+// end with rows left behind.
+func Lock(ctx context.Context, q store.Querier, r Root) error {
+	_, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
+		"cascade:"+r.OrgID.String()+":"+r.ID.String())
+	return store.Translate(err)
+}
+
+// Run runs one batch of a step (at most limit rows) and returns the number
+// of rows it deleted or changed. q must be a transaction: Run takes the
+// root's lock first (see Lock), so a batch that changes nothing proves the
+// step is done (StepDone).
 func Run(ctx context.Context, q store.Querier, r Root, step string, limit int) (int64, error) {
+	if err := Lock(ctx, q, r); err != nil {
+		return 0, err
+	}
 	query, err := stepSQL(ctx, q, r, step)
 	if err != nil || query == "" {
 		return 0, err
 	}
 	args := []any{r.OrgID, r.ID}
 	if Batched(step) {
-		args = append(args, limit)
+		args = append(args, max(limit, 1))
 	}
 	if isCount(step) {
 		var n int64
