@@ -67,7 +67,7 @@ func (b builtins) event(ctx context.Context, env Env, row store.OutboxRow) error
 func (b builtins) cascade(ctx context.Context, env Env, row store.OutboxRow) error {
 	var job domain.CascadeJob
 	if err := json.Unmarshal(row.Payload, &job); err != nil || job.OrgID != row.OrgID {
-		return fmt.Errorf("%w: cascade job %s: %v", errPermanent, row.ID, err)
+		return Permanent(fmt.Errorf("cascade job %s does not decode or names another org: %v", row.ID, err))
 	}
 	return workflows.StartOnce(ctx, env.Client, workflows.CascadeWorkflowID(job), env.TaskQueue,
 		workflows.CascadeDelete, workflows.CascadeInput{Job: job})
@@ -77,7 +77,7 @@ func (b builtins) cascade(ctx context.Context, env Env, row store.OutboxRow) err
 func (b builtins) redeliver(ctx context.Context, env Env, row store.OutboxRow) error {
 	var job webhook.RedeliverJob
 	if err := json.Unmarshal(row.Payload, &job); err != nil || job.OrgID != row.OrgID || job.Redelivery < 1 {
-		return fmt.Errorf("%w: redelivery %s: %v", errPermanent, row.ID, err)
+		return Permanent(fmt.Errorf("redelivery %s does not decode or is not valid: %v", row.ID, err))
 	}
 	in := workflows.WebhookDeliveryInput{OrgID: job.OrgID, WebhookID: job.WebhookID, EventID: job.EventID,
 		EventType: job.EventType, Redelivery: job.Redelivery, Schedule: []time.Duration{0}}

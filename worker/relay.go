@@ -2,31 +2,76 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
-	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"tracker/store"
 	"tracker/store/outboxdb"
 )
 
-// Relay moves outbox rows to Temporal: it claims pending rows with FOR
-// UPDATE SKIP LOCKED (so replicas share the work), starts their workflows
-// with deterministic ids (a repeated start is a no-op), and marks them
-// dispatched in the claiming transaction. While Temporal is unreachable the
-// rows stay pending and are retried with backoff; nothing is lost.
+// Relay moves outbox rows to Temporal. It claims due rows in one short
+// statement that leases them (FOR UPDATE SKIP LOCKED, so replicas share the
+// work), then dispatches them concurrently, at most Concurrency at a time,
+// outside any transaction, marking each row as it succeeds. Workflow ids
+// are derived from the row, so a repeated start is a no-op.
+//
+// A row never holds up the others: one whose dispatch fails is retried with
+// exponential backoff (next_attempt_at) while later rows flow past it, and
+// after MaxAttempts failures, or at once for a Permanent error, it is parked
+// as dead: logged, counted (outbox_parked_total) and listed by `tracker
+// outbox dead` until an operator retries it. While Temporal is unreachable
+// rows are only postponed (no attempt counted) and the relay backs off:
+// nothing is lost and nothing is parked by an outage.
 type Relay struct {
 	DB     *store.DB
 	Log    *slog.Logger
 	Env    Env
 	Topics map[string][]Dispatch
 	Poll   time.Duration // backstop poll (default 2 s)
-	Batch  int           // rows per transaction (default 100)
+	Batch  int           // rows per claim (default 200)
+	// Concurrency is how many rows are dispatched at once (default 16).
+	Concurrency int
+	// MaxAttempts is how many failed dispatches park a row (default 20).
+	MaxAttempts int
+	// Lease is how long a claimed row is hidden from other relays while it
+	// is dispatched (default 1 min; a dispatch times out after 15 s).
+	Lease time.Duration
 	// Retention is how long dispatched rows are kept (default 30 days):
 	// redelivering a webhook event reads the event from its row.
 	Retention time.Duration
+	// Metrics is where the relay's gauges and counters go (nil: nowhere).
+	Metrics prometheus.Registerer
+
+	metricsOnce sync.Once
+	m           *relayMetrics
+}
+
+// DefaultMaxAttempts is how many failed dispatches park an outbox row.
+const DefaultMaxAttempts = 20
+
+const (
+	dispatchTimeout = 15 * time.Second
+	maxRowBackoff   = 10 * time.Minute
+)
+
+// RowBackoff is the wait before a row's next attempt after its n-th failure:
+// 1 s doubling to at most 10 min (20 attempts span about two hours).
+func RowBackoff(n int) time.Duration {
+	if n < 1 {
+		n = 1
+	}
+	if n > 20 {
+		return maxRowBackoff
+	}
+	return min(time.Second<<(n-1), maxRowBackoff)
+}
+
+func (r *Relay) metrics() *relayMetrics {
+	r.metricsOnce.Do(func() { r.m = newRelayMetrics(r.Metrics) })
+	return r.m
 }
 
 // DefaultRetention keeps dispatched outbox rows for 30 days.
@@ -75,10 +120,8 @@ func (r *Relay) Run(ctx context.Context) {
 	if r.Poll <= 0 {
 		r.Poll = 2 * time.Second
 	}
-	if r.Batch <= 0 {
-		r.Batch = 100
-	}
 	go r.pruneLoop(ctx)
+	go r.statsLoop(ctx)
 	wake := make(chan struct{}, 1)
 	go r.listen(ctx, func() {
 		select {
@@ -126,50 +169,97 @@ func (r *Relay) listen(ctx context.Context, wake func()) {
 	}
 }
 
-// Drain dispatches batches until the outbox is empty or a dispatch fails.
+// Drain dispatches every due row, claim after claim, until none is left.
+// A row that fails is rescheduled (or parked) and the others carry on; the
+// error returned is Temporal being unreachable (the caller backs off), or
+// the database failing.
 func (r *Relay) Drain(ctx context.Context) error {
+	batch := r.Batch
+	if batch <= 0 {
+		batch = 200
+	}
 	for {
-		n, err := r.batch(ctx)
-		if err != nil || n < r.Batch {
+		n, err := r.round(ctx, batch)
+		if err != nil || n < batch {
 			return err
 		}
 	}
 }
 
-// batch claims and dispatches one batch, returning how many rows it claimed.
-// Rows dispatched before a failure are still marked; the failed row and the
-// ones after it stay pending for the next round.
-func (r *Relay) batch(ctx context.Context) (int, error) {
-	var claimed int
-	var failure error
-	err := r.DB.InTx(ctx, func(q store.Querier) error {
-		failure = nil
-		rows, err := outboxdb.Claim(ctx, q, r.Batch)
-		if err != nil {
+// round claims up to limit rows and dispatches them, returning how many it
+// claimed.
+func (r *Relay) round(ctx context.Context, limit int) (int, error) {
+	lease := r.Lease
+	if lease <= 0 {
+		lease = time.Minute
+	}
+	rows, err := outboxdb.Claim(ctx, r.DB.Q(), limit, lease)
+	if err != nil || len(rows) == 0 {
+		return 0, err
+	}
+	conc := r.Concurrency
+	if conc <= 0 {
+		conc = 16
+	}
+	sem := make(chan struct{}, conc)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for _, row := range rows {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := r.settle(ctx, row, r.dispatch(ctx, row.OutboxRow)); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return len(rows), firstErr
+}
+
+// settle records a dispatch's outcome on its row: dispatched, postponed
+// (Temporal unreachable or the relay stopping), retried later, or parked.
+// It returns an error only for the first two, which say the relay should
+// back off, and for a database failure.
+func (r *Relay) settle(ctx context.Context, row outboxdb.Claimed, derr error) error {
+	// The outcome is written even while ctx ends, so a stopping relay hands
+	// its rows back at once instead of leaving them leased.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	m := r.metrics()
+	log := r.Log.With("outbox_id", row.ID, "topic", row.Topic, "org_id", row.OrgID)
+	switch {
+	case derr == nil:
+		m.dispatched.WithLabelValues(row.Topic).Inc()
+		return outboxdb.MarkDispatched(wctx, r.DB.Q(), row.ID)
+	case ctx.Err() != nil || unavailable(derr):
+		if err := outboxdb.Postpone(wctx, r.DB.Q(), row.ID, derr.Error(), 0); err != nil {
 			return err
 		}
-		claimed = len(rows)
-		done := make([]uuid.UUID, 0, len(rows))
-		for _, row := range rows {
-			if err := r.dispatch(ctx, row); err != nil {
-				if !errors.Is(err, errPermanent) {
-					failure = err
-					break
-				}
-				r.Log.Error("outbox relay: dropping a row that cannot be dispatched", "outbox_id", row.ID,
-					"topic", row.Topic, "org_id", row.OrgID, "error", err)
-			}
-			done = append(done, row.ID)
-		}
-		return outboxdb.MarkDispatched(ctx, q, done)
-	})
-	if err != nil {
-		return claimed, err
+		return derr
 	}
-	if failure != nil {
-		return claimed, failure
+	m.failures.WithLabelValues(row.Topic).Inc()
+	attempts := row.Attempts + 1
+	maxAttempts := r.MaxAttempts
+	if maxAttempts <= 0 {
+		maxAttempts = DefaultMaxAttempts
 	}
-	return claimed, nil
+	if park := IsPermanent(derr) || attempts >= maxAttempts; park {
+		m.parked.WithLabelValues(row.Topic).Inc()
+		log.Error("outbox relay: row parked as dead; `tracker outbox retry ID` offers it again once fixed",
+			"attempts", attempts, "permanent", IsPermanent(derr), "error", derr)
+		return outboxdb.Failed(wctx, r.DB.Q(), row.ID, derr.Error(), 0, true)
+	}
+	next := RowBackoff(attempts)
+	log.Warn("outbox relay: dispatch failed; retrying the row later", "attempts", attempts,
+		"retry_in", next.String(), "error", derr)
+	return outboxdb.Failed(wctx, r.DB.Q(), row.ID, derr.Error(), next, false)
 }
 
 // dispatch offers a row to every handler of its topic.
@@ -179,7 +269,7 @@ func (r *Relay) dispatch(ctx context.Context, row store.OutboxRow) error {
 		r.Log.Warn("outbox relay: no handler for topic; marking dispatched", "topic", row.Topic, "outbox_id", row.ID)
 		return nil
 	}
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	dctx, cancel := context.WithTimeout(ctx, dispatchTimeout)
 	defer cancel()
 	for _, h := range handlers {
 		if err := h(dctx, r.Env, row); err != nil {

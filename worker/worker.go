@@ -8,7 +8,6 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -31,6 +30,7 @@ type Deps struct {
 
 	Webhooks WebhookConfig
 	Cascade  CascadeConfig
+	Outbox   OutboxConfig
 	// PollInterval is the relay's backstop poll (default 2 s); LISTEN/NOTIFY
 	// wakes it sooner.
 	PollInterval time.Duration
@@ -44,6 +44,12 @@ type Deps struct {
 type WebhookConfig struct {
 	AllowPrivate bool            // SERVICE_WEBHOOK_ALLOW_PRIVATE
 	Schedule     []time.Duration // nil: webhook.RetrySchedule (tests pass a shorter one)
+}
+
+// OutboxConfig tunes the relay (zero values: its defaults).
+type OutboxConfig struct {
+	MaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park a row (default 20)
+	Concurrency int // SERVICE_OUTBOX_CONCURRENCY: rows dispatched at once (default 16)
 }
 
 // CascadeConfig tunes purges (zero values: the activity's defaults).
@@ -102,7 +108,8 @@ func Run(ctx context.Context, d Deps) error {
 			_ = retry(ctx, log.With("registration", r.Name), "start hook", func() error { return r.Start(ctx, env) })
 		}()
 	}
-	relay := &Relay{DB: d.DB, Log: log.With("component", "relay"), Env: env, Topics: topics(regs), Poll: d.PollInterval}
+	relay := &Relay{DB: d.DB, Log: log.With("component", "relay"), Env: env, Topics: topics(regs), Poll: d.PollInterval,
+		MaxAttempts: d.Outbox.MaxAttempts, Concurrency: d.Outbox.Concurrency, Metrics: d.Metrics}
 	relay.Run(ctx)
 	log.Info("worker stopping")
 	return nil
@@ -142,8 +149,3 @@ func retry(ctx context.Context, log *slog.Logger, what string, fn func() error) 
 		wait = min(wait*2, 10*time.Second)
 	}
 }
-
-// errPermanent marks an outbox row that can never be dispatched (a payload
-// that does not decode): it is logged and marked dispatched, so it cannot
-// block the rows behind it.
-var errPermanent = errors.New("permanent dispatch failure")

@@ -4,6 +4,7 @@
 //	tracker worker    run the Temporal worker and the outbox relay
 //	tracker migrate   apply the embedded migrations and exit
 //	tracker dev       migrate, then api and worker in one process
+//	tracker outbox    list parked outbox rows (dead) or offer one again (retry ID)
 //	tracker version   print the version
 package main
 
@@ -28,10 +29,10 @@ func main() {
 	}
 }
 
-const usage = "usage: tracker api|worker|migrate|dev|version"
+const usage = "usage: tracker api|worker|migrate|dev|outbox|version"
 
 func run(ctx context.Context, args []string) error {
-	if len(args) != 1 {
+	if len(args) == 0 || (len(args) != 1 && args[0] != "outbox") {
 		return errors.New(usage)
 	}
 	if args[0] == "version" {
@@ -45,6 +46,9 @@ func run(ctx context.Context, args []string) error {
 	log := newLogger(cfg.LogLevel)
 	for _, w := range warnings {
 		log.Warn(w)
+	}
+	if args[0] == "outbox" {
+		return outboxCommand(ctx, cfg.DatabaseURL, args[1:], os.Stdout)
 	}
 	log.Info("starting", "command", args[0], "version", version, "config", cfg)
 	switch args[0] {

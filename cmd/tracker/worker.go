@@ -45,6 +45,7 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, 
 		Address: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, TaskQueue: cfg.TaskQueue,
 		Webhooks:      worker.WebhookConfig{AllowPrivate: cfg.WebhookAllowPrivate},
 		Cascade:       worker.CascadeConfig{BatchSize: knobs.CascadeBatch, BatchPause: knobs.CascadePause},
+		Outbox:        worker.OutboxConfig{MaxAttempts: knobs.OutboxMaxAttempts, Concurrency: knobs.OutboxConcurrency},
 		PollInterval:  2 * time.Second,
 		Registrations: registrations(cfg, log, db),
 	}
@@ -63,6 +64,9 @@ type workerKnobs struct {
 	RetryScale   float64       // TRACKER_TEST_WEBHOOK_RETRY_SCALE: multiplies the retry offsets
 	CascadeBatch int           // TRACKER_TEST_CASCADE_BATCH: rows per purge batch
 	CascadePause time.Duration // TRACKER_TEST_CASCADE_PAUSE: sleep between purge batches
+
+	OutboxMaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park an outbox row (default 20)
+	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 16)
 }
 
 func loadWorkerKnobs() (workerKnobs, error) {
@@ -81,6 +85,14 @@ func loadWorkerKnobs() (workerKnobs, error) {
 	if s := os.Getenv("TRACKER_TEST_CASCADE_PAUSE"); s != "" {
 		if k.CascadePause, err = time.ParseDuration(s); err != nil {
 			return k, errors.New("TRACKER_TEST_CASCADE_PAUSE: must be a duration such as 50ms")
+		}
+	}
+	for name, dst := range map[string]*int{"SERVICE_OUTBOX_MAX_ATTEMPTS": &k.OutboxMaxAttempts,
+		"SERVICE_OUTBOX_CONCURRENCY": &k.OutboxConcurrency} {
+		if s := os.Getenv(name); s != "" {
+			if *dst, err = strconv.Atoi(s); err != nil || *dst < 1 {
+				return k, errors.New(name + ": must be a positive integer")
+			}
 		}
 	}
 	return k, nil

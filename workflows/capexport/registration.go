@@ -41,7 +41,7 @@ func ExportWorkflowID(exportID uuid.UUID) string { return "capitalization-export
 func StartRequested(ctx context.Context, env worker.Env, row store.OutboxRow) error {
 	var job capex.ExportJob
 	if err := json.Unmarshal(row.Payload, &job); err != nil {
-		return fmt.Errorf("capitalization export job %s: %w", row.ID, err)
+		return worker.Permanent(fmt.Errorf("capitalization export job %s does not decode: %w", row.ID, err))
 	}
 	return workflows.StartOnce(ctx, env.Client, ExportWorkflowID(job.ExportID), env.TaskQueue, WorkflowName, Input{Job: &job})
 }

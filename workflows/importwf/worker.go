@@ -3,6 +3,7 @@ package importwf
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -55,12 +56,11 @@ func WorkerRegistration(db *store.DB, t Tuning) worker.Registration {
 
 // Dispatch starts the Import workflow of an outbox job, once: the workflow
 // id is import:<import id>. A payload that does not decode can never start
-// anything; it is logged and dropped.
+// anything: it is a worker.Permanent error, and the relay parks the row.
 func Dispatch(ctx context.Context, env worker.Env, row store.OutboxRow) error {
 	var job importer.Job
 	if err := json.Unmarshal(row.Payload, &job); err != nil || job.OrgID != row.OrgID {
-		env.Log.Error("import job does not decode; dropped", "outbox_id", row.ID, "error", err)
-		return nil
+		return worker.Permanent(fmt.Errorf("import job %s does not decode or names another org: %v", row.ID, err))
 	}
 	return workflows.StartOnce(ctx, env.Client, importer.WorkflowID(job.ImportID), env.TaskQueue, WorkflowName,
 		Input{ImportID: job.ImportID, OrgID: job.OrgID})
