@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	sdkworker "go.temporal.io/sdk/worker"
@@ -19,7 +20,7 @@ import (
 // builtin is the events feature's own registration: webhook delivery and
 // cascade purges.
 func builtin(d Deps) Registration {
-	b := builtins{db: d.DB, schedule: d.Webhooks.Schedule}
+	b := newBuiltins(d)
 	t := map[string]Dispatch{
 		domain.TopicCascadeDelete: b.cascade,
 		webhook.TopicRedeliver:    b.redeliver,
@@ -42,6 +43,18 @@ func builtin(d Deps) Registration {
 type builtins struct {
 	db       *store.DB
 	schedule []time.Duration
+}
+
+// newBuiltins fixes the retry schedule every delivery carries in its input:
+// the configured one, else webhook.RetrySchedule as it is now. An in-flight
+// run thus replays against the schedule it started with, whatever the
+// constant later becomes.
+func newBuiltins(d Deps) builtins {
+	schedule := slices.Clone(d.Webhooks.Schedule)
+	if len(schedule) == 0 {
+		schedule = slices.Clone(webhook.RetrySchedule)
+	}
+	return builtins{db: d.DB, schedule: schedule}
 }
 
 // event starts one WebhookDelivery per active webhook of the org subscribed

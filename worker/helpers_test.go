@@ -131,6 +131,9 @@ func runWorker(t *testing.T, d Deps) (stop func()) {
 		d.TaskQueue = "test-" + uuid.NewString()[:8]
 	}
 	d.PollInterval = 500 * time.Millisecond
+	if d.StopTimeout == 0 {
+		d.StopTimeout = 5 * time.Second
+	}
 	d.Webhooks.AllowPrivate = true
 	go func() { done <- Run(ctx, d) }()
 	var once sync.Once

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.temporal.io/api/serviceerror"
 
+	"tracker/domain/webhook"
 	"tracker/store"
 	"tracker/store/outboxdb"
 	"tracker/store/storetest"
@@ -278,4 +280,26 @@ func value(m prometheus.Metric) float64 {
 		return d.Gauge.GetValue()
 	}
 	return d.Counter.GetValue()
+}
+
+func TestEveryDeliveryCarriesItsRetrySchedule(t *testing.T) {
+	if got := newBuiltins(Deps{}).schedule; !slices.Equal(got, webhook.RetrySchedule) {
+		t.Fatalf("production schedule in the input %v, want webhook.RetrySchedule %v", got, webhook.RetrySchedule)
+	}
+	short := []time.Duration{0, time.Second}
+	if got := newBuiltins(Deps{Webhooks: WebhookConfig{Schedule: short}}).schedule; !slices.Equal(got, short) {
+		t.Fatalf("configured schedule %v", got)
+	}
+}
+
+func TestWorkerOptionsStopGracefullyAndFitThePool(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	o := workerOptions(Deps{DB: db})
+	if o.WorkerStopTimeout != 45*time.Second {
+		t.Fatalf("WorkerStopTimeout %s", o.WorkerStopTimeout)
+	}
+	if want := int(db.Pool.Config().MaxConns); o.MaxConcurrentActivityExecutionSize != max(want, 4) {
+		t.Fatalf("MaxConcurrentActivityExecutionSize %d, pool %d", o.MaxConcurrentActivityExecutionSize, want)
+	}
 }

@@ -31,6 +31,11 @@ type Deps struct {
 	Webhooks WebhookConfig
 	Cascade  CascadeConfig
 	Outbox   OutboxConfig
+	// StopTimeout is how long a stopping worker lets in-flight activities
+	// finish (default 45 s, under the pod's 60 s grace period), so a deploy
+	// completes webhook attempts and import batches instead of burning an
+	// attempt on each.
+	StopTimeout time.Duration
 	// PollInterval is the relay's backstop poll (default 2 s); LISTEN/NOTIFY
 	// wakes it sooner.
 	PollInterval time.Duration
@@ -85,7 +90,7 @@ func Run(ctx context.Context, d Deps) error {
 	var w sdkworker.Worker
 	err = retry(ctx, log, "start worker", func() error {
 		// A fresh worker per try: one that failed to start is not reused.
-		w = sdkworker.New(c, d.TaskQueue, sdkworker.Options{})
+		w = sdkworker.New(c, d.TaskQueue, workerOptions(d))
 		for _, r := range regs {
 			if r.Register != nil {
 				r.Register(w)
@@ -113,6 +118,23 @@ func Run(ctx context.Context, d Deps) error {
 	relay.Run(ctx)
 	log.Info("worker stopping")
 	return nil
+}
+
+// DefaultStopTimeout is the worker's default StopTimeout.
+const DefaultStopTimeout = 45 * time.Second
+
+// workerOptions bound the worker: a graceful stop, and no more activities
+// at once than the database pool has connections (each DB-heavy activity
+// holds one; more would only queue inside the pool past their timeouts).
+func workerOptions(d Deps) sdkworker.Options {
+	o := sdkworker.Options{WorkerStopTimeout: d.StopTimeout}
+	if o.WorkerStopTimeout <= 0 {
+		o.WorkerStopTimeout = DefaultStopTimeout
+	}
+	if d.DB != nil && d.DB.Pool != nil {
+		o.MaxConcurrentActivityExecutionSize = max(int(d.DB.Pool.Config().MaxConns), 4)
+	}
+	return o
 }
 
 // dial connects, retrying until it works or ctx ends.
