@@ -38,6 +38,7 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 	$(GO) run ./cmd/bench
 	$(GO) run ./cmd/benchreport
 	$(GO) run ./cmd/benchexport
+	$(GO) run ./cmd/benchrelay
 
 clean: ## remove bin/tracker and .data (stops the private PostgreSQL first); keeps bin/temporal
 	-@bash deploy/dev/temporal.sh stop

@@ -1,0 +1,170 @@
+// Command benchrelay measures the durable path in-process: events committed
+// to the outbox → relay → Temporal dev server (SQLite file, WAL, as `make
+// run` starts it) → worker → webhook receivers on 127.0.0.1. It creates its
+// own database and dev server, commits EVENTS ticket.created events (default
+// 1000) to an org with HOOKS subscribed webhooks (default 3), and prints the
+// deliveries per second and the commit-to-delivery percentiles. Every
+// delivery id must arrive at least once and no (event, webhook) pair under
+// two delivery ids.
+//
+//	go run ./cmd/benchrelay            (make bench runs it)
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"tracker/domain"
+	"tracker/domain/webhook"
+	"tracker/store"
+	"tracker/store/storetest"
+	"tracker/store/webhookdb"
+	"tracker/worker"
+)
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrelay:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events, hooks := envInt("EVENTS", 1000), envInt("HOOKS", 3)
+	url, drop, err := storetest.NewDatabase(ctx)
+	if err != nil {
+		return err
+	}
+	defer drop()
+	db, err := store.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	dir, err := os.MkdirTemp("", "benchrelay")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cli, _ := filepath.Abs("bin/temporal")
+	dev, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{ExistingPath: cli,
+		ClientOptions: &client.Options{HostPort: addr, Namespace: "default", Logger: quiet},
+		DBFilename:    filepath.Join(dir, "temporal.db"), LogLevel: "error",
+		ExtraArgs: []string{"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}})
+	if err != nil {
+		return fmt.Errorf("dev server (make temporal first): %w", err)
+	}
+	defer dev.Stop()
+
+	org := domain.NewID()
+	if _, err := db.Q().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'bench', $2)`, org, org.String()); err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	latencies := []time.Duration{}
+	seen := map[string]string{} // delivery id → event/webhook
+	committed := map[string]time.Time{}
+	total := events * hooks
+	done := make(chan struct{})
+	for i := 0; i < hooks; i++ {
+		wid := domain.NewID()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			var ev domain.Event
+			_ = json.Unmarshal(b, &ev)
+			key := ev.ID.String() + "/" + wid.String()
+			mu.Lock()
+			if _, dup := seen[r.Header.Get(webhook.HeaderDelivery)]; !dup {
+				seen[r.Header.Get(webhook.HeaderDelivery)] = key
+				if at, ok := committed[ev.ID.String()]; ok {
+					latencies = append(latencies, time.Since(at))
+				}
+				if len(seen) == total {
+					close(done)
+				}
+			}
+			mu.Unlock()
+			w.WriteHeader(200)
+		}))
+		defer srv.Close()
+		now := time.Now()
+		if err := webhookdb.Insert(ctx, db.Q(), webhookdb.Row{ID: wid, OrgID: org, URL: srv.URL, Secret: webhook.NewSecret(),
+			EventTypes: []string{domain.EventTicketCreated}, Active: true, CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+	}
+	go func() {
+		_ = worker.Run(ctx, worker.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DB: db, Address: addr,
+			Namespace: "default", TaskQueue: "bench", Webhooks: worker.WebhookConfig{AllowPrivate: true},
+			Outbox: worker.OutboxConfig{Concurrency: envInt("CONCURRENCY", 0)}})
+	}()
+	time.Sleep(2 * time.Second) // worker up
+	start := time.Now()
+	for i := 0; i < events; i++ {
+		id := domain.NewID()
+		err := db.InTx(ctx, func(q store.Querier) error {
+			return domain.Record(ctx, q, domain.Change{OrgID: org, EntityType: "ticket", EntityID: id, Action: "created",
+				Events: []string{domain.EventTicketCreated}, Data: map[string]any{"title": "bench"}})
+		})
+		if err != nil {
+			return err
+		}
+		var ev string
+		if err := db.Q().QueryRow(ctx, `SELECT id::text FROM outbox WHERE org_id = $1 ORDER BY id DESC LIMIT 1`, org).Scan(&ev); err != nil {
+			return err
+		}
+		mu.Lock()
+		committed[ev] = time.Now()
+		mu.Unlock()
+	}
+	select {
+	case <-done:
+	case <-time.After(10 * time.Minute):
+		return fmt.Errorf("only %d of %d deliveries after 10 min", len(seen), total)
+	}
+	elapsed := time.Since(start)
+	mu.Lock()
+	defer mu.Unlock()
+	pairs := map[string]bool{}
+	for _, k := range seen {
+		if pairs[k] {
+			return fmt.Errorf("event/webhook %s delivered under two delivery ids", k)
+		}
+		pairs[k] = true
+	}
+	slices.Sort(latencies)
+	pct := func(p float64) time.Duration { return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))] }
+	fmt.Printf("durable path: %d events × %d webhooks = %d deliveries in %.1f s (%.1f deliveries/s); commit-to-delivery p50 %.2f s, p99 %.2f s\n",
+		events, hooks, total, elapsed.Seconds(), float64(total)/elapsed.Seconds(), pct(.5).Seconds(), pct(.99).Seconds())
+	return nil
+}
