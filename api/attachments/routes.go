@@ -62,7 +62,7 @@ func (h Handlers) presign(c *fiber.Ctx) error {
 
 type confirmReq struct {
 	presignReq
-	StorageKey string `json:"storage_key" validate:"required"`
+	StorageKey string    `json:"storage_key" validate:"required"`
 	UploadedBy uuid.UUID `json:"uploaded_by" validate:"required"`
 }
 
