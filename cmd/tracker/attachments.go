@@ -11,8 +11,12 @@ import (
 	"strconv"
 	"strings"
 
+	"tracker/domain"
 	"tracker/domain/attachment"
+	"tracker/store"
 	"tracker/store/objectstore"
+	"tracker/worker"
+	"tracker/workflows/attachmentwf"
 )
 
 // AttachmentConfig is where attachment bytes live. With SERVICE_S3_BUCKET
@@ -105,4 +109,16 @@ func ensureBucket(ctx context.Context, cfg Config, log *slog.Logger, objects obj
 	if err := objects.EnsureBucket(ctx); err != nil {
 		log.Error("could not create the attachments bucket; uploads fail until it exists", "store", objects.Kind(), "error", err)
 	}
+}
+
+// attachmentService is the attachment use cases on the configured store.
+func attachmentService(cfg Config, db *store.DB, objects objectstore.Store) *attachment.Service {
+	return attachment.New(db, objects, domain.SystemClock{}, cfg.Attachments.MaxBytes)
+}
+
+// attachmentRegistration is the attachments' durable work (object removal,
+// the cleanup Schedule) on the worker.
+func attachmentRegistration(cfg Config, db *store.DB) worker.Registration {
+	objects, _ := openObjects(cfg)
+	return attachmentwf.WorkerRegistration(attachmentService(cfg, db, objects))
 }

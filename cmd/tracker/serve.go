@@ -84,7 +84,7 @@ type services struct {
 func newServices(cfg Config, db *store.DB) services {
 	objects, storage := openObjects(cfg)
 	return services{
-		Attachments: attachment.New(db, objects, domain.SystemClock{}, cfg.Attachments.MaxBytes),
+		Attachments: attachmentService(cfg, db, objects),
 		Objects:     objects, Storage: storage,
 		DB: db,
 		Accounts: &account.Service{DB: db, Registration: cfg.Registration, KeyTouchInterval: time.Minute,
