@@ -28,6 +28,7 @@ const maxBytes = 1 << 20
 type world struct {
 	env                                   *apitest.Env
 	objects                               objectstore.Store
+	svc                                   *attachment.Service
 	owner, admin, member, viewer          apitest.User
 	reporter, unassignedReporter, outside apitest.User
 	project                               worktest.Project
@@ -54,14 +55,15 @@ func setup(t *testing.T, backend string) world {
 		l := objectstoretest.NewLocal(t, "http://"+ln.Addr().String()+"/storage", nil)
 		objects, storage = l, l
 	}
+	var svc *attachment.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		svc := attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
+		svc = attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
 		return []api.Module{attachments.Handlers{Attachments: svc, Storage: storage}}
 	}})
 	go func() { _ = env.App.Listener(ln) }()
 	t.Cleanup(func() { _ = env.App.Shutdown() })
 
-	w := world{env: env, objects: objects, owner: env.Register("Owner")}
+	w := world{env: env, objects: objects, svc: svc, owner: env.Register("Owner")}
 	w.admin = env.Member(w.owner, "admin")
 	w.member = env.Member(w.owner, "member")
 	w.viewer = env.Member(w.owner, "viewer")
