@@ -3,6 +3,7 @@ package attachments_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +22,10 @@ func init() {
 			name string
 			run  func(t *testing.T, w world)
 		}{"the cleanup removes only old unconfirmed uploads", testSweep},
+		struct {
+			name string
+			run  func(t *testing.T, w world)
+		}{"export lists attachments (not the bytes); import accepts them", testExport},
 	)
 }
 
@@ -80,5 +85,39 @@ func testSweep(t *testing.T, w world) {
 	}
 	if _, err := w.objects.Head(ctx, confirmed["storage_key"].(string)); err != nil {
 		t.Fatalf("confirmed object swept: %v", err)
+	}
+}
+
+func testExport(t *testing.T, w world) {
+	a := w.attach(t, w.member, w.ticket, "exported.txt", []byte("exported bytes"))
+	doc := w.env.Do("GET", "/api/v1/export?org_id="+w.owner.OrgID.String(), w.owner.Token, nil).Expect(t, 200)
+	var d struct {
+		Projects []struct {
+			Tickets []struct {
+				Attachments []map[string]any `json:"attachments"`
+			} `json:"tickets"`
+		} `json:"projects"`
+	}
+	doc.Decode(t, &d)
+	var found map[string]any
+	for _, p := range d.Projects {
+		for _, tk := range p.Tickets {
+			for _, f := range tk.Attachments {
+				if f["storage_key"] == a["storage_key"] {
+					found = f
+				}
+			}
+		}
+	}
+	if found == nil || found["filename"] != "exported.txt" || found["uploaded_by"] != w.member.Email ||
+		found["size_bytes"] != float64(len("exported bytes")) || found["content_type"] != "text/plain" {
+		t.Fatalf("exported attachment %v", found)
+	}
+	if strings.Contains(string(doc.Body), "exported bytes") {
+		t.Fatal("the export carries the file's bytes")
+	}
+	other := w.env.Register("Importer")
+	if r := w.env.Do("POST", "/api/v1/import", other.Token, doc.Body); r.Status != 200 && r.Status != 202 {
+		t.Fatalf("import %d %s", r.Status, r.Body)
 	}
 }

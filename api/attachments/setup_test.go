@@ -12,8 +12,11 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/attachments"
+	"tracker/api/exchange"
 	"tracker/domain"
 	"tracker/domain/attachment"
+	"tracker/domain/export"
+	"tracker/domain/importer"
 	"tracker/store/objectstore"
 	"tracker/store/objectstore/objectstoretest"
 	"tracker/store/sprintdb/worktest"
@@ -58,7 +61,8 @@ func setup(t *testing.T, backend string) world {
 	var svc *attachment.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
-		return []api.Module{attachments.Handlers{Attachments: svc, Storage: storage}}
+		return []api.Module{attachments.Handlers{Attachments: svc, Storage: storage},
+			exchange.Handlers{Export: &export.Service{DB: e.DB}, Imports: &importer.Service{DB: e.DB}}}
 	}})
 	go func() { _ = env.App.Listener(ln) }()
 	t.Cleanup(func() { _ = env.App.Shutdown() })
