@@ -4,12 +4,15 @@ SHELL := /bin/bash
 
 GO               ?= go
 TEMPORAL_VERSION ?= v1.5.1
+# MinIO publishes no semver tags the module proxy serves; this is the newest
+# commit of github.com/minio/minio on the proxy (2026-02-12), which builds with Go 1.26.
+MINIO_VERSION    ?= v0.0.0-20260212201848-7aac2a2c5b7c
 BENCH_URL        ?= http://localhost:3000
 GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data/*' -not -path './.git/*' -print0
 
 export BENCH_URL
 
-.PHONY: help build temporal run test lint bench clean distclean
+.PHONY: help build temporal minio run test lint bench clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -23,11 +26,17 @@ bin/temporal:
 	@echo "building the Temporal CLI $(TEMPORAL_VERSION) into bin/ (a cold build takes ~5 min)"
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
 
+minio: bin/minio ## bin/minio, the pinned MinIO server (S3-compatible storage for the tests), built once
+
+bin/minio:
+	@echo "building the MinIO server $(MINIO_VERSION) into bin/ (a cold build takes ~10 min)"
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/minio/minio@$(MINIO_VERSION)
+
 run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, tracker dev (Ctrl-C stops it)
 	@bash deploy/dev/run.sh
 
-test: temporal ## the whole suite against real PostgreSQL and the Temporal dev server
-	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" bash deploy/dev/test.sh
+test: temporal minio ## the whole suite against real PostgreSQL, the Temporal dev server and MinIO
+	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" TRACKER_MINIO_BIN="$(CURDIR)/bin/minio" bash deploy/dev/test.sh
 
 lint: ## gofmt (fails on any unformatted file) and go vet
 	@unformatted="$$($(GOFILES_CMD) | xargs -0 -r gofmt -l)"; \
@@ -40,10 +49,10 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 	$(GO) run ./cmd/benchexport
 	$(GO) run ./cmd/benchrelay
 
-clean: ## remove bin/tracker and .data (stops the private PostgreSQL first); keeps bin/temporal
+clean: ## remove bin/tracker and .data (stops the private PostgreSQL first); keeps bin/temporal and bin/minio
 	-@bash deploy/dev/temporal.sh stop
 	-@bash deploy/dev/postgres.sh stop
 	rm -rf bin/tracker .data
 
-distclean: clean ## clean, and remove bin/ (the Temporal CLI too)
+distclean: clean ## clean, and remove bin/ (the Temporal CLI and MinIO too)
 	rm -rf bin

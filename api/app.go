@@ -41,7 +41,7 @@ func New(d Deps, modules ...Module) *fiber.App {
 	})
 	app.Use(requestID, recoverer(d.Log), observe(d.Log, d.Metrics))
 	systemRoutes(app, d)
-	r := Router{group: app.Group("/api/v1"), auth: authenticate(d.Auth)}
+	r := Router{group: app.Group("/api/v1"), root: app, auth: authenticate(d.Auth)}
 	for _, m := range modules {
 		m.Routes(r)
 	}

@@ -47,6 +47,7 @@ func authenticate(a Authenticator) fiber.Handler {
 // registration means a route cannot be exposed by forgetting a middleware.
 type Router struct {
 	group fiber.Router
+	root  fiber.Router
 	auth  fiber.Handler
 }
 
@@ -72,3 +73,8 @@ func (r Router) Delete(path string, h ...fiber.Handler) { r.group.Delete(path, r
 // Public is the /api/v1 group without authentication, for the spec's public
 // and signature-verified endpoints.
 func (r Router) Public() fiber.Router { return r.group }
+
+// Root is the app itself, without authentication, for routes outside
+// /api/v1 that verify their own signatures (the local object store's
+// presigned URLs under /storage/).
+func (r Router) Root() fiber.Router { return r.root }

@@ -35,6 +35,7 @@ type Config struct {
 	S3AccessKey         string
 	S3SecretKey         string
 	S3Region            string
+	Attachments         AttachmentConfig
 	LoginPerIP          int
 	LoginPerEmail       int
 	LogLevel            slog.Level
@@ -94,6 +95,9 @@ func loadConfig() (Config, []string, error) {
 	if c.LoginPerEmail, err = envInt("SERVICE_LOGIN_LIMIT_PER_EMAIL", 10); err != nil {
 		return c, nil, err
 	}
+	if c.Attachments, err = loadAttachmentConfig(c.Profile, c.S3Endpoint, c.S3Bucket); err != nil {
+		return c, nil, err
+	}
 	if err := c.LogLevel.UnmarshalText([]byte(env("SERVICE_LOG_LEVEL", "info"))); err != nil {
 		return c, nil, fmt.Errorf("SERVICE_LOG_LEVEL: %w", err)
 	}
@@ -141,6 +145,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("chat_signing_secret", mask(c.ChatSigningSecret)), slog.String("chat_bot_token", mask(c.ChatBotToken)),
 		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 		slog.String("s3_access_key", mask(c.S3AccessKey)), slog.String("s3_secret_key", mask(c.S3SecretKey)),
+		slog.Any("attachments", c.Attachments),
 		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),
 	)
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"tracker/api"
 	"tracker/api/accounts"
+	"tracker/api/attachments"
 	"tracker/api/comments"
 	"tracker/api/exchange"
 	"tracker/api/labels"
@@ -25,6 +27,7 @@ import (
 	"tracker/api/workflows"
 	"tracker/domain"
 	"tracker/domain/account"
+	"tracker/domain/attachment"
 	"tracker/domain/capex"
 	"tracker/domain/comment"
 	"tracker/domain/export"
@@ -41,6 +44,7 @@ import (
 	"tracker/domain/workflow"
 	"tracker/schema"
 	"tracker/store"
+	"tracker/store/objectstore"
 )
 
 func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
@@ -70,10 +74,18 @@ type services struct {
 	Capex     *capex.Service
 	Export    *export.Service
 	Imports   *importer.Service
+	// Attachments keep their bytes in Objects; Storage serves the local
+	// store's presigned URLs (nil with S3).
+	Attachments *attachment.Service
+	Objects     objectstore.Store
+	Storage     http.Handler
 }
 
 func newServices(cfg Config, db *store.DB) services {
+	objects, storage := openObjects(cfg)
 	return services{
+		Attachments: attachmentService(cfg, db, objects),
+		Objects:     objects, Storage: storage,
 		DB: db,
 		Accounts: &account.Service{DB: db, Registration: cfg.Registration, KeyTouchInterval: time.Minute,
 			Tokens: account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour}},
@@ -115,6 +127,7 @@ func modules(cfg Config, s services) []api.Module {
 		laborrates.Handlers{Rates: s.Rates},
 		reports.Handlers{Reports: s.Capex},
 		exchange.Handlers{Export: s.Export, Imports: s.Imports},
+		attachments.Handlers{Attachments: s.Attachments, Storage: s.Storage},
 	}
 }
 
@@ -129,6 +142,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	metrics := api.NewMetrics()
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
 	s := newServices(cfg, db)
+	ensureBucket(ctx, cfg, log, s.Objects)
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
 		Version: version, Profile: cfg.Profile, BodyLimit: importBodyLimit}, modules(cfg, s)...)
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,8 @@ import (
 
 // secrets are strings only org A's data contains; no answer to anyone else
 // may carry them.
-var secrets = []string{"SECRET-TITLE", "Secret Project", "secret body", "secret-label", "hook.example.com", "Secret Sprint"}
+var secrets = []string{"SECRET-TITLE", "Secret Project", "secret body", "secret-label", "hook.example.com", "Secret Sprint",
+	"secret-file.txt"}
 
 // ownScope are routes about the caller's own account, not an org's data.
 func ownScope(method, path string) bool {
@@ -38,6 +40,8 @@ type tenantFixture struct {
 	org, project, ticket, comment, label, sprint uuid.UUID
 	workflow, webhook, invite, entry, rate       uuid.UUID
 	export, imp                                  uuid.UUID
+	attachment                                   uuid.UUID
+	attachmentKey                                string
 }
 
 func (f *tenantFixture) create(path string, body any) uuid.UUID {
@@ -61,6 +65,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	// imports wait in the outbox; neither matters to access checks.
 	cfg := Config{JWTSecret: apitest.Secret, Registration: "open", PublicURL: "http://tracker.test",
 		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy"}
+	cfg.Attachments.LocalDir = t.TempDir()
 	s := newServices(cfg, db)
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
 		Auth: s.Accounts, Health: domain.System{DB: db}, Version: "test", Profile: "development"}, modules(cfg, s)...)
@@ -96,7 +101,28 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	f.export = runs.Items[0].ID
 	f.imp = f.create("/api/v1/import", map[string]any{"version": 1, "source": "t", "exported_at": time.Now().UTC(),
 		"projects": []any{}, "labels": []any{}, "workflows": []any{}, "users": []any{}})
+	f.attachment, f.attachmentKey = f.attach(t)
 	return f
+}
+
+// attach uploads secret-file.txt to the ticket through the local store.
+func (f *tenantFixture) attach(t *testing.T) (uuid.UUID, string) {
+	content := "secret attachment bytes"
+	var up struct {
+		UploadURL  string `json:"upload_url"`
+		StorageKey string `json:"storage_key"`
+	}
+	f.env.Do("POST", "/api/v1/tickets/"+f.ticket.String()+"/attachments/presign", f.owner.Token, map[string]any{
+		"filename": "secret-file.txt", "content_type": "text/plain", "size_bytes": len(content)}).Expect(t, 200).Decode(t, &up)
+	req := httptest.NewRequest("PUT", up.UploadURL, strings.NewReader(content))
+	req.Header.Set("Content-Type", "text/plain")
+	res, err := f.env.App.Test(req, -1)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("upload: %v %v", res, err)
+	}
+	id := f.create("/api/v1/tickets/"+f.ticket.String()+"/attachments/confirm", map[string]any{"filename": "secret-file.txt",
+		"content_type": "text/plain", "size_bytes": len(content), "storage_key": up.StorageKey, "uploaded_by": f.owner.ID})
+	return id, up.StorageKey
 }
 
 // fill puts org A's ids into a route pattern.
@@ -104,7 +130,8 @@ func (f *tenantFixture) fill(path string) string {
 	parts := strings.Split(path, "/")
 	byResource := map[string]uuid.UUID{"projects": f.project, "tickets": f.ticket, "comments": f.comment,
 		"labels": f.label, "sprints": f.sprint, "workflows": f.workflow, "webhooks": f.webhook, "time-entries": f.entry,
-		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite}
+		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite,
+		"attachments": f.attachment}
 	for i, p := range parts {
 		switch p {
 		case ":id":
@@ -145,7 +172,8 @@ func (f *tenantFixture) body() map[string]any {
 		"statuses": []map[string]string{{"name": "Open", "category": "todo"}}, "transitions": []any{},
 		"start_date": "2026-11-01", "end_date": "2026-11-02", "date": time.Now().UTC().Format("2006-01-02"),
 		"duration_minutes": 10, "activity_type": "Coding", "loaded_rate_cents": 1, "effective_date": "2026-02-01",
-		"period": "2026-10", "email": "x@example.test", "role": "member", "cascade": true}
+		"period": "2026-10", "email": "x@example.test", "role": "member", "cascade": true,
+		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID}
 }
 
 // snapshot counts what a stray write would change.
@@ -168,7 +196,8 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM memberships WHERE org_id = $1),
 		(SELECT count(*) FROM project_members WHERE org_id = $1),
 		(SELECT count(*) FROM capitalization_exports WHERE org_id = $1),
-		(SELECT count(*) FROM imports WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
+		(SELECT count(*) FROM imports WHERE org_id = $1),
+		(SELECT count(*) FROM attachments WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB) []worker.Registra
 	return []worker.Registration{
 		importwf.WorkerRegistration(db, importwf.TuningFromEnv(os.Getenv)),
 		capexport.WorkerRegistration(&capex.Service{DB: db}),
+		attachmentRegistration(cfg, db),
 	}
 }
 

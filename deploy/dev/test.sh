@@ -3,7 +3,8 @@
 #   1. PostgreSQL for the tests: the server at TEST_DATABASE_URL (default: the local `postgres`
 #      database), or a private cluster under .data/pg (postgres.sh); the tests create their own
 #      databases from this URL
-#   2. TRACKER_TEMPORAL_CLI=bin/temporal, which the end-to-end tests start their dev servers with
+#   2. TRACKER_TEMPORAL_CLI=bin/temporal, which the end-to-end tests start their dev servers with,
+#      and TRACKER_MINIO_BIN=bin/minio, the S3-compatible server the attachment tests start
 #   3. go test -count=1 -p 2 -timeout 60m ./...   (GO_TEST_FLAGS and GO_TEST_PKGS override)
 # The exit code is go test's; a private cluster it started is stopped on exit.
 set -euo pipefail
@@ -24,6 +25,11 @@ if [ ! -x "$TRACKER_TEMPORAL_CLI" ]; then
   "${MAKE:-make}" --no-print-directory temporal
 fi
 DEV_LOG_TAG="test" dev_log "TRACKER_TEMPORAL_CLI=$TRACKER_TEMPORAL_CLI"
+export TRACKER_MINIO_BIN="${TRACKER_MINIO_BIN:-$TRACKER_ROOT/bin/minio}"
+if [ ! -x "$TRACKER_MINIO_BIN" ]; then
+  "${MAKE:-make}" --no-print-directory minio
+fi
+DEV_LOG_TAG="test" dev_log "TRACKER_MINIO_BIN=$TRACKER_MINIO_BIN"
 
 read -r -a flags <<<"${GO_TEST_FLAGS:--count=1 -p 2 -timeout 60m}"
 read -r -a pkgs <<<"${GO_TEST_PKGS:-./...}"

@@ -111,6 +111,20 @@ type Ticket struct {
 	UpdatedAt   time.Time   `json:"updated_at"`
 	Comments    []Comment   `json:"comments"`
 	TimeEntries []TimeEntry `json:"time_entries"`
+	// Attachments list the ticket's files (metadata and storage key, not
+	// the bytes); left out when there are none. Import accepts and ignores
+	// them: the objects stay where they are and are not copied.
+	Attachments []Attachment `json:"attachments,omitempty"`
+}
+
+// Attachment is a file attached to its ticket; UploadedBy is an email.
+type Attachment struct {
+	Filename    string    `json:"filename"`
+	ContentType string    `json:"content_type"`
+	SizeBytes   int64     `json:"size_bytes"`
+	StorageKey  string    `json:"storage_key"`
+	UploadedBy  string    `json:"uploaded_by"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
 // Comment is a comment on its ticket; Parent is the position (from 0) of

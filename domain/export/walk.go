@@ -149,10 +149,14 @@ func (w *projectWalker) tickets(key string, rows []exportdb.Ticket, sprints map[
 	if err != nil {
 		return err
 	}
+	files, err := w.attachments(ids)
+	if err != nil {
+		return err
+	}
 	for _, r := range rows {
 		t := Ticket{Number: r.Number, Title: r.Title, Description: r.Description, Status: r.Status,
 			Priority: r.Priority, Labels: byTicket[r.ID], CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
-			Comments: comments[r.ID], TimeEntries: entries[r.ID]}
+			Comments: comments[r.ID], TimeEntries: entries[r.ID], Attachments: files[r.ID]}
 		if t.Reporter, err = w.email(r.ReporterID); err != nil {
 			return err
 		}
@@ -246,4 +250,22 @@ func workflowOf(r exportdb.Workflow) (Workflow, error) {
 		return w, fmt.Errorf("workflow %s transitions: %w", r.ID, err)
 	}
 	return w, nil
+}
+
+// attachments groups the batch's attachments by ticket, in upload order.
+func (w *projectWalker) attachments(ids []uuid.UUID) (map[uuid.UUID][]Attachment, error) {
+	rows, err := exportdb.Attachments(w.ctx, w.q, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := map[uuid.UUID][]Attachment{}
+	for _, a := range rows {
+		by, err := w.email(a.UploadedBy)
+		if err != nil {
+			return nil, err
+		}
+		out[a.TicketID] = append(out[a.TicketID], Attachment{Filename: a.Filename, ContentType: a.ContentType,
+			SizeBytes: a.SizeBytes, StorageKey: a.StorageKey, UploadedBy: by, CreatedAt: a.CreatedAt.UTC()})
+	}
+	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"tracker/store"
+	"tracker/store/attachmentdb"
 )
 
 // stepSQL renders one step's statement for root r: $1 org, $2 root id, $3
@@ -29,6 +30,11 @@ func stepSQL(ctx context.Context, q store.Querier, r Root, step string) (string,
 			SELECT ticket_id, label_id FROM ticket_labels WHERE org_id = $1 AND ticket_id IN (` + scope + `) LIMIT $3)`, nil
 	case StepTimeEntries:
 		return timeEntriesSQL(ctx, q, r, scope)
+	case StepAttachments:
+		if ok, err := hasTable(ctx, q, "attachments"); err != nil || !ok {
+			return "", err
+		}
+		return attachmentdb.PurgeSQL(scope), nil
 	case StepTickets:
 		g, err := guard(ctx, q, "tickets", "x")
 		if err != nil {

@@ -23,6 +23,7 @@ const (
 	StepComments       = "comments"
 	StepTicketLabels   = "ticket_labels"
 	StepTimeEntries    = "time_entries" // Draft and Submitted only; Approved are kept
+	StepAttachments    = "attachments"  // rows go; an outbox job removes their objects
 	StepTickets        = "tickets"
 	StepTombstones     = "tickets.tombstone" // tickets kept: marked deleted, let go of purged sprints
 	StepSprints        = "sprints"
@@ -32,11 +33,11 @@ const (
 )
 
 var plans = map[string][]string{
-	"project": {StepDetachReplies, StepComments, StepTicketLabels, StepTimeEntries, StepTickets, StepTombstones,
+	"project": {StepDetachReplies, StepComments, StepTicketLabels, StepTimeEntries, StepAttachments, StepTickets, StepTombstones,
 		StepSprints, StepProjectMembers, StepRoot},
-	"sprint": {StepDetachReplies, StepComments, StepTicketLabels, StepTimeEntries, StepTickets, StepTombstones, StepRoot},
+	"sprint": {StepDetachReplies, StepComments, StepTicketLabels, StepTimeEntries, StepAttachments, StepTickets, StepTombstones, StepRoot},
 	// A ticket is its own ticket scope: the tickets step removes the root.
-	"ticket": {StepDetachReplies, StepComments, StepTicketLabels, StepTimeEntries, StepTickets},
+	"ticket": {StepDetachReplies, StepComments, StepTicketLabels, StepTimeEntries, StepAttachments, StepTickets},
 	"label":  {StepLabelLinks, StepRoot},
 }
 
@@ -150,5 +151,5 @@ func Run(ctx context.Context, q store.Querier, r Root, step string, limit int) (
 // isCount marks the steps written as a data-modifying CTE returning a count
 // (they delete the rows' entity tags in the same statement).
 func isCount(step string) bool {
-	return step == StepTimeEntries || step == StepTickets || step == StepRoot
+	return step == StepTimeEntries || step == StepTickets || step == StepRoot || step == StepAttachments
 }

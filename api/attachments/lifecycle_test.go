@@ -1,0 +1,123 @@
+package attachments_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"tracker/domain/attachment"
+	"tracker/store/objectstore"
+	"tracker/store/sprintdb/worktest"
+)
+
+func init() {
+	cases = append(cases,
+		struct {
+			name string
+			run  func(t *testing.T, w world)
+		}{"the delete job removes the object, idempotently", testDeleteJob},
+		struct {
+			name string
+			run  func(t *testing.T, w world)
+		}{"the cleanup removes only old unconfirmed uploads", testSweep},
+		struct {
+			name string
+			run  func(t *testing.T, w world)
+		}{"export lists attachments (not the bytes); import accepts them", testExport},
+	)
+}
+
+func testDeleteJob(t *testing.T, w world) {
+	ctx := context.Background()
+	a := w.attach(t, w.member, w.ticket, "gone.txt", []byte("soon gone"))
+	key := a["storage_key"].(string)
+	w.env.Do("DELETE", "/api/v1/attachments/"+a["id"].(string), w.member.Token, nil).Expect(t, 204)
+	jobs := worktest.Outbox(t, w.env.DB, w.owner.OrgID, attachment.TopicDeleteObjects)
+	var keys []string
+	for _, k := range jobs[len(jobs)-1]["keys"].([]any) {
+		keys = append(keys, k.(string))
+	}
+	for i := 0; i < 2; i++ { // a retried job finds nothing and succeeds
+		if err := w.svc.DeleteObjects(ctx, keys, nil); err != nil {
+			t.Fatalf("run %d: %v", i+1, err)
+		}
+	}
+	if _, err := w.objects.Head(ctx, key); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Fatalf("object still there: %v", err)
+	}
+}
+
+func testSweep(t *testing.T, w world) {
+	ctx := context.Background()
+	confirmed := w.attach(t, w.member, w.ticket, "kept.txt", []byte("kept"))
+	u := w.presign(t, w.member, w.ticket, "orphan.txt", "text/plain", 6)
+	if code := put(t, u, "text/plain", []byte("orphan")); code != 200 {
+		t.Fatalf("upload %d", code)
+	}
+	// Too recent: nothing goes.
+	if _, err := w.svc.SweepUnconfirmed(ctx, "", time.Now().Add(-attachment.UnconfirmedTTL), 1000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.objects.Head(ctx, u.StorageKey); err != nil {
+		t.Fatalf("a fresh upload was swept: %v", err)
+	}
+	// Once older than the cutoff, in pages of one: the orphan goes, the
+	// confirmed object stays.
+	after, deleted := "", 0
+	for i := 0; i < 1000; i++ {
+		page, err := w.svc.SweepUnconfirmed(ctx, after, time.Now().Add(time.Minute), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deleted += page.Deleted
+		if page.Next == "" {
+			break
+		}
+		after = page.Next
+	}
+	if deleted == 0 {
+		t.Fatal("nothing swept")
+	}
+	if _, err := w.objects.Head(ctx, u.StorageKey); !errors.Is(err, objectstore.ErrNotFound) {
+		t.Fatalf("orphan kept: %v", err)
+	}
+	if _, err := w.objects.Head(ctx, confirmed["storage_key"].(string)); err != nil {
+		t.Fatalf("confirmed object swept: %v", err)
+	}
+}
+
+func testExport(t *testing.T, w world) {
+	a := w.attach(t, w.member, w.ticket, "exported.txt", []byte("exported bytes"))
+	doc := w.env.Do("GET", "/api/v1/export?org_id="+w.owner.OrgID.String(), w.owner.Token, nil).Expect(t, 200)
+	var d struct {
+		Projects []struct {
+			Tickets []struct {
+				Attachments []map[string]any `json:"attachments"`
+			} `json:"tickets"`
+		} `json:"projects"`
+	}
+	doc.Decode(t, &d)
+	var found map[string]any
+	for _, p := range d.Projects {
+		for _, tk := range p.Tickets {
+			for _, f := range tk.Attachments {
+				if f["storage_key"] == a["storage_key"] {
+					found = f
+				}
+			}
+		}
+	}
+	if found == nil || found["filename"] != "exported.txt" || found["uploaded_by"] != w.member.Email ||
+		found["size_bytes"] != float64(len("exported bytes")) || found["content_type"] != "text/plain" {
+		t.Fatalf("exported attachment %v", found)
+	}
+	if strings.Contains(string(doc.Body), "exported bytes") {
+		t.Fatal("the export carries the file's bytes")
+	}
+	other := w.env.Register("Importer")
+	if r := w.env.Do("POST", "/api/v1/import", other.Token, doc.Body); r.Status != 200 && r.Status != 202 {
+		t.Fatalf("import %d %s", r.Status, r.Body)
+	}
+}

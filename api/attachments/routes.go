@@ -1,0 +1,85 @@
+// Package attachments serves ticket attachments: presign, confirm and list
+// (the spec), one attachment's read and delete, and, with the embedded
+// local object store, the store's own presigned URLs under /storage/.
+package attachments
+
+import (
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/domain/attachment"
+	"tracker/store/objectstore"
+)
+
+// Handlers serve the attachment routes.
+type Handlers struct {
+	Attachments *attachment.Service
+	// Storage serves the local store's presigned URLs; nil with S3.
+	Storage http.Handler
+}
+
+// Routes registers the attachment routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/tickets/:ticket_id/attachments/presign", h.presign)
+	r.Post("/tickets/:ticket_id/attachments/confirm", h.confirm)
+	r.Get("/tickets/:ticket_id/attachments", api.ListUnder("ticket_id", "ticket", h.Attachments.List))
+	r.Get("/attachments/:id", api.ByID("attachment", h.Attachments.Get))
+	r.Delete("/attachments/:id", api.DeleteByID("attachment", h.Attachments.Delete))
+	if h.Storage != nil {
+		storage := adaptor.HTTPHandler(h.Storage)
+		for _, m := range []string{fiber.MethodGet, fiber.MethodHead, fiber.MethodPut} {
+			r.Root().Add(m, objectstore.StoragePrefix+"*", storage)
+		}
+	}
+}
+
+type presignReq struct {
+	Filename    string `json:"filename" validate:"required"`
+	ContentType string `json:"content_type" validate:"required"`
+	SizeBytes   int64  `json:"size_bytes" validate:"required"`
+}
+
+func (h Handlers) presign(c *fiber.Ctx) error {
+	ticketID, err := api.PathID(c, "ticket_id", "ticket")
+	if err != nil {
+		return err
+	}
+	var req presignReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Attachments.Presign(c.UserContext(), api.Principal(c), ticketID,
+		attachment.PresignInput{Filename: req.Filename, ContentType: req.ContentType, SizeBytes: req.SizeBytes})
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+type confirmReq struct {
+	presignReq
+	StorageKey string    `json:"storage_key" validate:"required"`
+	UploadedBy uuid.UUID `json:"uploaded_by" validate:"required"`
+}
+
+func (h Handlers) confirm(c *fiber.Ctx) error {
+	ticketID, err := api.PathID(c, "ticket_id", "ticket")
+	if err != nil {
+		return err
+	}
+	var req confirmReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	in := attachment.ConfirmInput{Filename: req.Filename, ContentType: req.ContentType, SizeBytes: req.SizeBytes,
+		StorageKey: req.StorageKey, UploadedBy: req.UploadedBy}
+	out, err := h.Attachments.Confirm(c.UserContext(), api.Principal(c), ticketID, in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
+}

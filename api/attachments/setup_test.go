@@ -1,0 +1,147 @@
+package attachments_test
+
+import (
+	"bytes"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	"tracker/api/attachments"
+	"tracker/api/exchange"
+	"tracker/domain"
+	"tracker/domain/attachment"
+	"tracker/domain/export"
+	"tracker/domain/importer"
+	"tracker/store/objectstore"
+	"tracker/store/objectstore/objectstoretest"
+	"tracker/store/sprintdb/worktest"
+)
+
+// maxBytes is the test apps' SERVICE_ATTACHMENT_MAX_BYTES.
+const maxBytes = 1 << 20
+
+// world is one org with a member of every role, a project with two
+// tickets, served over a real listener (the local store's URLs point at
+// it) with one of the two object stores.
+type world struct {
+	env                                   *apitest.Env
+	objects                               objectstore.Store
+	svc                                   *attachment.Service
+	owner, admin, member, viewer          apitest.User
+	reporter, unassignedReporter, outside apitest.User
+	project                               worktest.Project
+	ticket, otherTicket                   uuid.UUID
+}
+
+// backendNames are the object stores every case runs against.
+var backendNames = []string{"minio", "local"}
+
+func setup(t *testing.T, backend string) world {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		objects objectstore.Store
+		storage http.Handler
+	)
+	switch backend {
+	case "minio":
+		objects = objectstoretest.MinIO(t)
+	case "local":
+		l := objectstoretest.NewLocal(t, "http://"+ln.Addr().String()+"/storage", nil)
+		objects, storage = l, l
+	}
+	var svc *attachment.Service
+	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		svc = attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
+		return []api.Module{attachments.Handlers{Attachments: svc, Storage: storage},
+			exchange.Handlers{Export: &export.Service{DB: e.DB}, Imports: &importer.Service{DB: e.DB}}}
+	}})
+	go func() { _ = env.App.Listener(ln) }()
+	t.Cleanup(func() { _ = env.App.Shutdown() })
+
+	w := world{env: env, objects: objects, svc: svc, owner: env.Register("Owner")}
+	w.admin = env.Member(w.owner, "admin")
+	w.member = env.Member(w.owner, "member")
+	w.viewer = env.Member(w.owner, "viewer")
+	w.reporter = env.Member(w.owner, "reporter")
+	w.unassignedReporter = env.Member(w.owner, "reporter")
+	w.outside = env.Register("Outsider")
+	w.project = worktest.NewProject(t, env.DB, w.owner.OrgID, "ATT")
+	w.project.Assign(t, env.DB, w.reporter.ID)
+	w.ticket = worktest.NewTicket(t, env.DB, w.project, w.owner.ID, worktest.Ticket{})
+	w.otherTicket = worktest.NewTicket(t, env.DB, w.project, w.owner.ID, worktest.Ticket{})
+	return w
+}
+
+func ticketPath(ticket uuid.UUID, rest string) string {
+	return "/api/v1/tickets/" + ticket.String() + "/attachments" + rest
+}
+
+// upload is a presign answer.
+type upload struct {
+	UploadURL  string            `json:"upload_url"`
+	StorageKey string            `json:"storage_key"`
+	Method     string            `json:"method"`
+	Headers    map[string]string `json:"headers"`
+	ExpiresAt  string            `json:"expires_at"`
+}
+
+func (w world) presign(t *testing.T, as apitest.User, ticket uuid.UUID, name, ctype string, size int) upload {
+	t.Helper()
+	var u upload
+	w.env.Do("POST", ticketPath(ticket, "/presign"), as.Token,
+		map[string]any{"filename": name, "content_type": ctype, "size_bytes": size}).Expect(t, 200).Decode(t, &u)
+	return u
+}
+
+// put sends body to a presigned URL over real HTTP with the given content
+// type and returns the status.
+func put(t *testing.T, u upload, ctype string, body []byte) int {
+	t.Helper()
+	req, err := http.NewRequest(u.Method, u.UploadURL, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", ctype)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, res.Body)
+	return res.StatusCode
+}
+
+func download(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, b
+}
+
+func confirmBody(as apitest.User, u upload, name, ctype string, size int) map[string]any {
+	return map[string]any{"filename": name, "content_type": ctype, "size_bytes": size,
+		"storage_key": u.StorageKey, "uploaded_by": as.ID}
+}
+
+// attach runs presign, PUT and confirm as as, and returns the attachment.
+func (w world) attach(t *testing.T, as apitest.User, ticket uuid.UUID, name string, body []byte) map[string]any {
+	t.Helper()
+	u := w.presign(t, as, ticket, name, "text/plain", len(body))
+	if code := put(t, u, "text/plain", body); code != 200 {
+		t.Fatalf("upload %d", code)
+	}
+	return w.env.Do("POST", ticketPath(ticket, "/confirm"), as.Token, confirmBody(as, u, name, "text/plain", len(body))).Expect(t, 201).Map(t)
+}

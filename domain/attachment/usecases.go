@@ -1,0 +1,221 @@
+package attachment
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/ticket"
+	"tracker/store"
+	"tracker/store/attachmentdb"
+	"tracker/store/objectstore"
+	"tracker/store/ticketdb"
+)
+
+// PresignInput announces an upload.
+type PresignInput struct {
+	Filename    string
+	ContentType string
+	SizeBytes   int64
+}
+
+// Upload is the answer to presign: where to PUT, with which headers, until
+// when, and the key to confirm afterwards.
+type Upload struct {
+	UploadURL  string            `json:"upload_url"`
+	StorageKey string            `json:"storage_key"`
+	Method     string            `json:"method"`
+	Headers    map[string]string `json:"headers"`
+	ExpiresAt  time.Time         `json:"expires_at"`
+}
+
+// ticketFor reads a visible ticket and authorizes the caller at min.
+func ticketFor(ctx context.Context, q store.Querier, p domain.Principal, ticketID uuid.UUID, min domain.Role) (ticketdb.Accessed, error) {
+	t, err := ticketdb.GetWithAccess(ctx, q, ticketID, p.UserID)
+	if err != nil {
+		return t, domain.NotFoundAs(err, "ticket")
+	}
+	_, err = domain.Authorize(p, domain.MembershipFrom(t.AccessRow), min, "ticket")
+	return t, err
+}
+
+// Presign hands out an upload URL (Reporter, assigned to the ticket's
+// project when a Reporter). The key is chosen here; the URL binds the
+// content type and length.
+func (s *Service) Presign(ctx context.Context, p domain.Principal, ticketID uuid.UUID, in PresignInput) (Upload, error) {
+	t, err := ticketFor(ctx, s.db.Q(), p, ticketID, domain.RoleReporter)
+	if err != nil {
+		return Upload{}, err
+	}
+	if err := validFilename(in.Filename); err != nil {
+		return Upload{}, err
+	}
+	ct, err := normalContentType(in.ContentType)
+	if err != nil {
+		return Upload{}, err
+	}
+	if err := s.validSize(in.SizeBytes); err != nil {
+		return Upload{}, err
+	}
+	key := newKey(t.Row.OrgID, ticketID, in.Filename)
+	expires := s.clock.Now().Add(UploadTTL)
+	put, err := s.objects.PresignPut(ctx, key, ct, in.SizeBytes, UploadTTL)
+	if err != nil {
+		return Upload{}, err
+	}
+	return Upload{UploadURL: put.URL, StorageKey: key, Method: put.Method, Headers: put.Headers, ExpiresAt: expires.UTC()}, nil
+}
+
+// ConfirmInput records an upload (the spec's fields).
+type ConfirmInput struct {
+	Filename    string
+	ContentType string
+	SizeBytes   int64
+	StorageKey  string
+	UploadedBy  uuid.UUID
+}
+
+// Confirm records an uploaded object as an attachment (Reporter, as
+// presign): uploaded_by must be the caller; the key must be one of this
+// ticket's; a HEAD on the storage must find the object with the announced
+// size and type. Confirming a key twice is a 409.
+func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid.UUID, in ConfirmInput) (Attachment, error) {
+	t, err := ticketFor(ctx, s.db.Q(), p, ticketID, domain.RoleReporter)
+	if err != nil {
+		return Attachment{}, err
+	}
+	if err := validFilename(in.Filename); err != nil {
+		return Attachment{}, err
+	}
+	ct, err := normalContentType(in.ContentType)
+	if err != nil {
+		return Attachment{}, err
+	}
+	if err := s.validSize(in.SizeBytes); err != nil {
+		return Attachment{}, err
+	}
+	if in.UploadedBy != p.UserID {
+		return Attachment{}, domain.Invalid("uploaded_by: must be the calling user")
+	}
+	if !keyOfTicket(in.StorageKey, t.Row.OrgID, ticketID) {
+		return Attachment{}, domain.Invalid("storage_key: is not a key presigned for this ticket")
+	}
+	obj, err := s.objects.Head(ctx, in.StorageKey)
+	if errors.Is(err, objectstore.ErrNotFound) {
+		return Attachment{}, domain.Invalid("storage_key: no object has been uploaded under this key")
+	}
+	if err != nil {
+		return Attachment{}, err
+	}
+	if obj.Size != in.SizeBytes {
+		return Attachment{}, domain.Invalid("size_bytes: does not match the uploaded object")
+	}
+	if obj.ContentType != ct {
+		return Attachment{}, domain.Invalid("content_type: does not match the uploaded object")
+	}
+	var out Attachment
+	err = s.db.InTx(ctx, func(q store.Querier) error {
+		// Re-read under the transaction: the ticket may have gone meanwhile.
+		t, err := ticketFor(ctx, q, p, ticketID, domain.RoleReporter)
+		if err != nil {
+			return err
+		}
+		r := attachmentdb.Row{ID: domain.NewID(), OrgID: t.Row.OrgID, TicketID: ticketID, Filename: in.Filename,
+			ContentType: ct, SizeBytes: in.SizeBytes, StorageKey: in.StorageKey, UploadedBy: p.UserID, CreatedAt: s.clock.Now()}
+		if err := attachmentdb.Insert(ctx, q, r); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				return domain.Conflict("this upload is already confirmed", "storage_key: "+in.StorageKey)
+			}
+			return err
+		}
+		out = toAttachment(r)
+		return domain.Record(ctx, q, domain.Change{OrgID: t.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			EntityID: ticketID, Action: ActionAdded,
+			Changes: []domain.FieldChange{{Field: "attachment", Old: nil, New: summary(r)}},
+			Events:  []string{domain.EventTicketUpdated}, Data: ticket.FromRow(t.Row)})
+	})
+	return out, err
+}
+
+// withURL adds a fresh download URL.
+func (s *Service) withURL(ctx context.Context, r attachmentdb.Row) (Attachment, error) {
+	a := toAttachment(r)
+	u, err := s.objects.PresignGet(ctx, r.StorageKey, r.Filename, DownloadTTL)
+	if err != nil {
+		return a, err
+	}
+	a.DownloadURL = &u
+	return a, nil
+}
+
+// List pages a ticket's attachments in upload order, each with a download
+// URL valid for DownloadTTL (any member who can see the ticket).
+func (s *Service) List(ctx context.Context, p domain.Principal, ticketID uuid.UUID, page domain.Page) (domain.Paged[Attachment], error) {
+	q := s.db.Q()
+	t, err := ticketFor(ctx, q, p, ticketID, domain.RoleViewer)
+	if err != nil {
+		return domain.Paged[Attachment]{}, err
+	}
+	rows, err := attachmentdb.ListByTicket(ctx, q, t.Row.OrgID, ticketID, page)
+	if err != nil {
+		return domain.Paged[Attachment]{}, err
+	}
+	out := domain.Paged[Attachment]{Items: make([]Attachment, 0, len(rows.Items)), Next: rows.Next}
+	for _, r := range rows.Items {
+		a, err := s.withURL(ctx, r)
+		if err != nil {
+			return domain.Paged[Attachment]{}, err
+		}
+		out.Items = append(out.Items, a)
+	}
+	return out, nil
+}
+
+// Get reads one attachment with a fresh download URL.
+func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Attachment, error) {
+	r, err := attachmentdb.GetWithAccess(ctx, s.db.Q(), id, p.UserID, false)
+	if err != nil {
+		return Attachment{}, domain.NotFoundAs(err, "attachment")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(r.AccessRow), domain.RoleViewer, "attachment"); err != nil {
+		return Attachment{}, err
+	}
+	return s.withURL(ctx, r.Row)
+}
+
+// Delete removes an attachment (its uploader, or an Admin). The row goes in
+// the request; the object is removed by durable work enqueued in the same
+// transaction.
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) error {
+	return s.db.InTx(ctx, func(q store.Querier) error {
+		r, err := attachmentdb.GetWithAccess(ctx, q, id, p.UserID, true)
+		if err != nil {
+			return domain.NotFoundAs(err, "attachment")
+		}
+		a, err := domain.Authorize(p, domain.MembershipFrom(r.AccessRow), domain.RoleReporter, "attachment")
+		if err != nil {
+			return err
+		}
+		if r.UploadedBy != p.UserID && !a.At(domain.RoleAdmin) {
+			return domain.Forbidden("this operation requires the Admin role, or being the uploader")
+		}
+		t, err := ticketdb.GetWithAccess(ctx, q, r.TicketID, p.UserID)
+		if err != nil {
+			return domain.NotFoundAs(err, "attachment")
+		}
+		if err := attachmentdb.Delete(ctx, q, r.Row.OrgID, id); err != nil {
+			return domain.NotFoundAs(err, "attachment")
+		}
+		if err := domain.Enqueue(ctx, q, r.Row.OrgID, domain.NewID(), TopicDeleteObjects,
+			DeleteJob{OrgID: r.Row.OrgID, Keys: []string{r.StorageKey}}); err != nil {
+			return err
+		}
+		return domain.Record(ctx, q, domain.Change{OrgID: r.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			EntityID: r.TicketID, Action: ActionRemoved,
+			Changes: []domain.FieldChange{{Field: "attachment", Old: summary(r.Row), New: nil}},
+			Events:  []string{domain.EventTicketUpdated}, Data: ticket.FromRow(t.Row)})
+	})
+}

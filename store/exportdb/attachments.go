@@ -1,0 +1,16 @@
+package exportdb
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"tracker/store"
+	"tracker/store/attachmentdb"
+)
+
+// Attachments reads the attachments of the given tickets in upload order.
+func Attachments(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]attachmentdb.Row, error) {
+	return store.SelectRaw[attachmentdb.Row](ctx, q, `SELECT `+store.Cols(attachmentdb.Columns())+`
+	    FROM attachments WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, binIDs(ticketIDs))
+}

@@ -1,0 +1,66 @@
+// Package objectstore keeps attachment bytes outside the database, behind one
+// interface with two backends: any S3-compatible service (S3, MinIO) through
+// aws-sdk-go-v2, and the embedded local store under .data/objects that the
+// service signs and serves itself (development, and small single-node
+// installs that allow it).
+//
+// Bytes never pass through the API: clients upload and download with
+// presigned URLs. A presigned PUT binds the key, the content type and the
+// content length, so a client cannot upload anything but what it announced.
+package objectstore
+
+import (
+	"context"
+	"errors"
+	"mime"
+	"time"
+)
+
+// ErrNotFound is an object that does not exist.
+var ErrNotFound = errors.New("object not found")
+
+// Store is an object store.
+type Store interface {
+	// PresignPut returns a URL that accepts exactly one PUT of size bytes of
+	// contentType to key until ttl has passed.
+	PresignPut(ctx context.Context, key, contentType string, size int64, ttl time.Duration) (Presigned, error)
+	// PresignGet returns a URL that downloads key as an attachment named
+	// filename (Content-Disposition: attachment) until ttl has passed.
+	PresignGet(ctx context.Context, key, filename string, ttl time.Duration) (string, error)
+	// Head describes an object; ErrNotFound when it does not exist.
+	Head(ctx context.Context, key string) (Object, error)
+	// Delete removes an object; a missing object is success.
+	Delete(ctx context.Context, key string) error
+	// List returns up to limit objects whose keys start with prefix and sort
+	// after after ("" from the start), in key order.
+	List(ctx context.Context, prefix, after string, limit int) ([]Object, error)
+	// EnsureBucket creates the bucket when it is missing (development).
+	EnsureBucket(ctx context.Context) error
+	// Kind names the backend ("s3" or "local") for logs.
+	Kind() string
+}
+
+// Presigned is an upload URL and the headers the client must send with it.
+type Presigned struct {
+	URL     string            `json:"url"`
+	Method  string            `json:"method"`
+	Headers map[string]string `json:"headers"`
+}
+
+// Object describes a stored object.
+type Object struct {
+	Key          string    `json:"key"`
+	Size         int64     `json:"size"`
+	ContentType  string    `json:"content_type"`
+	LastModified time.Time `json:"last_modified"`
+}
+
+// AttachmentDisposition is the Content-Disposition of a download: always an
+// attachment, so a browser saves HTML or SVG instead of rendering it in the
+// storage origin; non-ASCII names use RFC 2231 encoding.
+func AttachmentDisposition(filename string) string {
+	if d := mime.FormatMediaType("attachment", map[string]string{"filename": filename}); d != "" {
+		return d
+	}
+	return "attachment"
+}

@@ -1,0 +1,231 @@
+package objectstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"tracker/store/objectstore"
+	"tracker/store/objectstore/objectstoretest"
+)
+
+// backends are the two stores every case runs against: MinIO (real S3) and
+// the embedded local store behind a real HTTP server.
+func backends(t *testing.T) map[string]objectstore.Store {
+	return map[string]objectstore.Store{
+		"minio": objectstoretest.MinIO(t),
+		"local": objectstoretest.Local(t, nil),
+	}
+}
+
+func put(t *testing.T, p objectstore.Presigned, contentType string, body []byte) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(p.Method, p.URL, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+func get(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, b
+}
+
+func TestBackends(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for name, s := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			body := []byte("<html><script>alert(1)</script> résumé bytes")
+			key := "org/o1/tickets/t1/u1/report.html"
+
+			t.Run("put, head, list, get as attachment, delete", func(t *testing.T) {
+				p, err := s.PresignPut(ctx, key, "text/html", int64(len(body)), time.Minute)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Method != "PUT" || p.Headers["Content-Type"] != "text/html" {
+					t.Fatalf("presigned %+v", p)
+				}
+				if code, msg := put(t, p, "text/html", body); code != 200 {
+					t.Fatalf("put %d %s", code, msg)
+				}
+				o, err := s.Head(ctx, key)
+				if err != nil || o.Size != int64(len(body)) || o.ContentType != "text/html" || o.Key != key || o.LastModified.IsZero() {
+					t.Fatalf("head %+v %v", o, err)
+				}
+				objs, err := s.List(ctx, "org/o1/", "", 10)
+				if err != nil || len(objs) != 1 || objs[0].Key != key || objs[0].Size != int64(len(body)) {
+					t.Fatalf("list %+v %v", objs, err)
+				}
+				url, err := s.PresignGet(ctx, key, "Résumé \"final\".html", time.Minute)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, got := get(t, url)
+				if res.StatusCode != 200 || !bytes.Equal(got, body) {
+					t.Fatalf("get %d %q", res.StatusCode, got)
+				}
+				if cd := res.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, "attachment;") || !strings.Contains(cd, "filename*=utf-8''R%C3%A9sum%C3%A9") {
+					t.Fatalf("content disposition %q", cd)
+				}
+				if err := s.Delete(ctx, key); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Head(ctx, key); !errors.Is(err, objectstore.ErrNotFound) {
+					t.Fatalf("head after delete: %v", err)
+				}
+				if err := s.Delete(ctx, key); err != nil {
+					t.Fatalf("deleting a missing object: %v", err)
+				}
+				if res, _ := get(t, url); res.StatusCode != 404 {
+					t.Fatalf("get after delete %d", res.StatusCode)
+				}
+			})
+
+			t.Run("list pages in key order under the prefix", func(t *testing.T) {
+				keys := []string{"org/o2/a/1.txt", "org/o2/a/2.txt", "org/o2/b/3.txt", "org/o3/x.txt"}
+				for _, k := range keys {
+					p, err := s.PresignPut(ctx, k, "text/plain", 1, time.Minute)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if code, msg := put(t, p, "text/plain", []byte("x")); code != 200 {
+						t.Fatalf("put %d %s", code, msg)
+					}
+				}
+				first, err := s.List(ctx, "org/o2/", "", 2)
+				if err != nil || len(first) != 2 || first[0].Key != keys[0] || first[1].Key != keys[1] {
+					t.Fatalf("first page %+v %v", first, err)
+				}
+				rest, err := s.List(ctx, "org/o2/", first[1].Key, 2)
+				if err != nil || len(rest) != 1 || rest[0].Key != keys[2] {
+					t.Fatalf("second page %+v %v", rest, err)
+				}
+			})
+
+			tamper := []struct {
+				name string
+				do   func(t *testing.T, p objectstore.Presigned) (int, string)
+			}{
+				{"longer body than signed", func(t *testing.T, p objectstore.Presigned) (int, string) {
+					return put(t, p, "text/plain", []byte("hello world!"))
+				}},
+				{"shorter body than signed", func(t *testing.T, p objectstore.Presigned) (int, string) {
+					return put(t, p, "text/plain", []byte("hello"))
+				}},
+				{"other content type", func(t *testing.T, p objectstore.Presigned) (int, string) {
+					return put(t, p, "text/html", []byte("hello world"))
+				}},
+				{"no content type", func(t *testing.T, p objectstore.Presigned) (int, string) {
+					return put(t, p, "", []byte("hello world"))
+				}},
+				{"other key", func(t *testing.T, p objectstore.Presigned) (int, string) {
+					p.URL = strings.Replace(p.URL, "tamper.txt", "evil.txt", 1)
+					return put(t, p, "text/plain", []byte("hello world"))
+				}},
+			}
+			for _, tc := range tamper {
+				t.Run("rejected: "+tc.name, func(t *testing.T) {
+					key := "org/o4/" + strings.ReplaceAll(tc.name, " ", "-") + "/tamper.txt"
+					p, err := s.PresignPut(ctx, key, "text/plain", int64(len("hello world")), time.Minute)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if code, msg := tc.do(t, p); code < 400 || code >= 500 {
+						t.Fatalf("tampered upload answered %d %s", code, msg)
+					}
+					objs, err := s.List(ctx, "org/o4/"+strings.ReplaceAll(tc.name, " ", "-")+"/", "", 10)
+					if err != nil || len(objs) != 0 {
+						t.Fatalf("something was stored: %+v %v", objs, err)
+					}
+				})
+			}
+
+			t.Run("rejected: expired URLs", func(t *testing.T) {
+				key := "org/o5/late.txt"
+				p, err := s.PresignPut(ctx, key, "text/plain", 1, time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, err := s.PresignGet(ctx, key, "late.txt", time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(2100 * time.Millisecond)
+				if code, msg := put(t, p, "text/plain", []byte("x")); code != 403 {
+					t.Fatalf("expired put %d %s", code, msg)
+				}
+				if res, _ := get(t, g); res.StatusCode != 403 {
+					t.Fatalf("expired get %d", res.StatusCode)
+				}
+				if _, err := s.Head(ctx, key); !errors.Is(err, objectstore.ErrNotFound) {
+					t.Fatalf("head %v", err)
+				}
+			})
+		})
+	}
+}
+
+func TestLocalRejectsUnsignedAndCrossMethodRequests(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := objectstoretest.Local(t, nil)
+	key := "org/o/tickets/t/u/a.txt"
+	p, err := l.PresignPut(ctx, key, "text/plain", 2, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := put(t, p, "text/plain", []byte("ok")); code != 200 {
+		t.Fatalf("put %d %s", code, msg)
+	}
+	// The upload URL does not download, and a bare path serves nothing.
+	if res, _ := get(t, p.URL); res.StatusCode != 403 {
+		t.Fatalf("GET with a PUT signature: %d", res.StatusCode)
+	}
+	bare := strings.SplitN(p.URL, "?", 2)[0]
+	if res, _ := get(t, bare); res.StatusCode != 403 {
+		t.Fatalf("unsigned GET: %d", res.StatusCode)
+	}
+	// A download URL cannot overwrite the object.
+	g, err := l.PresignGet(ctx, key, "a.txt", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := put(t, objectstore.Presigned{Method: "PUT", URL: g}, "text/plain", []byte("no")); code != 403 {
+		t.Fatalf("PUT with a GET signature: %d", code)
+	}
+	// Path traversal never reaches the file system.
+	for _, bad := range []string{"../etc/passwd", "org/../../x", "/abs", "a//b"} {
+		if _, err := l.PresignPut(ctx, bad, "text/plain", 1, time.Minute); !errors.Is(err, objectstore.ErrBadKey) {
+			t.Fatalf("key %q: %v", bad, err)
+		}
+	}
+	res, body := get(t, g)
+	if res.StatusCode != 200 || string(body) != "ok" || res.Header.Get("X-Content-Type-Options") != "nosniff" ||
+		!strings.HasPrefix(res.Header.Get("Content-Security-Policy"), "sandbox") {
+		t.Fatalf("download %d %q %v", res.StatusCode, body, res.Header)
+	}
+}

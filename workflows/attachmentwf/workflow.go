@@ -1,0 +1,78 @@
+// Package attachmentwf holds the attachment workflows: the removal of the
+// objects of deleted attachments (started by the outbox relay for a delete
+// or a cascade purge), and the hourly cleanup of uploads never confirmed.
+package attachmentwf
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	acts "tracker/activities/attachmentwf"
+	"tracker/domain/attachment"
+)
+
+// Registered workflow types.
+const (
+	DeleteWorkflowName = "AttachmentObjectsDelete"
+	SweepWorkflowName  = "AttachmentUploadsSweep"
+)
+
+// SweepPageSize is the objects one activity call lists; SweepPagesPerRun
+// bounds one run's history before it continues as new.
+const (
+	SweepPageSize    = 1000
+	SweepPagesPerRun = 100
+)
+
+// DeleteObjects removes the objects of a DeleteJob. The storage may be down
+// for a while: the activity is retried with backoff for up to a week.
+func DeleteObjects(ctx workflow.Context, job attachment.DeleteJob) error {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    5 * time.Minute,
+		HeartbeatTimeout:       time.Minute,
+		ScheduleToCloseTimeout: 7 * 24 * time.Hour,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
+	})
+	return workflow.ExecuteActivity(ctx, acts.DeleteObjectsName, job).Get(ctx, nil)
+}
+
+// SweepInput carries a sweep's progress across continue-as-new; a run the
+// Schedule starts is empty.
+type SweepInput struct {
+	After   string    `json:"after"`
+	Cutoff  time.Time `json:"cutoff"`
+	Deleted int       `json:"deleted"`
+}
+
+// SweepResult counts what the sweep removed.
+type SweepResult struct {
+	Deleted int `json:"deleted"`
+}
+
+// Sweep removes objects under the attachments prefix older than
+// attachment.UnconfirmedTTL that no attachment row records.
+func Sweep(ctx workflow.Context, in SweepInput) (SweepResult, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 10},
+	})
+	if in.Cutoff.IsZero() {
+		in.Cutoff = workflow.Now(ctx).Add(-attachment.UnconfirmedTTL)
+	}
+	for range SweepPagesPerRun {
+		var page attachment.SweepPage
+		err := workflow.ExecuteActivity(ctx, acts.SweepPageName, acts.SweepInput{After: in.After, Cutoff: in.Cutoff, Limit: SweepPageSize}).Get(ctx, &page)
+		if err != nil {
+			return SweepResult{Deleted: in.Deleted}, err
+		}
+		in.Deleted += page.Deleted
+		if page.Next == "" {
+			workflow.GetLogger(ctx).Info("unconfirmed uploads swept", "deleted", in.Deleted)
+			return SweepResult{Deleted: in.Deleted}, nil
+		}
+		in.After = page.Next
+	}
+	return SweepResult{Deleted: in.Deleted}, workflow.NewContinueAsNewError(ctx, SweepWorkflowName, in)
+}
