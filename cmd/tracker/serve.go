@@ -19,6 +19,7 @@ import (
 	"tracker/api/reports"
 	"tracker/api/sprints"
 	"tracker/api/tags"
+	"tracker/api/teams"
 	"tracker/api/tickets"
 	"tracker/api/timeentries"
 	"tracker/api/webhooks"
@@ -35,6 +36,7 @@ import (
 	"tracker/domain/project"
 	"tracker/domain/sprint"
 	"tracker/domain/tag"
+	"tracker/domain/team"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
 	"tracker/domain/webhook"
@@ -70,6 +72,7 @@ type services struct {
 	Capex     *capex.Service
 	Export    *export.Service
 	Imports   *importer.Service
+	Teams     *team.Service
 }
 
 func newServices(cfg Config, db *store.DB) services {
@@ -91,6 +94,7 @@ func newServices(cfg Config, db *store.DB) services {
 		Capex:     &capex.Service{DB: db},
 		Export:    &export.Service{DB: db},
 		Imports:   &importer.Service{DB: db},
+		Teams:     team.New(db, domain.SystemClock{}),
 	}
 }
 
@@ -115,6 +119,7 @@ func modules(cfg Config, s services) []api.Module {
 		laborrates.Handlers{Rates: s.Rates},
 		reports.Handlers{Reports: s.Capex},
 		exchange.Handlers{Export: s.Export, Imports: s.Imports},
+		teams.Handlers{Teams: s.Teams},
 	}
 }
 
