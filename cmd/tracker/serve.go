@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"tracker/activities"
 	"tracker/api"
 	"tracker/api/accounts"
 	"tracker/api/comments"
@@ -18,6 +19,7 @@ import (
 	"tracker/api/projects"
 	"tracker/api/reports"
 	"tracker/api/sprints"
+	"tracker/api/sso"
 	"tracker/api/tags"
 	"tracker/api/teams"
 	"tracker/api/tickets"
@@ -35,12 +37,14 @@ import (
 	"tracker/domain/org"
 	"tracker/domain/project"
 	"tracker/domain/sprint"
+	ssodomain "tracker/domain/sso"
 	"tracker/domain/tag"
 	"tracker/domain/team"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
 	"tracker/domain/webhook"
 	"tracker/domain/workflow"
+	"tracker/internal/secretbox"
 	"tracker/schema"
 	"tracker/store"
 )
@@ -73,10 +77,19 @@ type services struct {
 	Export    *export.Service
 	Imports   *importer.Service
 	Teams     *team.Service
+	SSO       *ssodomain.Service
 }
 
 func newServices(cfg Config, db *store.DB) services {
-	return services{
+	key := cfg.SecretsKey
+	if key == nil { // tests build a Config by hand
+		key = secretbox.RandomKey()
+	}
+	box, err := secretbox.New(key)
+	if err != nil {
+		panic(err) // loadConfig checked the key's length
+	}
+	s := services{
 		DB: db,
 		Accounts: &account.Service{DB: db, Registration: cfg.Registration, KeyTouchInterval: time.Minute,
 			Tokens: account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour}},
@@ -96,6 +109,11 @@ func newServices(cfg Config, db *store.DB) services {
 		Imports:   &importer.Service{DB: db},
 		Teams:     team.New(db, domain.SystemClock{}),
 	}
+	// The identity provider client: the webhook client's SSRF guard, so an
+	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
+	s.SSO = ssodomain.New(db, box, domain.SystemClock{}, s.Accounts, activities.NewHTTPClient(cfg.WebhookAllowPrivate),
+		cfg.PublicURL, cfg.WebhookAllowPrivate)
+	return s
 }
 
 // importBodyLimit admits import documents of ~100,000 tickets with their
@@ -120,6 +138,7 @@ func modules(cfg Config, s services) []api.Module {
 		reports.Handlers{Reports: s.Capex},
 		exchange.Handlers{Export: s.Export, Imports: s.Imports},
 		teams.Handlers{Teams: s.Teams},
+		sso.Handlers{SSO: s.SSO},
 	}
 }
 
