@@ -24,6 +24,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Put("/orgs/:org_id/sso", h.put)
 	r.Get("/orgs/:org_id/sso", h.get)
 	r.Delete("/orgs/:org_id/sso", h.delete)
+	r.Post("/orgs/:org_id/sso/scim-token", h.scimToken)
 	pub := r.Public()
 	pub.Get("/auth/sso/discover", h.discover)
 	pub.Get("/auth/sso/callback", h.callback)
@@ -104,4 +105,18 @@ func (h Handlers) callback(c *fiber.Ctx) error {
 		return c.Redirect(strings.TrimRight(h.SSO.PublicURL(), "/")+"/#"+frag.Encode(), fiber.StatusSeeOther)
 	}
 	return c.JSON(out)
+}
+
+// scimToken issues the org's SCIM token: 201, the token shown this once.
+func (h Handlers) scimToken(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	out, err := h.SSO.IssueScimToken(c.UserContext(), api.Principal(c), orgID)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.Status(fiber.StatusCreated).JSON(out)
 }

@@ -175,7 +175,8 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM imports WHERE org_id = $1),
 		(SELECT string_agg(name, ';') FROM teams WHERE org_id = $1),
 		(SELECT count(*) FROM team_members WHERE org_id = $1),
-		(SELECT count(*) FROM sso_configs WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
+		(SELECT count(*) FROM sso_configs WHERE org_id = $1),
+		(SELECT count(*) FROM scim_tokens WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}

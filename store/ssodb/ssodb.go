@@ -112,3 +112,25 @@ func MembershipOf(ctx context.Context, q store.Querier, orgID, userID uuid.UUID)
 	return store.Get[Membership](ctx, q, store.SQL.Select("role", "suspended_at").From("memberships").
 		Where(sq.Eq{"org_id": orgID, "user_id": userID}))
 }
+
+// ScimToken is a scim_tokens row.
+type ScimToken struct {
+	ID        uuid.UUID  `db:"id"`
+	OrgID     uuid.UUID  `db:"org_id"`
+	TokenHash []byte     `db:"token_hash"`
+	Prefix    string     `db:"prefix"`
+	CreatedBy *uuid.UUID `db:"created_by"`
+	CreatedAt time.Time  `db:"created_at"`
+}
+
+// RotateScimToken revokes the org's live SCIM token, if any, and stores t.
+func RotateScimToken(ctx context.Context, q store.Querier, t ScimToken) error {
+	if _, err := store.Exec(ctx, q, store.SQL.Update("scim_tokens").Set("revoked_at", t.CreatedAt).
+		Where(sq.Eq{"org_id": t.OrgID, "revoked_at": nil})); err != nil {
+		return err
+	}
+	_, err := store.Exec(ctx, q, store.SQL.Insert("scim_tokens").
+		Columns("id", "org_id", "token_hash", "prefix", "created_by", "created_at").
+		Values(t.ID, t.OrgID, t.TokenHash, t.Prefix, t.CreatedBy, t.CreatedAt))
+	return err
+}
