@@ -8,10 +8,11 @@ import (
 	"github.com/google/uuid"
 )
 
-// MemberRole is the caller's role in org, "" when not a member.
+// MemberRole is the caller's role in org, "" when not a member. A suspended
+// membership (SCIM deactivation) counts as none.
 func MemberRole(ctx context.Context, q Querier, orgID, userID uuid.UUID) (string, error) {
 	var role string
-	err := q.QueryRow(ctx, `SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, userID).Scan(&role)
+	err := q.QueryRow(ctx, `SELECT role FROM memberships WHERE org_id = $1 AND user_id = $2 AND suspended_at IS NULL`, orgID, userID).Scan(&role)
 	if err != nil {
 		if err = translate(err); errors.Is(err, ErrNotFound) {
 			return "", nil
@@ -36,7 +37,7 @@ type AccessRow struct {
 func AccessColumns(orgExpr, projectExpr, userParam string) []string {
 	cols := []string{
 		orgExpr + " AS access_org_id",
-		"COALESCE((SELECT m.role FROM memberships m WHERE m.org_id = " + orgExpr + " AND m.user_id = " + userParam + "), '') AS access_role",
+		"COALESCE((SELECT m.role FROM memberships m WHERE m.org_id = " + orgExpr + " AND m.user_id = " + userParam + " AND m.suspended_at IS NULL), '') AS access_role",
 	}
 	if projectExpr == "" {
 		return append(cols, "NULL::uuid AS access_project_id", "false AS access_assigned")

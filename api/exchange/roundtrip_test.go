@@ -57,6 +57,10 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("counts %d/%d tickets, %d/%d comments, %d/%d entries, %d approved", tickets, f.seeded.Tickets,
 				comments, f.seeded.Comments, entries, f.seeded.Entries, approved)
 		}
+		if len(docA.Teams) != 1 || docA.Teams[0].Name != "Platform" || len(docA.Teams[0].Members) != 2 ||
+			docA.Projects[0].Team == nil || *docA.Projects[0].Team != "Platform" || docA.Projects[1].Team != nil {
+			t.Fatalf("teams %+v, project teams %v %v", docA.Teams, docA.Projects[0].Team, docA.Projects[1].Team)
+		}
 		former := docA.Users[slices.IndexFunc(docA.Users, func(u export.User) bool { return u.Email == f.seeded.Emails[3] })]
 		if former.Role != nil {
 			t.Fatalf("a former member is listed with role %v", *former.Role)
@@ -66,7 +70,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Run("into empty org B and back out", func(t *testing.T) {
 		st := f.importInto(t, f.b, rawA)
 		want := importer.Summary{UsersCreated: 0, WorkflowsCreated: 1, LabelsCreated: 2, ProjectsCreated: 3, SprintsCreated: 9,
-			TicketsCreated: f.seeded.Tickets, CommentsCreated: f.seeded.Comments, TimeEntriesCreated: f.seeded.Entries}
+			TicketsCreated: f.seeded.Tickets, CommentsCreated: f.seeded.Comments, TimeEntriesCreated: f.seeded.Entries, TeamsCreated: 1}
 		if st.Summary != want {
 			t.Fatalf("summary %+v, want %+v", st.Summary, want)
 		}
@@ -100,8 +104,8 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"comments", "export_meta", "labels", "project_members", "projects", "sprints", "ticket_labels",
-			"tickets", "time_entries", "users", "workflows"}
+		want := []string{"comments", "export_meta", "labels", "project_members", "projects", "sprints", "team_members",
+			"teams", "ticket_labels", "tickets", "time_entries", "users", "workflows"}
 		if !slices.Equal(tables, want) {
 			t.Fatalf("tables %v", tables)
 		}

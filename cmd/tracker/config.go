@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"tracker/internal/secretbox"
 )
 
 // Config is read once from the environment.
@@ -39,6 +41,8 @@ type Config struct {
 	LoginPerIP          int
 	LoginPerEmail       int
 	LogLevel            slog.Level
+	// SecretsKey seals stored third-party secrets (SERVICE_SECRETS_KEY).
+	SecretsKey []byte
 }
 
 func env(name, def string) string {
@@ -120,6 +124,16 @@ func loadConfig() (Config, []string, error) {
 		c.JWTSecret = hex.EncodeToString(b)
 		warnings = append(warnings, "SERVICE_JWT_SECRET is not set: using a random secret; sessions end when the process restarts")
 	}
+	if k := env("SERVICE_SECRETS_KEY", ""); k != "" {
+		if c.SecretsKey, err = secretbox.ParseKey(k); err != nil {
+			return c, nil, fmt.Errorf("SERVICE_SECRETS_KEY: %w", err)
+		}
+	} else if c.Profile == "production" {
+		return c, nil, errors.New("SERVICE_SECRETS_KEY is required when SERVICE_PROFILE=production (32 bytes, hex or base64)")
+	} else {
+		c.SecretsKey = secretbox.RandomKey()
+		warnings = append(warnings, "SERVICE_SECRETS_KEY is not set: using a random key; stored SSO client secrets cannot be read after a restart")
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return c, nil, errors.New("SERVICE_TLS_CERT and SERVICE_TLS_KEY must be set together")
 	}
@@ -146,6 +160,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 		slog.String("s3_access_key", mask(c.S3AccessKey)), slog.String("s3_secret_key", mask(c.S3SecretKey)),
 		slog.Any("attachments", c.Attachments),
+		slog.String("secrets_key", mask(string(c.SecretsKey))),
 		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),
 	)
 }

@@ -105,7 +105,9 @@ func TestBinaryEndToEnd(t *testing.T) {
 	const secret = "e2e-jwt-secret-that-must-not-be-logged"
 	addr := freeAddr(t)
 	envv := append(os.Environ(), "SERVICE_DATABASE_URL="+dbURL, "SERVICE_ADDR="+addr, "SERVICE_JWT_SECRET="+secret,
-		"SERVICE_PUBLIC_URL=http://tracker.example", "SERVICE_TEMPORAL_ADDRESS=127.0.0.1:1")
+		"SERVICE_PUBLIC_URL=http://tracker.example", "SERVICE_TEMPORAL_ADDRESS=127.0.0.1:1",
+		"SERVICE_WEBHOOK_ALLOW_PRIVATE=true", "SERVICE_SECRETS_KEY="+strings.Repeat("ab", 32))
+	oidc := startOIDC(t)
 
 	migrate := exec.CommandContext(ctx, bin, "migrate")
 	migrate.Env = envv
@@ -170,12 +172,14 @@ func TestBinaryEndToEnd(t *testing.T) {
 	c.expect(204, "DELETE", "/api/v1/api-keys/"+key["id"].(string), token, nil)
 	c.expect(401, "GET", "/api/v1/auth/me", k, nil)
 
+	ssoSecrets := ssoEndToEnd(t, c, oidc, token, orgID)
+
 	h := c.expect(200, "GET", "/health", "", nil)
 	if h["db_healthy"] != true || h["migration_version"].(float64) < 1 {
 		t.Fatalf("health %v", h)
 	}
 	out := logs.String()
-	for _, s := range []string{secret, password, token, k} {
+	for _, s := range append([]string{secret, password, token, k}, ssoSecrets...) {
 		if strings.Contains(out, s) {
 			t.Fatalf("a secret reached the log: %q", s[:8])
 		}

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"tracker/activities"
 	"tracker/api"
 	"tracker/api/accounts"
 	"tracker/api/attachments"
@@ -20,7 +21,9 @@ import (
 	"tracker/api/projects"
 	"tracker/api/reports"
 	"tracker/api/sprints"
+	"tracker/api/sso"
 	"tracker/api/tags"
+	"tracker/api/teams"
 	"tracker/api/tickets"
 	"tracker/api/timeentries"
 	"tracker/api/webhooks"
@@ -37,11 +40,14 @@ import (
 	"tracker/domain/org"
 	"tracker/domain/project"
 	"tracker/domain/sprint"
+	ssodomain "tracker/domain/sso"
 	"tracker/domain/tag"
+	"tracker/domain/team"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
 	"tracker/domain/webhook"
 	"tracker/domain/workflow"
+	"tracker/internal/secretbox"
 	"tracker/schema"
 	"tracker/store"
 	"tracker/store/objectstore"
@@ -79,11 +85,21 @@ type services struct {
 	Attachments *attachment.Service
 	Objects     objectstore.Store
 	Storage     http.Handler
+	Teams       *team.Service
+	SSO         *ssodomain.Service
 }
 
 func newServices(cfg Config, db *store.DB) services {
+	key := cfg.SecretsKey
+	if key == nil { // tests build a Config by hand
+		key = secretbox.RandomKey()
+	}
+	box, err := secretbox.New(key)
+	if err != nil {
+		panic(err) // loadConfig checked the key's length
+	}
 	objects, storage := openObjects(cfg)
-	return services{
+	s := services{
 		Attachments: attachmentService(cfg, db, objects),
 		Objects:     objects, Storage: storage,
 		DB: db,
@@ -103,7 +119,13 @@ func newServices(cfg Config, db *store.DB) services {
 		Capex:     &capex.Service{DB: db},
 		Export:    &export.Service{DB: db},
 		Imports:   &importer.Service{DB: db},
+		Teams:     team.New(db, domain.SystemClock{}),
 	}
+	// The identity provider client: the webhook client's SSRF guard, so an
+	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
+	s.SSO = ssodomain.New(db, box, domain.SystemClock{}, s.Accounts, activities.NewHTTPClient(cfg.WebhookAllowPrivate),
+		cfg.PublicURL, cfg.WebhookAllowPrivate)
+	return s
 }
 
 // importBodyLimit admits import documents of ~100,000 tickets with their
@@ -128,6 +150,8 @@ func modules(cfg Config, s services) []api.Module {
 		reports.Handlers{Reports: s.Capex},
 		exchange.Handlers{Export: s.Export, Imports: s.Imports},
 		attachments.Handlers{Attachments: s.Attachments, Storage: s.Storage},
+		teams.Handlers{Teams: s.Teams},
+		sso.Handlers{SSO: s.SSO},
 	}
 }
 

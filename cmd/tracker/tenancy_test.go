@@ -20,7 +20,7 @@ import (
 // secrets are strings only org A's data contains; no answer to anyone else
 // may carry them.
 var secrets = []string{"SECRET-TITLE", "Secret Project", "secret body", "secret-label", "hook.example.com", "Secret Sprint",
-	"secret-file.txt"}
+	"secret-file.txt", "Secret Team"}
 
 // ownScope are routes about the caller's own account, not an org's data.
 func ownScope(method, path string) bool {
@@ -42,6 +42,7 @@ type tenantFixture struct {
 	export, imp                                  uuid.UUID
 	attachment                                   uuid.UUID
 	attachmentKey                                string
+	team                                         uuid.UUID
 }
 
 func (f *tenantFixture) create(path string, body any) uuid.UUID {
@@ -99,6 +100,8 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 		t.Fatalf("export runs %+v", runs)
 	}
 	f.export = runs.Items[0].ID
+	f.team = f.create("/api/v1/orgs/"+org+"/teams", map[string]any{"name": "Secret Team"})
+	env.Do("PUT", "/api/v1/teams/"+f.team.String()+"/members/"+f.owner.ID.String(), f.owner.Token, nil).Expect(t, 201)
 	f.imp = f.create("/api/v1/import", map[string]any{"version": 1, "source": "t", "exported_at": time.Now().UTC(),
 		"projects": []any{}, "labels": []any{}, "workflows": []any{}, "users": []any{}})
 	f.attachment, f.attachmentKey = f.attach(t)
@@ -131,7 +134,7 @@ func (f *tenantFixture) fill(path string) string {
 	byResource := map[string]uuid.UUID{"projects": f.project, "tickets": f.ticket, "comments": f.comment,
 		"labels": f.label, "sprints": f.sprint, "workflows": f.workflow, "webhooks": f.webhook, "time-entries": f.entry,
 		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite,
-		"attachments": f.attachment}
+		"attachments": f.attachment, "teams": f.team}
 	for i, p := range parts {
 		switch p {
 		case ":id":
@@ -197,7 +200,11 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM project_members WHERE org_id = $1),
 		(SELECT count(*) FROM capitalization_exports WHERE org_id = $1),
 		(SELECT count(*) FROM imports WHERE org_id = $1),
-		(SELECT count(*) FROM attachments WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
+		(SELECT count(*) FROM attachments WHERE org_id = $1),
+		(SELECT string_agg(name, ';') FROM teams WHERE org_id = $1),
+		(SELECT count(*) FROM team_members WHERE org_id = $1),
+		(SELECT count(*) FROM sso_configs WHERE org_id = $1),
+		(SELECT count(*) FROM scim_tokens WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}

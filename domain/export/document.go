@@ -22,7 +22,16 @@ type Document struct {
 	Users      []User     `json:"users"`
 	Workflows  []Workflow `json:"workflows"`
 	Labels     []Label    `json:"labels"`
-	Projects   []Project  `json:"projects"`
+	// Teams is an additive part of version 1: documents without it import
+	// as before (no teams).
+	Teams    []Team    `json:"teams"`
+	Projects []Project `json:"projects"`
+}
+
+// Team is an org team; Members are user emails (members of the org).
+type Team struct {
+	Name    string   `json:"name"`
+	Members []string `json:"members"`
 }
 
 // User is a person the document mentions. Role is the membership role in
@@ -68,6 +77,7 @@ type Project struct {
 	Name               string    `json:"name"`
 	Description        *string   `json:"description"`
 	Workflow           *string   `json:"workflow"`
+	Team               *string   `json:"team"` // a team name, or null
 	TicketCounter      int       `json:"ticket_counter"`
 	CapitalizationType *string   `json:"capitalization_type"`
 	DevelopmentPhase   *string   `json:"development_phase"`

@@ -12,7 +12,7 @@ import (
 // WriteJSON streams the scope's export document to w: each element is
 // encoded as it is read, so memory holds one batch of tickets at a time.
 // The top-level keys come in the order version, source, exported_at,
-// users, workflows, labels, projects (the largest last).
+// users, workflows, labels, teams, projects (the largest last).
 func (s *Service) WriteJSON(ctx context.Context, sc Scope, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	js := &jsonSink{w: bw}
@@ -69,8 +69,10 @@ func (j *jsonSink) header(h Header) error {
 func (j *jsonSink) users(u []User) error         { return j.field("users", u, false) }
 func (j *jsonSink) workflows(w []Workflow) error { return j.field("workflows", w, false) }
 
-func (j *jsonSink) labels(l []Label) error {
-	if err := j.field("labels", l, false); err != nil {
+func (j *jsonSink) labels(l []Label) error { return j.field("labels", l, false) }
+
+func (j *jsonSink) teams(t []Team) error {
+	if err := j.field("teams", t, false); err != nil {
 		return err
 	}
 	return j.raw(`,"projects":[`)

@@ -90,6 +90,7 @@ type sink interface {
 	users([]User) error
 	workflows([]Workflow) error
 	labels([]Label) error
+	teams([]Team) error
 	project(Project) error
 	ticket(projectKey string, t Ticket) error
 	endProject() error
@@ -173,5 +174,25 @@ func (s *Service) catalog(ctx context.Context, q store.Querier, sc Scope, out si
 	for i, l := range lrows {
 		labels[i] = Label{Name: l.Name, Color: l.Color}
 	}
-	return out.labels(labels)
+	if err := out.labels(labels); err != nil {
+		return err
+	}
+	return s.teams(ctx, q, sc, out)
+}
+
+// teams feeds the org's teams (a project's export: the project's team) with
+// the members the document lists.
+func (s *Service) teams(ctx context.Context, q store.Querier, sc Scope, out sink) error {
+	rows, err := exportdb.Teams(ctx, q, sc.Org.ID, sc.ProjectID)
+	if err != nil {
+		return err
+	}
+	teams := make([]Team, len(rows))
+	for i, r := range rows {
+		teams[i] = Team{Name: r.Name, Members: r.Members}
+		if teams[i].Members == nil {
+			teams[i].Members = []string{}
+		}
+	}
+	return out.teams(teams)
 }

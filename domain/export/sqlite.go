@@ -83,10 +83,24 @@ func (s *sqliteSink) labels(ls []Label) error {
 	return nil
 }
 
+func (s *sqliteSink) teams(ts []Team) error {
+	for _, t := range ts {
+		if err := s.insert("teams", t.Name); err != nil {
+			return err
+		}
+		for _, m := range t.Members {
+			if err := s.insert("team_members", t.Name, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 func (s *sqliteSink) project(p Project) error {
 	err := s.insert("projects", p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter, p.CapitalizationType,
 		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod,
-		ts(p.CreatedAt), ts(p.UpdatedAt))
+		ts(p.CreatedAt), ts(p.UpdatedAt), p.Team)
 	if err != nil {
 		return err
 	}

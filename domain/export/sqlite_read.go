@@ -13,7 +13,7 @@ import (
 // ReadSQLite reads a sqlite export back into the document it holds (tests
 // compare it with the JSON export; tools may convert one into the other).
 func ReadSQLite(ctx context.Context, path string) (Document, error) {
-	r := &sqliteReader{doc: Document{Users: []User{}, Workflows: []Workflow{}, Labels: []Label{}, Projects: []Project{}}}
+	r := &sqliteReader{doc: Document{Users: []User{}, Workflows: []Workflow{}, Labels: []Label{}, Teams: []Team{}, Projects: []Project{}}}
 	steps := []struct {
 		table string
 		fn    func([]any) error
@@ -21,6 +21,7 @@ func ReadSQLite(ctx context.Context, path string) (Document, error) {
 		{"export_meta", r.meta}, {"users", r.user}, {"workflows", r.workflow}, {"labels", r.label},
 		{"projects", r.project}, {"project_members", r.member}, {"sprints", r.sprint}, {"tickets", r.ticket},
 		{"ticket_labels", r.ticketLabel}, {"comments", r.comment}, {"time_entries", r.timeEntry},
+		{"teams", r.team}, {"team_members", r.teamMember},
 	}
 	for _, s := range steps {
 		if err := exportdb.ReadTable(ctx, path, s.table, s.fn); err != nil {
@@ -117,7 +118,7 @@ func (r *sqliteReader) project(v []any) error {
 	p := Project{Key: str(v[0]), Name: str(v[1]), Description: optStr(v[2]), Workflow: optStr(v[3]),
 		TicketCounter: num(v[4]), CapitalizationType: optStr(v[5]), DevelopmentPhase: optStr(v[6]),
 		CostCenterID: optStr(v[7]), AmortizationMonths: optNum64(v[8]), BudgetCents: optNum64(v[9]),
-		BudgetPeriod: optStr(v[10]), CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]),
+		BudgetPeriod: optStr(v[10]), CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]), Team: optStr(v[13]),
 		Members: []string{}, Sprints: []Sprint{}, Tickets: []Ticket{}}
 	r.projects[p.Key] = len(r.doc.Projects)
 	r.doc.Projects = append(r.doc.Projects, p)
@@ -210,4 +211,19 @@ func (r *sqliteReader) timeEntry(v []any) error {
 	}
 	t.TimeEntries = append(t.TimeEntries, e)
 	return nil
+}
+
+func (r *sqliteReader) team(v []any) error {
+	r.doc.Teams = append(r.doc.Teams, Team{Name: str(v[0]), Members: []string{}})
+	return nil
+}
+
+func (r *sqliteReader) teamMember(v []any) error {
+	for i := range r.doc.Teams {
+		if r.doc.Teams[i].Name == str(v[0]) {
+			r.doc.Teams[i].Members = append(r.doc.Teams[i].Members, str(v[1]))
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown team %q", str(v[0]))
 }

@@ -41,7 +41,7 @@ func (w *projectWalker) optEmail(id *uuid.UUID) (*string, error) {
 
 func (w *projectWalker) walk(r exportdb.Project) error {
 	p := Project{
-		Key: r.Key, Name: r.Name, Description: r.Description, Workflow: r.Workflow, TicketCounter: r.TicketCounter,
+		Key: r.Key, Name: r.Name, Description: r.Description, Workflow: r.Workflow, Team: r.Team, TicketCounter: r.TicketCounter,
 		CapitalizationType: r.CapitalizationType, DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID,
 		AmortizationMonths: r.AmortizationMonths, BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Members: []string{}, Sprints: []Sprint{},

@@ -29,6 +29,7 @@ type catalogRun struct {
 	audits map[string][]uuid.UUID // entity type → created ids
 	users  map[string]uuid.UUID   // lower-cased email → id
 	wfs    map[string]uuid.UUID   // name → id
+	teams  map[string]uuid.UUID   // lower-cased name → id
 }
 
 // Catalog imports users (by email), workflows (by name), labels (by name),
@@ -64,7 +65,7 @@ func (r *Runner) Catalog(ctx context.Context, id uuid.UUID) (Step, error) {
 		if err := importdb.PutKeys(ctx, q, row.OrgID, row.Source, id, c.keys); err != nil {
 			return err
 		}
-		for _, et := range []string{"workflow", "label", "project", "sprint"} {
+		for _, et := range []string{"workflow", "label", "team", "project", "sprint"} {
 			if err := importdb.InsertAudits(ctx, q, row.OrgID, row.RequestedBy, ActionImported, c.now,
 				importdb.Audit{EntityType: et, IDs: c.audits[et]}, domain.NewID); err != nil {
 				return err
@@ -85,7 +86,7 @@ func (c *catalogRun) key(kind, key string, id uuid.UUID, created bool) {
 }
 
 func (c *catalogRun) run(doc export.Document) error {
-	steps := []func(export.Document) error{c.importUsers, c.importWorkflows, c.importLabels, c.importProjects}
+	steps := []func(export.Document) error{c.importUsers, c.importWorkflows, c.importLabels, c.importTeams, c.importProjects}
 	for _, step := range steps {
 		if err := step(doc); err != nil {
 			return err

@@ -45,6 +45,11 @@ func (c *catalogRun) importProjects(doc export.Document) error {
 				np.WorkflowID = &wf
 			}
 		}
+		if p.Team != nil {
+			if t, ok := c.teams[strings.ToLower(*p.Team)]; ok {
+				np.TeamID = &t
+			}
+		}
 		if err := importdb.InsertProject(c.ctx, c.q, np); err != nil {
 			return err
 		}
@@ -114,4 +119,37 @@ func (c *catalogRun) sprintsByName(projectIDs []uuid.UUID) (map[string]uuid.UUID
 		}
 	}
 	return out, nil
+}
+
+// importTeams matches teams by name ignoring case (an existing team is
+// reused as it is) and adds the listed members who are members of the org.
+func (c *catalogRun) importTeams(doc export.Document) error {
+	byName, err := importdb.TeamsByName(c.ctx, c.q, c.row.OrgID)
+	if err != nil {
+		return err
+	}
+	c.teams = byName
+	for _, t := range doc.Teams {
+		lower := strings.ToLower(t.Name)
+		// Teams are matched by name on every import, so the key map
+		// (whose kinds are fixed by the schema) does not list them.
+		id, ok := byName[lower]
+		if !ok {
+			id = domain.NewID()
+			if err := importdb.InsertTeam(c.ctx, c.q, c.row.OrgID, id, t.Name, c.now); err != nil {
+				return err
+			}
+			byName[lower] = id
+			c.counts.TeamsCreated++
+			c.audits["team"] = append(c.audits["team"], id)
+		}
+		members := make([]uuid.UUID, 0, len(t.Members))
+		for _, e := range t.Members {
+			members = append(members, c.users[strings.ToLower(e)])
+		}
+		if err := importdb.AddTeamMembers(c.ctx, c.q, c.row.OrgID, id, members, c.now); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -76,7 +76,7 @@ func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	return id, err
 }
 
-// Summary is the spec's eight counts.
+// Summary is the spec's eight counts and the teams created.
 type Summary struct {
 	UsersCreated       int `json:"users_created"`
 	WorkflowsCreated   int `json:"workflows_created"`
@@ -86,12 +86,14 @@ type Summary struct {
 	TicketsCreated     int `json:"tickets_created"`
 	CommentsCreated    int `json:"comments_created"`
 	TimeEntriesCreated int `json:"time_entries_created"`
+	// TeamsCreated goes with the additive teams part of the document.
+	TeamsCreated int `json:"teams_created"`
 }
 
 // SummaryOf drops the bookkeeping counts.
 func SummaryOf(c importdb.Counts) Summary {
 	return Summary{c.UsersCreated, c.WorkflowsCreated, c.LabelsCreated, c.ProjectsCreated, c.SprintsCreated,
-		c.TicketsCreated, c.CommentsCreated, c.TimeEntriesCreated}
+		c.TicketsCreated, c.CommentsCreated, c.TimeEntriesCreated, c.TeamsCreated}
 }
 
 // Progress is where a running import is.

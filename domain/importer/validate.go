@@ -43,6 +43,7 @@ type checker struct {
 	wfs      map[string][]string // workflow not in workflows[] → paths
 	docWF    map[string]map[string]bool
 	labels   map[string]bool
+	teams    map[string]bool // lower-cased names of teams[]
 }
 
 func (c *checker) add(path, problem string) {
@@ -108,7 +109,7 @@ func (c *checker) length(path string, v *string, min, max int) {
 // the target org; it returns the problems (nil: none).
 func validate(ctx context.Context, d decoded, known Known) ([]string, error) {
 	c := &checker{skip: d.typePaths, emails: map[string]bool{}, refs: map[string][]string{},
-		wfs: map[string][]string{}, docWF: map[string]map[string]bool{}, labels: map[string]bool{}}
+		wfs: map[string][]string{}, docWF: map[string]map[string]bool{}, labels: map[string]bool{}, teams: map[string]bool{}}
 	if !d.complete {
 		return d.typeProblems, nil
 	}
@@ -129,6 +130,7 @@ func validate(ctx context.Context, d decoded, known Known) ([]string, error) {
 	c.users(doc.Users)
 	c.workflows(doc.Workflows)
 	c.labelList(doc.Labels)
+	c.teamList(doc.Teams)
 	keys := map[string]int{}
 	for i, p := range doc.Projects {
 		path := fmt.Sprintf("projects[%d]", i)
@@ -199,6 +201,21 @@ func (c *checker) workflows(ws []export.Workflow) {
 			c.oneOf(path+".enforcement", w.Enforcement, enforcements)
 		}
 		c.docWF[w.Name] = statuses
+	}
+}
+
+// teamList checks teams (optional in the document: absent means none).
+func (c *checker) teamList(ts []export.Team) {
+	for i, t := range ts {
+		path := fmt.Sprintf("teams[%d]", i)
+		if c.required(path+".name", t.Name) && c.teams[strings.ToLower(t.Name)] {
+			c.add(path+".name", "duplicate team name (names are unique ignoring case)")
+		}
+		c.teams[strings.ToLower(t.Name)] = true
+		c.length(path+".name", &t.Name, 1, 255)
+		for j, m := range t.Members {
+			c.email(fmt.Sprintf("%s.members[%d]", path, j), m)
+		}
 	}
 }
 

@@ -24,6 +24,9 @@ func (c *checker) project(path string, p export.Project) {
 	for i, m := range p.Members {
 		c.email(fmt.Sprintf("%s.members[%d]", path, i), m)
 	}
+	if p.Team != nil && !c.teams[strings.ToLower(*p.Team)] {
+		c.add(path+".team", "must be the name of a team in teams")
+	}
 	sprints := map[string]bool{}
 	for i, s := range p.Sprints {
 		sp := fmt.Sprintf("%s.sprints[%d]", path, i)

@@ -25,7 +25,7 @@ type Filter struct {
 	CostCenterID string
 	ActivityType string
 	// Tags are ANDed; each matches a tag of the entry's project, ticket,
-	// user or the entry itself.
+	// user, the entry itself, or the team of the entry's project.
 	Tags []Tag
 	// Projects restricts to these projects when Restricted (API keys).
 	Restricted bool
@@ -126,7 +126,8 @@ func (f Filter) where(a *args, org string) string {
 				"' AND key = " + k + " AND value = " + v + ")"
 		}
 		w = append(w, "(te.project_id IN "+tagged("project")+" OR te.ticket_id IN "+tagged("ticket")+
-			" OR te.user_id IN "+tagged("user")+" OR te.id IN "+tagged("time_entry")+")")
+			" OR te.user_id IN "+tagged("user")+" OR te.id IN "+tagged("time_entry")+
+			" OR te.project_id IN (SELECT id FROM projects WHERE org_id = "+org+" AND team_id IN "+tagged("team")+"))")
 	}
 	return strings.Join(w, " AND ")
 }

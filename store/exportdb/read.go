@@ -114,6 +114,7 @@ type Project struct {
 	Name               string    `db:"name"`
 	Description        *string   `db:"description"`
 	Workflow           *string   `db:"workflow"`
+	Team               *string   `db:"team"`
 	TicketCounter      int       `db:"ticket_counter"`
 	CapitalizationType *string   `db:"capitalization_type"`
 	DevelopmentPhase   *string   `db:"development_phase"`
@@ -127,10 +128,10 @@ type Project struct {
 
 // Projects lists the org's live projects by key (projectID: only that one).
 func Projects(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID) ([]Project, error) {
-	return store.SelectRaw[Project](ctx, q, `SELECT p.id, p.key, p.name, p.description, w.name AS workflow,
+	return store.SelectRaw[Project](ctx, q, `SELECT p.id, p.key, p.name, p.description, w.name AS workflow, tm.name AS team,
 	        p.ticket_counter, p.capitalization_type, p.development_phase, p.cost_center_id,
 	        p.amortization_months, p.budget_cents, p.budget_period, p.created_at, p.updated_at
-	    FROM projects p LEFT JOIN workflows w ON w.id = p.workflow_id
+	    FROM projects p LEFT JOIN workflows w ON w.id = p.workflow_id LEFT JOIN teams tm ON tm.id = p.team_id
 	    WHERE p.org_id = $1 AND p.deleted_at IS NULL AND ($2::uuid IS NULL OR p.id = $2)
 	    ORDER BY p.key, p.id`, orgID, nilable(projectID))
 }
@@ -169,4 +170,24 @@ func nilable(id uuid.UUID) *uuid.UUID {
 		return nil
 	}
 	return &id
+}
+
+// Team is a team with its members' emails.
+type Team struct {
+	Name    string   `db:"name"`
+	Members []string `db:"members"`
+}
+
+// Teams lists the org's teams by name with their active members' emails
+// (projectID: only that project's team). Every org member is in the
+// document's users, so each member email resolves.
+func Teams(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID) ([]Team, error) {
+	return store.SelectRaw[Team](ctx, q, `SELECT t.name,
+	        COALESCE(array_agg(u.email ORDER BY lower(u.email)) FILTER (WHERE u.id IS NOT NULL), '{}') AS members
+	    FROM teams t
+	    LEFT JOIN team_members tm ON tm.team_id = t.id
+	         AND EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = t.org_id AND m.user_id = tm.user_id AND m.suspended_at IS NULL)
+	    LEFT JOIN users u ON u.id = tm.user_id
+	    WHERE t.org_id = $1 AND ($2::uuid IS NULL OR t.id = (SELECT team_id FROM projects WHERE id = $2))
+	    GROUP BY t.id, t.name ORDER BY lower(t.name), t.id`, orgID, nilable(projectID))
 }

@@ -18,7 +18,8 @@ type Table struct {
 	Key     string // PRIMARY KEY column list
 }
 
-// Tables are the eleven tables of the spec, in the order they are filled.
+// Tables are the eleven tables of the spec and the two of teams, in the
+// order they are filled.
 var Tables = []Table{
 	{"export_meta", []string{"key", "value"}, "key"},
 	{"users", []string{"email", "display_name", "role"}, "email"},
@@ -26,7 +27,7 @@ var Tables = []Table{
 	{"workflows", []string{"name", "statuses", "transitions", "enforcement"}, "name"},
 	{"projects", []string{"key", "name", "description", "workflow", "ticket_counter", "capitalization_type",
 		"development_phase", "cost_center_id", "amortization_months", "budget_cents", "budget_period",
-		"created_at", "updated_at"}, "key"},
+		"created_at", "updated_at", "team"}, "key"},
 	{"project_members", []string{"project_key", "user_email"}, "project_key, user_email"},
 	{"sprints", []string{"project_key", "position", "name", "goal", "start_date", "end_date", "status",
 		"created_at", "updated_at"}, "project_key, position"},
@@ -38,6 +39,9 @@ var Tables = []Table{
 	{"time_entries", []string{"project_key", "ticket_number", "position", "user", "date", "duration_minutes",
 		"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at"},
 		"project_key, ticket_number, position"},
+	// Additive to version 1: teams and their members (projects.team names one).
+	{"teams", []string{"name"}, "name"},
+	{"team_members", []string{"team", "user_email"}, "team, user_email"},
 }
 
 // integerColumns are stored as INTEGER; every other column is TEXT

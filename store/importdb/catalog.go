@@ -123,6 +123,7 @@ func InsertLabel(ctx context.Context, q store.Querier, orgID, id uuid.UUID, name
 type Project struct {
 	ID, OrgID          uuid.UUID
 	WorkflowID         *uuid.UUID
+	TeamID             *uuid.UUID
 	Key, Name          string
 	Description        *string
 	TicketCounter      int
@@ -140,10 +141,10 @@ type Project struct {
 func InsertProject(ctx context.Context, q store.Querier, p Project) error {
 	_, err := q.Exec(ctx, `INSERT INTO projects (id, org_id, workflow_id, key, name, description, ticket_counter,
 	        capitalization_type, development_phase, cost_center_id, amortization_months, budget_cents, budget_period,
-	        created_at, updated_at)
-	    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+	        created_at, updated_at, team_id)
+	    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 		p.ID, p.OrgID, p.WorkflowID, p.Key, p.Name, p.Description, p.TicketCounter, p.CapitalizationType,
-		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod, p.CreatedAt, p.UpdatedAt)
+		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod, p.CreatedAt, p.UpdatedAt, p.TeamID)
 	return store.Translate(err)
 }
 
@@ -195,4 +196,29 @@ func keysOf(m map[string]uuid.UUID) map[string]bool {
 		out[k] = true
 	}
 	return out
+}
+
+// TeamsByName maps the org's teams (lower-cased names) to ids.
+func TeamsByName(ctx context.Context, q store.Querier, orgID uuid.UUID) (map[string]uuid.UUID, error) {
+	return pairs(ctx, q, `SELECT lower(name), id FROM teams WHERE org_id = $1`, orgID)
+}
+
+// InsertTeam creates a team.
+func InsertTeam(ctx context.Context, q store.Querier, orgID, id uuid.UUID, name string, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO teams (id, org_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)`,
+		id, orgID, name, at)
+	return store.Translate(err)
+}
+
+// AddTeamMembers adds those of userIDs who are active members of the org to
+// a team; existing team members stay.
+func AddTeamMembers(ctx context.Context, q store.Querier, orgID, teamID uuid.UUID, userIDs []uuid.UUID, at time.Time) error {
+	if len(userIDs) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `INSERT INTO team_members (org_id, team_id, user_id, created_at)
+	    SELECT $1, $2, m.user_id, $4 FROM memberships m
+	    WHERE m.org_id = $1 AND m.user_id = ANY($3) AND m.suspended_at IS NULL
+	    ON CONFLICT DO NOTHING`, orgID, teamID, userIDs, at)
+	return store.Translate(err)
 }

@@ -42,6 +42,7 @@ type Counts struct {
 	CommentsCreated    int `json:"comments_created"`
 	TimeEntriesCreated int `json:"time_entries_created"`
 	TicketsSkipped     int `json:"tickets_skipped"`
+	TeamsCreated       int `json:"teams_created"`
 }
 
 // Add sums two counts.
@@ -49,7 +50,7 @@ func (c Counts) Add(o Counts) Counts {
 	return Counts{c.UsersCreated + o.UsersCreated, c.WorkflowsCreated + o.WorkflowsCreated,
 		c.LabelsCreated + o.LabelsCreated, c.ProjectsCreated + o.ProjectsCreated, c.SprintsCreated + o.SprintsCreated,
 		c.TicketsCreated + o.TicketsCreated, c.CommentsCreated + o.CommentsCreated,
-		c.TimeEntriesCreated + o.TimeEntriesCreated, c.TicketsSkipped + o.TicketsSkipped}
+		c.TimeEntriesCreated + o.TimeEntriesCreated, c.TicketsSkipped + o.TicketsSkipped, c.TeamsCreated + o.TeamsCreated}
 }
 
 // Row is an imports row without its document.

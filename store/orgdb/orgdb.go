@@ -38,7 +38,7 @@ func CountOrgs(ctx context.Context, q store.Querier) (int64, error) {
 func OrgsOfUser(ctx context.Context, q store.Querier, userID uuid.UUID) ([]Org, error) {
 	return store.Select[Org](ctx, q, store.SQL.Select("o.id", "o.name", "o.slug", "o.created_at", "o.updated_at").
 		From("organizations o").Join("memberships m ON m.org_id = o.id").
-		Where(sq.Eq{"m.user_id": userID}).OrderBy("m.joined_at", "o.id"))
+		Where(sq.Eq{"m.user_id": userID, "m.suspended_at": nil}).OrderBy("m.joined_at", "o.id"))
 }
 
 // Membership is a memberships row.
@@ -60,7 +60,7 @@ func InsertMembership(ctx context.Context, q store.Querier, m Membership) error 
 // starts in.
 func FirstMembership(ctx context.Context, q store.Querier, userID uuid.UUID) (Membership, error) {
 	return store.Get[Membership](ctx, q, store.SQL.Select("org_id", "user_id", "role", "joined_at").
-		From("memberships").Where(sq.Eq{"user_id": userID}).OrderBy("joined_at", "org_id").Limit(1))
+		From("memberships").Where(sq.Eq{"user_id": userID, "suspended_at": nil}).OrderBy("joined_at", "org_id").Limit(1))
 }
 
 // Member is a member listing item.

@@ -14,7 +14,7 @@ var (
 	        FROM tickets t JOIN projects p ON p.id = t.project_id
 	        WHERE t.id = $1 AND ` + visible
 	projectForCreateSQL = `SELECT ` + store.Cols(store.AccessColumns("p.org_id", "p.id", "$2")) + `, ` + workflowCols + `,
-	          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = p.org_id AND m.user_id = $3)) AS assignee_ok
+	          ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = p.org_id AND m.user_id = $3 AND m.suspended_at IS NULL)) AS assignee_ok
 	        FROM projects p` + workflowJoin + `
 	        WHERE p.id = $1 AND p.deleted_at IS NULL`
 )
@@ -99,7 +99,7 @@ func GetProjectForCreate(ctx context.Context, q store.Querier, projectID, userID
 // IsOrgMember reports whether userID is a member of orgID (assignees must be).
 func IsOrgMember(ctx context.Context, q store.Querier, orgID, userID uuid.UUID) (bool, error) {
 	return store.Scalar[bool](ctx, q, store.SQL.Select().
-		Column("EXISTS (SELECT 1 FROM memberships WHERE org_id = ? AND user_id = ?)", orgID, userID))
+		Column("EXISTS (SELECT 1 FROM memberships WHERE org_id = ? AND user_id = ? AND suspended_at IS NULL)", orgID, userID))
 }
 
 // SprintProject is the project of a live sprint of orgID.

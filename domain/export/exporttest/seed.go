@@ -88,10 +88,22 @@ func seed(ctx context.Context, q store.Querier, orgID, ownerID uuid.UUID, o Opti
 	if err := exec(ctx, q, `UPDATE labels SET deleted_at = now() WHERE id = $1`, labels[2]); err != nil {
 		return err
 	}
+	// A team with two members; the first project belongs to it.
+	teamID := domain.NewID()
+	if err := exec(ctx, q, `INSERT INTO teams (id, org_id, name) VALUES ($1, $2, 'Platform')`, teamID, orgID); err != nil {
+		return err
+	}
+	if err := exec(ctx, q, `INSERT INTO team_members (org_id, team_id, user_id) VALUES ($1, $2, $3), ($1, $2, $4)`,
+		orgID, teamID, s.Users[0], s.Users[1]); err != nil {
+		return err
+	}
 	for p := 0; p < o.Projects; p++ {
 		if err := seedProject(ctx, q, orgID, p, o, base, people, wfID, labels, s); err != nil {
 			return err
 		}
+	}
+	if err := exec(ctx, q, `UPDATE projects SET team_id = $2 WHERE org_id = $1 AND key = 'P0'`, orgID, teamID); err != nil {
+		return err
 	}
 	// The former member leaves after having worked: referenced, not a member.
 	return exec(ctx, q, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, s.Users[3])

@@ -1,0 +1,103 @@
+// Package teams serves teams and their members.
+package teams
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/team"
+)
+
+// Handlers serve the team routes.
+type Handlers struct {
+	Teams *team.Service
+}
+
+// Routes registers the team routes.
+func (h Handlers) Routes(r api.Router) {
+	r.Post("/orgs/:org_id/teams", h.create)
+	r.Get("/orgs/:org_id/teams", api.ListUnder("org_id", "organization", h.Teams.List))
+	r.Get("/teams/:id", api.ByID("team", h.Teams.Get))
+	r.Patch("/teams/:id", h.update)
+	r.Delete("/teams/:id", api.CascadeDelete("team", h.Teams.Delete))
+	r.Get("/teams/:id/members", api.ListUnder("id", "team", h.Teams.Members))
+	r.Put("/teams/:id/members/:user_id", h.addMember)
+	r.Delete("/teams/:id/members/:user_id", h.removeMember)
+}
+
+type createReq struct {
+	Name string `json:"name" validate:"required,min=1,max=255"`
+}
+
+func (h Handlers) create(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req createReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Teams.Create(c.UserContext(), api.Principal(c), orgID, req.Name)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+type updateReq struct {
+	Name domain.Opt[string] `json:"name"`
+}
+
+func (h Handlers) update(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "team")
+	if err != nil {
+		return err
+	}
+	var req updateReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Teams.Rename(c.UserContext(), api.Principal(c), id, req.Name)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+// addMember answers 201 when the user joined the team, 200 when already in it.
+func (h Handlers) addMember(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "team")
+	if err != nil {
+		return err
+	}
+	userID, err := api.PathID(c, "user_id", "user")
+	if err != nil {
+		return err
+	}
+	created, err := h.Teams.AddMember(c.UserContext(), api.Principal(c), id, userID)
+	if err != nil {
+		return err
+	}
+	status := fiber.StatusOK
+	if created {
+		status = fiber.StatusCreated
+	}
+	return c.Status(status).JSON(fiber.Map{"team_id": id, "user_id": userID})
+}
+
+func (h Handlers) removeMember(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "team")
+	if err != nil {
+		return err
+	}
+	userID, err := api.PathID(c, "user_id", "user")
+	if err != nil {
+		return err
+	}
+	if err := h.Teams.RemoveMember(c.UserContext(), api.Principal(c), id, userID); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
