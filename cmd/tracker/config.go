@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"tracker/internal/secretbox"
 )
 
 // Config is read once from the environment.
@@ -30,6 +32,8 @@ type Config struct {
 	ChatBotToken        string
 	ChatDefaultChannel  string
 	ChatAPIURL          string
+	SecretsKey          string // SERVICE_SECRETS_KEY: encrypts stored integration secrets
+	Box                 *secretbox.Box
 	S3Endpoint          string
 	S3Bucket            string
 	S3AccessKey         string
@@ -78,6 +82,7 @@ func loadConfig() (Config, []string, error) {
 		ChatBotToken:       env("SERVICE_CHAT_BOT_TOKEN", ""),
 		ChatDefaultChannel: env("SERVICE_CHAT_DEFAULT_CHANNEL", ""),
 		ChatAPIURL:         env("SERVICE_CHAT_API_URL", ""),
+		SecretsKey:         env("SERVICE_SECRETS_KEY", ""),
 		S3Endpoint:         env("SERVICE_S3_ENDPOINT", ""),
 		S3Bucket:           env("SERVICE_S3_BUCKET", ""),
 		S3AccessKey:        env("SERVICE_S3_ACCESS_KEY", ""),
@@ -116,6 +121,14 @@ func loadConfig() (Config, []string, error) {
 		c.JWTSecret = hex.EncodeToString(b)
 		warnings = append(warnings, "SERVICE_JWT_SECRET is not set: using a random secret; sessions end when the process restarts")
 	}
+	box, warn, err := secretbox.Load(c.SecretsKey, c.Profile == "production")
+	if err != nil {
+		return c, nil, err
+	}
+	c.Box = box
+	if warn != "" {
+		warnings = append(warnings, warn)
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return c, nil, errors.New("SERVICE_TLS_CERT and SERVICE_TLS_KEY must be set together")
 	}
@@ -139,6 +152,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("webhook_allow_private", c.WebhookAllowPrivate),
 		slog.String("codehost_webhook_secret", mask(c.CodehostSecret)),
 		slog.String("chat_signing_secret", mask(c.ChatSigningSecret)), slog.String("chat_bot_token", mask(c.ChatBotToken)),
+		slog.String("secrets_key", mask(c.SecretsKey)),
 		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 		slog.String("s3_access_key", mask(c.S3AccessKey)), slog.String("s3_secret_key", mask(c.S3SecretKey)),
 		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),

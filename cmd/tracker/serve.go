@@ -10,6 +10,7 @@ import (
 
 	"tracker/api"
 	"tracker/api/accounts"
+	codehostapi "tracker/api/codehost"
 	"tracker/api/comments"
 	"tracker/api/exchange"
 	"tracker/api/labels"
@@ -26,6 +27,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/account"
 	"tracker/domain/capex"
+	"tracker/domain/codehost"
 	"tracker/domain/comment"
 	"tracker/domain/export"
 	"tracker/domain/importer"
@@ -39,6 +41,7 @@ import (
 	"tracker/domain/timeentry"
 	"tracker/domain/webhook"
 	"tracker/domain/workflow"
+	"tracker/internal/secretbox"
 	"tracker/schema"
 	"tracker/store"
 )
@@ -70,9 +73,15 @@ type services struct {
 	Capex     *capex.Service
 	Export    *export.Service
 	Imports   *importer.Service
+	Codehost  *codehost.Service
 }
 
 func newServices(cfg Config, db *store.DB) services {
+	box := cfg.Box
+	if box == nil { // tests build Config by hand
+		box, _, _ = secretbox.Load("", false)
+	}
+	tickets := &ticket.Service{DB: db}
 	return services{
 		DB: db,
 		Accounts: &account.Service{DB: db, Registration: cfg.Registration, KeyTouchInterval: time.Minute,
@@ -81,7 +90,7 @@ func newServices(cfg Config, db *store.DB) services {
 		Projects:  &project.Service{DB: db},
 		Workflows: &workflow.Service{DB: db},
 		Tags:      &tag.Service{DB: db},
-		Tickets:   &ticket.Service{DB: db},
+		Tickets:   tickets,
 		Webhooks:  &webhook.Service{DB: db},
 		Comments:  &comment.Service{DB: db},
 		Labels:    &label.Service{DB: db},
@@ -91,6 +100,7 @@ func newServices(cfg Config, db *store.DB) services {
 		Capex:     &capex.Service{DB: db},
 		Export:    &export.Service{DB: db},
 		Imports:   &importer.Service{DB: db},
+		Codehost:  codehost.New(db, tickets, cfg.CodehostSecret, box, domain.SystemClock{}, cfg.PublicURL),
 	}
 }
 
@@ -115,6 +125,7 @@ func modules(cfg Config, s services) []api.Module {
 		laborrates.Handlers{Rates: s.Rates},
 		reports.Handlers{Reports: s.Capex},
 		exchange.Handlers{Export: s.Export, Imports: s.Imports},
+		codehostapi.Handlers{Codehost: s.Codehost},
 	}
 }
 
@@ -129,6 +140,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	metrics := api.NewMetrics()
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
 	s := newServices(cfg, db)
+	if cfg.CodehostSecret == "" {
+		log.Info("code-host webhook: SERVICE_CODEHOST_WEBHOOK_SECRET is not set; the service-wide URL refuses every delivery (per-org connections still work)")
+	}
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
 		Version: version, Profile: cfg.Profile, BodyLimit: importBodyLimit}, modules(cfg, s)...)
 

@@ -38,6 +38,7 @@ type tenantFixture struct {
 	org, project, ticket, comment, label, sprint uuid.UUID
 	workflow, webhook, invite, entry, rate       uuid.UUID
 	export, imp                                  uuid.UUID
+	codehost                                     uuid.UUID
 }
 
 func (f *tenantFixture) create(path string, body any) uuid.UUID {
@@ -60,7 +61,8 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	// Temporal is unreachable: on-demand exports are recorded as failed runs,
 	// imports wait in the outbox; neither matters to access checks.
 	cfg := Config{JWTSecret: apitest.Secret, Registration: "open", PublicURL: "http://tracker.test",
-		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy"}
+		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy",
+		CodehostSecret: tenancyCodehostSecret}
 	s := newServices(cfg, db)
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
 		Auth: s.Accounts, Health: domain.System{DB: db}, Version: "test", Profile: "development"}, modules(cfg, s)...)
@@ -96,6 +98,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	f.export = runs.Items[0].ID
 	f.imp = f.create("/api/v1/import", map[string]any{"version": 1, "source": "t", "exported_at": time.Now().UTC(),
 		"projects": []any{}, "labels": []any{}, "workflows": []any{}, "users": []any{}})
+	f.codehost = f.create("/api/v1/orgs/"+org+"/integrations/codehost", map[string]any{"repositories": []string{"acme/app"}})
 	return f
 }
 
@@ -104,7 +107,8 @@ func (f *tenantFixture) fill(path string) string {
 	parts := strings.Split(path, "/")
 	byResource := map[string]uuid.UUID{"projects": f.project, "tickets": f.ticket, "comments": f.comment,
 		"labels": f.label, "sprints": f.sprint, "workflows": f.workflow, "webhooks": f.webhook, "time-entries": f.entry,
-		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite}
+		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite,
+		"codehost": f.codehost}
 	for i, p := range parts {
 		switch p {
 		case ":id":
@@ -168,7 +172,9 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM memberships WHERE org_id = $1),
 		(SELECT count(*) FROM project_members WHERE org_id = $1),
 		(SELECT count(*) FROM capitalization_exports WHERE org_id = $1),
-		(SELECT count(*) FROM imports WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
+		(SELECT count(*) FROM imports WHERE org_id = $1),
+		(SELECT count(*) FROM codehost_connections WHERE org_id = $1),
+		(SELECT count(*) FROM audit_log WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,8 +206,16 @@ func TestEveryRouteIsTenantScoped(t *testing.T) {
 		"POST /api/v1/tickets/batch-transition": {200},
 		"POST /api/v1/time-entries":             {404, 422},
 	}
+	// Signature-verified routes take no bearer token: a request without
+	// their signature is a 401 whoever sends it.
+	for _, r := range signedRoutes {
+		outsiderAllowed[r] = []int{401}
+	}
 	viewerAllowed := map[string][]int{
 		"POST /api/v1/tickets/batch-transition": {200},
+	}
+	for _, r := range signedRoutes {
+		viewerAllowed[r] = []int{401}
 	}
 	walked := 0
 	for _, r := range f.env.App.GetRoutes(true) {
