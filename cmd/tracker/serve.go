@@ -10,6 +10,7 @@ import (
 
 	"tracker/api"
 	"tracker/api/accounts"
+	chatapi "tracker/api/chat"
 	codehostapi "tracker/api/codehost"
 	"tracker/api/comments"
 	"tracker/api/exchange"
@@ -27,6 +28,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/account"
 	"tracker/domain/capex"
+	"tracker/domain/chat"
 	"tracker/domain/codehost"
 	"tracker/domain/comment"
 	"tracker/domain/export"
@@ -74,6 +76,7 @@ type services struct {
 	Export    *export.Service
 	Imports   *importer.Service
 	Codehost  *codehost.Service
+	Chat      *chat.Service
 }
 
 func newServices(cfg Config, db *store.DB) services {
@@ -101,6 +104,7 @@ func newServices(cfg Config, db *store.DB) services {
 		Export:    &export.Service{DB: db},
 		Imports:   &importer.Service{DB: db},
 		Codehost:  codehost.New(db, tickets, cfg.CodehostSecret, box, domain.SystemClock{}, cfg.PublicURL),
+		Chat:      chat.New(db, domain.SystemClock{}, cfg.ChatDefaultChannel),
 	}
 }
 
@@ -126,6 +130,7 @@ func modules(cfg Config, s services) []api.Module {
 		reports.Handlers{Reports: s.Capex},
 		exchange.Handlers{Export: s.Export, Imports: s.Imports},
 		codehostapi.Handlers{Codehost: s.Codehost},
+		chatapi.Handlers{Chat: s.Chat},
 	}
 }
 

@@ -38,7 +38,7 @@ type tenantFixture struct {
 	org, project, ticket, comment, label, sprint uuid.UUID
 	workflow, webhook, invite, entry, rate       uuid.UUID
 	export, imp                                  uuid.UUID
-	codehost                                     uuid.UUID
+	codehost, notification                       uuid.UUID
 }
 
 func (f *tenantFixture) create(path string, body any) uuid.UUID {
@@ -98,6 +98,8 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	f.export = runs.Items[0].ID
 	f.imp = f.create("/api/v1/import", map[string]any{"version": 1, "source": "t", "exported_at": time.Now().UTC(),
 		"projects": []any{}, "labels": []any{}, "workflows": []any{}, "users": []any{}})
+	f.notification = f.create("/api/v1/integrations/chat/notify", map[string]any{"notification_type": "mention",
+		"ticket_id": f.ticket, "channel_id": "C1"})
 	f.codehost = f.create("/api/v1/orgs/"+org+"/integrations/codehost", map[string]any{"repositories": []string{"acme/app"}})
 	return f
 }
@@ -108,7 +110,7 @@ func (f *tenantFixture) fill(path string) string {
 	byResource := map[string]uuid.UUID{"projects": f.project, "tickets": f.ticket, "comments": f.comment,
 		"labels": f.label, "sprints": f.sprint, "workflows": f.workflow, "webhooks": f.webhook, "time-entries": f.entry,
 		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite,
-		"codehost": f.codehost}
+		"codehost": f.codehost, "notifications": f.notification}
 	for i, p := range parts {
 		switch p {
 		case ":id":
@@ -149,7 +151,8 @@ func (f *tenantFixture) body() map[string]any {
 		"statuses": []map[string]string{{"name": "Open", "category": "todo"}}, "transitions": []any{},
 		"start_date": "2026-11-01", "end_date": "2026-11-02", "date": time.Now().UTC().Format("2006-01-02"),
 		"duration_minutes": 10, "activity_type": "Coding", "loaded_rate_cents": 1, "effective_date": "2026-02-01",
-		"period": "2026-10", "email": "x@example.test", "role": "member", "cascade": true}
+		"period": "2026-10", "email": "x@example.test", "role": "member", "cascade": true,
+		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100"}
 }
 
 // snapshot counts what a stray write would change.
@@ -174,6 +177,9 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM capitalization_exports WHERE org_id = $1),
 		(SELECT count(*) FROM imports WHERE org_id = $1),
 		(SELECT count(*) FROM codehost_connections WHERE org_id = $1),
+		(SELECT count(*) FROM chat_notifications WHERE org_id = $1),
+		(SELECT count(*) FROM chat_thread_mappings WHERE org_id = $1),
+		(SELECT count(*) FROM chat_subscriptions WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
