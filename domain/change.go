@@ -48,6 +48,7 @@ type Change struct {
 	Changes    []FieldChange
 	Events     []string // event types to emit, may be empty
 	Data       any      // the resource after the change (event payload "data")
+	Via        any      // what an integration acted through (audit only), nil for people
 }
 
 // Event is the payload of an outbox event row, delivered to webhooks as is.
@@ -85,6 +86,11 @@ func PrepareChange(c Change) (store.AuditRow, []store.OutboxRow, error) {
 	}
 	audit := store.AuditRow{ID: NewID(), OrgID: c.OrgID, ActorID: c.ActorID, EntityType: c.EntityType,
 		EntityID: c.EntityID, Action: c.Action, Changes: cj, CreatedAt: now}
+	if c.Via != nil {
+		if audit.Via, err = json.Marshal(c.Via); err != nil {
+			return store.AuditRow{}, nil, fmt.Errorf("marshal via: %w", err)
+		}
+	}
 	var outbox []store.OutboxRow
 	for _, typ := range c.Events {
 		ev := Event{ID: NewID(), Type: typ, CreatedAt: now, OrgID: c.OrgID, Data: c.Data}

@@ -19,13 +19,15 @@ type AuditRow struct {
 	Action     string     `db:"action"`
 	Changes    []byte     `db:"changes"`
 	CreatedAt  time.Time  `db:"created_at"`
+	// Via is what an integration acted through (JSON), nil for people.
+	Via []byte `db:"via"`
 }
 
 // InsertAudit appends an audit row.
 func InsertAudit(ctx context.Context, q Querier, r AuditRow) error {
 	_, err := Exec(ctx, q, SQL.Insert("audit_log").
-		Columns("id", "org_id", "actor_id", "entity_type", "entity_id", "action", "changes", "created_at").
-		Values(r.ID, r.OrgID, r.ActorID, r.EntityType, r.EntityID, r.Action, string(r.Changes), r.CreatedAt))
+		Columns("id", "org_id", "actor_id", "entity_type", "entity_id", "action", "changes", "created_at", "via").
+		Values(r.ID, r.OrgID, r.ActorID, r.EntityType, r.EntityID, r.Action, string(r.Changes), r.CreatedAt, viaArg(r.Via)))
 	return err
 }
 
@@ -46,8 +48,8 @@ func InsertOutbox(ctx context.Context, q Querier, r OutboxRow) error {
 }
 
 const (
-	insertAuditSQL = `INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	insertAuditSQL = `INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at, via)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
 	insertOutboxSQL = `INSERT INTO outbox (id, org_id, topic, payload, created_at) VALUES ($1, $2, $3, $4, $5)`
 )
 
@@ -58,7 +60,7 @@ func InsertChange(ctx context.Context, q Querier, audit *AuditRow, outbox []Outb
 	b := &pgx.Batch{}
 	if audit != nil {
 		r := audit
-		b.Queue(insertAuditSQL, r.ID, r.OrgID, r.ActorID, r.EntityType, r.EntityID, r.Action, string(r.Changes), r.CreatedAt)
+		b.Queue(insertAuditSQL, r.ID, r.OrgID, r.ActorID, r.EntityType, r.EntityID, r.Action, string(r.Changes), r.CreatedAt, viaArg(r.Via))
 	}
 	for _, r := range outbox {
 		b.Queue(insertOutboxSQL, r.ID, r.OrgID, r.Topic, string(r.Payload), r.CreatedAt)
@@ -80,4 +82,12 @@ func InsertChange(ctx context.Context, q Querier, audit *AuditRow, outbox []Outb
 		return MarkOutbox(ctx, q)
 	}
 	return nil
+}
+
+// viaArg binds an audit row's via as jsonb text, NULL when absent.
+func viaArg(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
 }

@@ -132,7 +132,7 @@ func loadConfig() (Config, []string, error) {
 		return c, nil, errors.New("SERVICE_SECRETS_KEY is required when SERVICE_PROFILE=production (32 bytes, hex or base64)")
 	} else {
 		c.SecretsKey = secretbox.RandomKey()
-		warnings = append(warnings, "SERVICE_SECRETS_KEY is not set: using a random key; stored SSO client secrets cannot be read after a restart")
+		warnings = append(warnings, "SERVICE_SECRETS_KEY is not set: using a random key; stored SSO client secrets and code-host connection secrets cannot be read after a restart")
 	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return c, nil, errors.New("SERVICE_TLS_CERT and SERVICE_TLS_KEY must be set together")

@@ -13,6 +13,8 @@ import (
 	"tracker/api"
 	"tracker/api/accounts"
 	"tracker/api/attachments"
+	chatapi "tracker/api/chat"
+	codehostapi "tracker/api/codehost"
 	"tracker/api/comments"
 	"tracker/api/exchange"
 	"tracker/api/labels"
@@ -32,6 +34,8 @@ import (
 	"tracker/domain/account"
 	"tracker/domain/attachment"
 	"tracker/domain/capex"
+	"tracker/domain/chat"
+	"tracker/domain/codehost"
 	"tracker/domain/comment"
 	"tracker/domain/export"
 	"tracker/domain/importer"
@@ -87,6 +91,8 @@ type services struct {
 	Storage     http.Handler
 	Teams       *team.Service
 	SSO         *ssodomain.Service
+	Codehost    *codehost.Service
+	Chat        *chat.Service
 }
 
 func newServices(cfg Config, db *store.DB) services {
@@ -98,6 +104,7 @@ func newServices(cfg Config, db *store.DB) services {
 	if err != nil {
 		panic(err) // loadConfig checked the key's length
 	}
+	tickets := &ticket.Service{DB: db}
 	objects, storage := openObjects(cfg)
 	s := services{
 		Attachments: attachmentService(cfg, db, objects),
@@ -109,7 +116,7 @@ func newServices(cfg Config, db *store.DB) services {
 		Projects:  &project.Service{DB: db},
 		Workflows: &workflow.Service{DB: db},
 		Tags:      &tag.Service{DB: db},
-		Tickets:   &ticket.Service{DB: db},
+		Tickets:   tickets,
 		Webhooks:  &webhook.Service{DB: db},
 		Comments:  &comment.Service{DB: db},
 		Labels:    &label.Service{DB: db},
@@ -120,6 +127,8 @@ func newServices(cfg Config, db *store.DB) services {
 		Export:    &export.Service{DB: db},
 		Imports:   &importer.Service{DB: db},
 		Teams:     team.New(db, domain.SystemClock{}),
+		Codehost:  codehost.New(db, tickets, cfg.CodehostSecret, box, domain.SystemClock{}, cfg.PublicURL),
+		Chat:      chat.New(db, domain.SystemClock{}, cfg.ChatDefaultChannel),
 	}
 	// The identity provider client: the webhook client's SSRF guard, so an
 	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
@@ -152,6 +161,8 @@ func modules(cfg Config, s services) []api.Module {
 		attachments.Handlers{Attachments: s.Attachments, Storage: s.Storage},
 		teams.Handlers{Teams: s.Teams},
 		sso.Handlers{SSO: s.SSO},
+		codehostapi.Handlers{Codehost: s.Codehost},
+		chatapi.Handlers{Chat: s.Chat},
 	}
 }
 
@@ -167,6 +178,9 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
 	s := newServices(cfg, db)
 	ensureBucket(ctx, cfg, log, s.Objects)
+	if cfg.CodehostSecret == "" {
+		log.Info("code-host webhook: SERVICE_CODEHOST_WEBHOOK_SECRET is not set; the service-wide URL refuses every delivery (per-org connections still work)")
+	}
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
 		Version: version, Profile: cfg.Profile, BodyLimit: importBodyLimit}, modules(cfg, s)...)
 

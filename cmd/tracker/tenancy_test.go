@@ -43,6 +43,7 @@ type tenantFixture struct {
 	attachment                                   uuid.UUID
 	attachmentKey                                string
 	team                                         uuid.UUID
+	codehost, notification                       uuid.UUID
 }
 
 func (f *tenantFixture) create(path string, body any) uuid.UUID {
@@ -65,7 +66,8 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	// Temporal is unreachable: on-demand exports are recorded as failed runs,
 	// imports wait in the outbox; neither matters to access checks.
 	cfg := Config{JWTSecret: apitest.Secret, Registration: "open", PublicURL: "http://tracker.test",
-		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy"}
+		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy",
+		CodehostSecret: tenancyCodehostSecret}
 	cfg.Attachments.LocalDir = t.TempDir()
 	s := newServices(cfg, db)
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
@@ -105,6 +107,9 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	f.imp = f.create("/api/v1/import", map[string]any{"version": 1, "source": "t", "exported_at": time.Now().UTC(),
 		"projects": []any{}, "labels": []any{}, "workflows": []any{}, "users": []any{}})
 	f.attachment, f.attachmentKey = f.attach(t)
+	f.notification = f.create("/api/v1/integrations/chat/notify", map[string]any{"notification_type": "mention",
+		"ticket_id": f.ticket, "channel_id": "C1"})
+	f.codehost = f.create("/api/v1/orgs/"+org+"/integrations/codehost", map[string]any{"repositories": []string{"acme/app"}})
 	return f
 }
 
@@ -134,7 +139,7 @@ func (f *tenantFixture) fill(path string) string {
 	byResource := map[string]uuid.UUID{"projects": f.project, "tickets": f.ticket, "comments": f.comment,
 		"labels": f.label, "sprints": f.sprint, "workflows": f.workflow, "webhooks": f.webhook, "time-entries": f.entry,
 		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite,
-		"attachments": f.attachment, "teams": f.team}
+		"attachments": f.attachment, "teams": f.team, "codehost": f.codehost, "notifications": f.notification}
 	for i, p := range parts {
 		switch p {
 		case ":id":
@@ -176,7 +181,8 @@ func (f *tenantFixture) body() map[string]any {
 		"start_date": "2026-11-01", "end_date": "2026-11-02", "date": time.Now().UTC().Format("2006-01-02"),
 		"duration_minutes": 10, "activity_type": "Coding", "loaded_rate_cents": 1, "effective_date": "2026-02-01",
 		"period": "2026-10", "email": "x@example.test", "role": "member", "cascade": true,
-		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID}
+		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID,
+		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100"}
 }
 
 // snapshot counts what a stray write would change.
@@ -204,7 +210,12 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT string_agg(name, ';') FROM teams WHERE org_id = $1),
 		(SELECT count(*) FROM team_members WHERE org_id = $1),
 		(SELECT count(*) FROM sso_configs WHERE org_id = $1),
-		(SELECT count(*) FROM scim_tokens WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
+		(SELECT count(*) FROM scim_tokens WHERE org_id = $1),
+		(SELECT count(*) FROM codehost_connections WHERE org_id = $1),
+		(SELECT count(*) FROM chat_notifications WHERE org_id = $1),
+		(SELECT count(*) FROM chat_thread_mappings WHERE org_id = $1),
+		(SELECT count(*) FROM chat_subscriptions WHERE org_id = $1),
+		(SELECT count(*) FROM audit_log WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,8 +247,16 @@ func TestEveryRouteIsTenantScoped(t *testing.T) {
 		"POST /api/v1/tickets/batch-transition": {200},
 		"POST /api/v1/time-entries":             {404, 422},
 	}
+	// Signature-verified routes take no bearer token: a request without
+	// their signature is a 401 whoever sends it.
+	for _, r := range signedRoutes {
+		outsiderAllowed[r] = []int{401}
+	}
 	viewerAllowed := map[string][]int{
 		"POST /api/v1/tickets/batch-transition": {200},
+	}
+	for _, r := range signedRoutes {
+		viewerAllowed[r] = []int{401}
 	}
 	walked := 0
 	for _, r := range f.env.App.GetRoutes(true) {

@@ -11,12 +11,16 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	chatacts "tracker/activities/chatwf"
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/capex"
+	"tracker/domain/chat"
 	"tracker/domain/webhook"
 	"tracker/store"
 	"tracker/worker"
 	"tracker/workflows/capexport"
+	"tracker/workflows/chatwf"
 	"tracker/workflows/importwf"
 )
 
@@ -27,6 +31,8 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB) []worker.Registra
 		importwf.WorkerRegistration(db, importwf.TuningFromEnv(os.Getenv)),
 		capexport.WorkerRegistration(&capex.Service{DB: db}),
 		attachmentRegistration(cfg, db),
+		chatwf.WorkerRegistration(&chatacts.Activities{DB: db, Clock: domain.SystemClock{},
+			Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, chat.New(db, domain.SystemClock{}, cfg.ChatDefaultChannel)),
 	}
 }
 

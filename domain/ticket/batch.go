@@ -126,7 +126,7 @@ func (s *Service) BatchUpdate(ctx context.Context, p domain.Principal, ids []str
 			return err
 		}
 		for i, t := range ts {
-			if _, err := s.apply(ctx, q, p, t.Row, plans[i]); err != nil {
+			if _, err := s.apply(ctx, q, Person(p), t.Row, plans[i]); err != nil {
 				return err
 			}
 			if plans[i].warning != "" {

@@ -66,6 +66,9 @@ type ActivityPayload struct {
 	Action     string          `json:"action"`
 	EntityType string          `json:"entity_type"`
 	Changes    json.RawMessage `json:"changes"`
+	// Via is set when an integration acted (code host: pull request URL and
+	// sender; chat: the chat user).
+	Via json.RawMessage `json:"via,omitempty"`
 }
 
 func toActivity(r ticketdb.AuditRow) Activity {
@@ -74,7 +77,7 @@ func toActivity(r ticketdb.AuditRow) Activity {
 		changes = json.RawMessage("[]")
 	}
 	return Activity{Type: r.Action, Actor: r.ActorID, Timestamp: r.CreatedAt.UTC(),
-		Payload: ActivityPayload{AuditLogID: r.ID, Action: r.Action, EntityType: r.EntityType, Changes: changes}}
+		Payload: ActivityPayload{AuditLogID: r.ID, Action: r.Action, EntityType: r.EntityType, Changes: changes, Via: r.Via}}
 }
 
 // Activity pages the audit trail of a visible ticket, oldest first.

@@ -90,7 +90,7 @@ func (s *Service) moveOne(ctx context.Context, q store.Querier, p domain.Princip
 	if err != nil {
 		return Moved{}, err
 	}
-	after, err := s.apply(ctx, q, p, t.Row, pl)
+	after, err := s.apply(ctx, q, Person(p), t.Row, pl)
 	if err != nil {
 		return Moved{}, err
 	}

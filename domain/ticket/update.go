@@ -100,7 +100,7 @@ func planFor(t ticketdb.Row, rules workflow.Rules, pt Patch) (plan, error) {
 
 // apply writes a planned change with its audit rows and events: the field
 // changes as ticket.updated, a status change as ticket.status_changed.
-func (s *Service) apply(ctx context.Context, q store.Querier, p domain.Principal, t ticketdb.Row, pl plan) (Ticket, error) {
+func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticketdb.Row, pl plan) (Ticket, error) {
 	if len(pl.set) == 0 {
 		return toTicket(t), nil
 	}
@@ -113,15 +113,15 @@ func (s *Service) apply(ctx context.Context, q store.Querier, p domain.Principal
 	}
 	after := toTicket(rows[0])
 	if len(pl.changes) > 0 {
-		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
-			EntityID: t.ID, Action: ActionUpdated, Changes: pl.changes,
+		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
+			EntityID: t.ID, Action: ActionUpdated, Changes: pl.changes, Via: by.Via,
 			Events: []string{domain.EventTicketUpdated}, Data: after}); err != nil {
 			return Ticket{}, err
 		}
 	}
 	if pl.status != nil {
-		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
-			EntityID: t.ID, Action: ActionStatusChanged, Changes: []domain.FieldChange{*pl.status},
+		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
+			EntityID: t.ID, Action: ActionStatusChanged, Changes: []domain.FieldChange{*pl.status}, Via: by.Via,
 			Events: []string{domain.EventTicketStatusChanged}, Data: after}); err != nil {
 			return Ticket{}, err
 		}
@@ -159,7 +159,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return err
 		}
 		res.Warning = pl.warning
-		res.Ticket, err = s.apply(ctx, q, p, t.Row, pl)
+		res.Ticket, err = s.apply(ctx, q, Person(p), t.Row, pl)
 		return err
 	})
 	return res, err

@@ -1,0 +1,105 @@
+package chat_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	chatapi "tracker/api/chat"
+	"tracker/api/tickets"
+	"tracker/domain"
+	"tracker/domain/chat"
+	"tracker/domain/ticket"
+)
+
+func setup(t *testing.T, defaultChannel string) (*apitest.Env, apitest.User, apitest.User, apitest.User, uuid.UUID) {
+	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		return []api.Module{tickets.Handlers{Tickets: &ticket.Service{DB: e.DB}},
+			chatapi.Handlers{Chat: chat.New(e.DB, domain.SystemClock{}, defaultChannel)}}
+	}})
+	owner := env.Register("Owner")
+	viewer := env.Member(owner, "viewer")
+	outsider := env.Register("Outsider")
+	project := uuid.Must(uuid.NewV7())
+	if _, err := env.DB.Pool.Exec(context.Background(), `INSERT INTO projects (id, org_id, key, name) VALUES ($1, $2, 'ABC', 'P')`, project, owner.OrgID); err != nil {
+		t.Fatal(err)
+	}
+	var tk ticket.Ticket
+	env.Do("POST", "/api/v1/projects/"+project.String()+"/tickets", owner.Token, map[string]any{"title": "Login <!channel>"}).Expect(t, 201).Decode(t, &tk)
+	return env, owner, viewer, outsider, tk.ID
+}
+
+func TestNotifyQueuesThroughTheOutbox(t *testing.T) {
+	t.Parallel()
+	env, owner, viewer, outsider, tk := setup(t, "")
+	body := map[string]any{"notification_type": "status_change", "ticket_id": tk, "old_status": "Todo", "new_status": "Done", "actor_name": "Ada"}
+	// No channel, no mapping, no default → 422.
+	env.Do("POST", "/api/v1/integrations/chat/notify", owner.Token, body).Expect(t, 422)
+	env.Do("POST", "/api/v1/integrations/chat/notify", viewer.Token, body).Expect(t, 403)
+	env.Do("POST", "/api/v1/integrations/chat/notify", outsider.Token, body).Expect(t, 404)
+	env.Do("POST", "/api/v1/integrations/chat/notify", owner.Token, map[string]any{"notification_type": "fax", "ticket_id": tk}).Expect(t, 422)
+
+	// A mapping sends it into the thread.
+	m := env.Do("POST", "/api/v1/integrations/chat/thread-mappings", owner.Token, map[string]any{"ticket_id": tk, "channel_id": "C9", "thread_ts": "1700000000.000100"}).Expect(t, 201).Map(t)
+	if m["channel_id"] != "C9" || m["ticket_id"] != tk.String() {
+		t.Fatalf("mapping %v", m)
+	}
+	env.Do("POST", "/api/v1/integrations/chat/thread-mappings", owner.Token, map[string]any{"ticket_id": tk, "channel_id": "C9", "thread_ts": "1700000000.000100"}).Expect(t, 409)
+	env.Do("POST", "/api/v1/integrations/chat/thread-mappings", viewer.Token, map[string]any{"ticket_id": tk, "channel_id": "C9", "thread_ts": "1.2"}).Expect(t, 403)
+	list := env.Do("GET", "/api/v1/tickets/"+tk.String()+"/thread-mappings", viewer.Token, nil).Expect(t, 200).Map(t)
+	if len(list["items"].([]any)) != 1 {
+		t.Fatalf("list %v", list)
+	}
+	env.Do("GET", "/api/v1/tickets/"+tk.String()+"/thread-mappings", outsider.Token, nil).Expect(t, 404)
+
+	q := env.Do("POST", "/api/v1/integrations/chat/notify", owner.Token, body).Expect(t, 202).Map(t)
+	if q["status"] != "queued" || q["notification_type"] != "status_change" {
+		t.Fatalf("queued %v", q)
+	}
+	id := q["id"].(string)
+	var n int
+	if err := env.DB.Pool.QueryRow(context.Background(), `SELECT count(*) FROM outbox WHERE topic = $1 AND payload->>'notification_id' = $2`, chat.TopicNotify, id).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("outbox rows %d %v", n, err)
+	}
+	rec := env.Do("GET", "/api/v1/integrations/chat/notifications/"+id, viewer.Token, nil).Expect(t, 200).Map(t)
+	want := "*ABC-1* Login &lt;!channel&gt; moved from *Todo* to *Done* by Ada"
+	if rec["status"] != "queued" || rec["channel_id"] != "C9" || rec["thread_ts"] != "1700000000.000100" || rec["text"] != want {
+		t.Fatalf("record %v", rec)
+	}
+	env.Do("GET", "/api/v1/integrations/chat/notifications/"+id, outsider.Token, nil).Expect(t, 404)
+}
+
+func TestNotifyDefaultChannelAndSubscriptions(t *testing.T) {
+	t.Parallel()
+	env, owner, viewer, _, tk := setup(t, "CDEF")
+	q := env.Do("POST", "/api/v1/integrations/chat/notify", owner.Token, map[string]any{"notification_type": "mention", "ticket_id": tk, "user_slack_id": "U1"}).Expect(t, 202).Map(t)
+	rec := env.Do("GET", "/api/v1/integrations/chat/notifications/"+q["id"].(string), owner.Token, nil).Expect(t, 200).Map(t)
+	if rec["channel_id"] != "CDEF" || rec["thread_ts"] != nil {
+		t.Fatalf("record %v", rec)
+	}
+	path := "/api/v1/orgs/" + owner.OrgID.String() + "/integrations/chat/subscriptions"
+	env.Do("PUT", path, viewer.Token, map[string]any{"channel_id": "C1", "event_types": []string{"ticket.created"}}).Expect(t, 403)
+	env.Do("PUT", path, owner.Token, map[string]any{"channel_id": "C1", "event_types": []string{"nope"}}).Expect(t, 422)
+	env.Do("PUT", path, owner.Token, map[string]any{"channel_id": "C1", "event_types": []string{"ticket.created", "ticket.status_changed"}}).Expect(t, 200)
+	// The relay's hook: a status_changed event queues one notification per
+	// subscribed channel, the same ids when offered again.
+	svc := chat.New(env.DB, domain.SystemClock{}, "")
+	env.Do("POST", "/api/v1/tickets/"+tk.String()+"/transition", owner.Token, map[string]any{"to_status": "Done"}).Expect(t, 200)
+	var evID uuid.UUID
+	var payload []byte
+	if err := env.DB.Pool.QueryRow(context.Background(), `SELECT id, payload::text::bytea FROM outbox WHERE topic = 'ticket.status_changed'`).Scan(&evID, &payload); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := svc.QueueForEvent(context.Background(), evID, owner.OrgID, payload)
+	again, _ := svc.QueueForEvent(context.Background(), evID, owner.OrgID, payload)
+	if err != nil || len(ids) != 1 || len(again) != 1 || ids[0] != again[0] {
+		t.Fatalf("queued %v %v %v", ids, again, err)
+	}
+	rec = env.Do("GET", "/api/v1/integrations/chat/notifications/"+ids[0].String(), owner.Token, nil).Expect(t, 200).Map(t)
+	if rec["channel_id"] != "C1" || rec["text"] != "*ABC-1* Login &lt;!channel&gt; moved from *Backlog* to *Done*" {
+		t.Fatalf("auto %v", rec)
+	}
+}

@@ -1,0 +1,207 @@
+package codehost_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tracker/api"
+	"tracker/api/apitest"
+	"tracker/api/codehost"
+	"tracker/api/tickets"
+	"tracker/domain"
+	chdomain "tracker/domain/codehost"
+	"tracker/domain/ticket"
+	"tracker/internal/secretbox"
+)
+
+const globalSecret = "global-secret-0123456789"
+
+// fixture is an app with the service-wide secret set, an org (owned by
+// owner) with a member and a project ABC, and an outsider with an org of
+// their own.
+type fixture struct {
+	env                    *apitest.Env
+	owner, member, outside apitest.User
+	project                uuid.UUID
+}
+
+func setup(t *testing.T) *fixture {
+	return setupWith(t, globalSecret)
+}
+
+func setupWith(t *testing.T, secret string) *fixture {
+	t.Helper()
+	box, err := secretbox.New(secretbox.RandomKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		ts := &ticket.Service{DB: e.DB}
+		return []api.Module{tickets.Handlers{Tickets: ts},
+			codehost.Handlers{Codehost: chdomain.New(e.DB, ts, secret, box, domain.SystemClock{}, "http://tracker.test")}}
+	}})
+	f := &fixture{env: env, owner: env.Register("Owner")}
+	f.member = env.Member(f.owner, "member")
+	f.outside = env.Register("Outsider")
+	f.project = f.projectIn(t, f.owner.OrgID, "ABC")
+	return f
+}
+
+func (f *fixture) exec(t *testing.T, sql string, args ...any) {
+	t.Helper()
+	if _, err := f.env.DB.Pool.Exec(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func (f *fixture) scalar(t *testing.T, dst any, sql string, args ...any) {
+	t.Helper()
+	if err := f.env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(dst); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func (f *fixture) count(t *testing.T, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	f.scalar(t, &n, sql, args...)
+	return n
+}
+
+func (f *fixture) projectIn(t *testing.T, orgID uuid.UUID, key string) uuid.UUID {
+	t.Helper()
+	id := uuid.Must(uuid.NewV7())
+	f.exec(t, `INSERT INTO projects (id, org_id, key, name) VALUES ($1, $2, $3, $4)`, id, orgID, key, "Project "+key)
+	return id
+}
+
+// ticket creates a ticket through the API as the owner of the project's org.
+func (f *fixture) ticket(t *testing.T, token string, project uuid.UUID, status string) ticket.Ticket {
+	t.Helper()
+	var tk ticket.Ticket
+	f.env.Do("POST", "/api/v1/projects/"+project.String()+"/tickets", token,
+		map[string]any{"title": "work", "status": status}).Expect(t, 201).Decode(t, &tk)
+	return tk
+}
+
+func (f *fixture) status(t *testing.T, id uuid.UUID) string {
+	t.Helper()
+	var s string
+	f.scalar(t, &s, `SELECT status FROM tickets WHERE id = $1`, id)
+	return s
+}
+
+// useWorkflow gives project a workflow of its org.
+func (f *fixture) useWorkflow(t *testing.T, project uuid.UUID, enforcement string, statuses [][2]string, transitions [][2]string) {
+	t.Helper()
+	type st struct {
+		Name     string `json:"name"`
+		Category string `json:"category"`
+	}
+	type tr struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+	}
+	ss := []st{}
+	for _, s := range statuses {
+		ss = append(ss, st{s[0], s[1]})
+	}
+	ts := []tr{}
+	for _, x := range transitions {
+		ts = append(ts, tr{x[0], x[1]})
+	}
+	sj, _ := json.Marshal(ss)
+	tj, _ := json.Marshal(ts)
+	id := uuid.Must(uuid.NewV7())
+	f.exec(t, `INSERT INTO workflows (id, org_id, name, statuses, transitions, enforcement)
+	           SELECT $1, org_id, $2, $3, $4, $5 FROM projects WHERE id = $6`,
+		id, "Flow-"+id.String()[24:], string(sj), string(tj), enforcement, project)
+	f.exec(t, `UPDATE projects SET workflow_id = $2 WHERE id = $1`, project, id)
+}
+
+// delivery is one webhook request.
+type delivery struct {
+	path, event, id, secret string
+	signature               string // overrides the computed one when set
+	body                    []byte
+	noSignature             bool
+}
+
+type result struct {
+	Status          string   `json:"status"`
+	Reason          string   `json:"reason"`
+	TicketRefsFound []string `json:"ticket_refs_found"`
+	Transitions     []struct {
+		TicketRef string `json:"ticket_ref"`
+		OldStatus string `json:"old_status"`
+		NewStatus string `json:"new_status"`
+		Warning   string `json:"warning"`
+	} `json:"transitions"`
+	Skipped []struct {
+		TicketRef string `json:"ticket_ref"`
+		Reason    string `json:"reason"`
+	} `json:"skipped"`
+}
+
+func (f *fixture) send(t *testing.T, d delivery) apitest.Resp {
+	t.Helper()
+	if d.path == "" {
+		d.path = "/api/v1/integrations/codehost/webhook"
+	}
+	if d.event == "" {
+		d.event = "pull_request"
+	}
+	if d.secret == "" {
+		d.secret = globalSecret
+	}
+	req := httptest.NewRequest("POST", d.path, strings.NewReader(string(d.body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Codehost-Event", d.event)
+	if d.id != "" {
+		req.Header.Set("X-Codehost-Delivery", d.id)
+	}
+	if !d.noSignature {
+		sig := d.signature
+		if sig == "" {
+			sig = chdomain.Sign(d.secret, d.body)
+		}
+		req.Header.Set("X-Codehost-Signature-256", sig)
+	}
+	res, err := f.env.App.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return apitest.Resp{Status: res.StatusCode, Body: b, Header: res.Header}
+}
+
+// pr is a GitHub-shaped pull_request payload.
+func pr(action, title, branch string, merged bool, repo string) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"action": action,
+		"pull_request": map[string]any{"title": title, "merged": merged, "html_url": "https://code.example/" + repo + "/pull/7",
+			"head": map[string]any{"ref": branch}},
+		"repository": map[string]any{"full_name": repo},
+		"sender":     map[string]any{"login": "octo"},
+	})
+	return b
+}
+
+func ref(tk ticket.Ticket, key string) string { return fmt.Sprintf("%s-%d", key, tk.TicketNumber) }
+
+func decode(t *testing.T, r apitest.Resp) result {
+	t.Helper()
+	var out result
+	r.Decode(t, &out)
+	return out
+}
+
+func uuidString() string { return uuid.Must(uuid.NewV7()).String() }

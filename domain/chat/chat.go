@@ -1,0 +1,101 @@
+// Package chat is the chat integration on Slack's model: notifications
+// (queued through the outbox, posted by the ChatNotification workflow),
+// ticket thread mappings, workspaces connected to orgs, linked identities,
+// channel subscriptions to ticket events, slash commands and events.
+package chat
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/ticketdb"
+)
+
+// TopicNotify is the outbox topic of a queued notification (payload NotifyJob).
+const TopicNotify = "job.chat_notification"
+
+// NotifyJob is the payload of a TopicNotify row.
+type NotifyJob struct {
+	NotificationID uuid.UUID `json:"notification_id"`
+	OrgID          uuid.UUID `json:"org_id"`
+}
+
+// Notification types (the spec's exact values), and ticket_event for
+// automatic notifications of subscribed channels.
+const (
+	TypeAssignment   = "assignment"
+	TypeMention      = "mention"
+	TypeStatusChange = "status_change"
+	TypeCommentSync  = "comment_sync"
+	TypeTicketEvent  = "ticket_event"
+)
+
+var notifyTypes = []string{TypeAssignment, TypeMention, TypeStatusChange, TypeCommentSync}
+
+// Service runs the chat use cases.
+type Service struct {
+	DB    *store.DB
+	Clock domain.Clock
+	// DefaultChannel is SERVICE_CHAT_DEFAULT_CHANNEL: where a notification
+	// goes with no channel given and no thread mapped.
+	DefaultChannel string
+}
+
+// New builds the service with every dependency.
+func New(db *store.DB, clock domain.Clock, defaultChannel string) *Service {
+	return &Service{DB: db, Clock: clock, DefaultChannel: defaultChannel}
+}
+
+var (
+	channelPattern = regexp.MustCompile(`^[A-Za-z0-9_.#-]{1,80}$`)
+	userPattern    = regexp.MustCompile(`^[A-Za-z0-9]{1,40}$`)
+	tsPattern      = regexp.MustCompile(`^[0-9]{1,12}\.[0-9]{1,9}$`)
+)
+
+func checkChannel(p *domain.Problems, field, v string) {
+	if v != "" && !channelPattern.MatchString(v) {
+		p.Add(field, "must be a chat channel id")
+	}
+}
+
+func checkTS(p *domain.Problems, field, v string) {
+	if v != "" && !tsPattern.MatchString(v) {
+		p.Add(field, "must be a chat message timestamp such as 1700000000.000100")
+	}
+}
+
+func (s *Service) now() time.Time { return s.Clock.Now() }
+
+// ticketFor reads a visible ticket with the caller's access and checks min.
+func ticketFor(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID, min domain.Role) (ticketdb.Keyed, error) {
+	t, err := ticketdb.KeyedByID(ctx, q, id, p.UserID)
+	if err != nil {
+		return t, domain.NotFoundAs(err, "ticket")
+	}
+	_, err = domain.Authorize(p, domain.MembershipFrom(t.AccessRow), min, "ticket")
+	return t, err
+}
+
+func refOf(t ticketdb.Keyed) string { return fmt.Sprintf("%s-%d", t.ProjectKey, t.Row.TicketNumber) }
+
+func bounded(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// escape neutralises chat markup in user text (Slack's &, <, > rule), so a
+// title cannot ping @channel or forge links.
+func escape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
