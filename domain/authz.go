@@ -33,18 +33,35 @@ type Membership struct {
 	Role      Role       // RoleNone: not a member of the org
 	ProjectID *uuid.UUID // the resource's project, for project-scoped resources
 	Assigned  bool       // the caller is a member of that project
+	// ProjectFiltered is the one opt-in for an org-level resource (no
+	// ProjectID) to admit an API key restricted to projects: the caller
+	// declares that what it returns is filtered to the key's projects (lists
+	// of projects, tickets, time entries, tag search). Left false, the
+	// default, such a key gets 403 on every org-level resource, so a new
+	// org-level feature is closed to restricted keys without doing anything.
+	ProjectFiltered bool
 }
+
+// keyRestrictedMsg is the 403 of a project-restricted API key on an
+// org-level resource.
+const keyRestrictedMsg = "this API key is restricted to projects and cannot reach organization-level resources"
 
 // Authorize is the one authorization rule of the service:
 //   - not a member of the resource's org → 404 naming what (existence is not revealed);
+//   - an API key used outside the org it was created in → 404, as a non-member;
 //   - an API key restricted to other projects → 403;
+//   - an API key restricted to projects on an org-level resource → 403, unless
+//     the caller declared the read filtered to the key's projects;
 //   - a Reporter on a project not assigned to them → 403;
 //   - below the minimum role (after the key's scope cap) → 403 naming the role.
 func Authorize(p Principal, m Membership, min Role, what string) (Access, error) {
-	if m.Role == RoleNone {
+	if m.Role == RoleNone || (p.IsKey() && m.OrgID != p.OrgID) {
 		return Access{}, NotFound(what)
 	}
 	a := Access{OrgID: m.OrgID, Role: p.CapRole(m.Role)}
+	if m.ProjectID == nil && len(p.ProjectIDs) > 0 && !m.ProjectFiltered {
+		return a, Forbidden(keyRestrictedMsg)
+	}
 	if m.ProjectID != nil {
 		if !p.AllowsProject(*m.ProjectID) {
 			return a, Forbidden("this API key is not allowed to reach this project")
@@ -68,6 +85,17 @@ func OrgAccess(ctx context.Context, q store.Querier, p Principal, orgID uuid.UUI
 		return Access{}, err
 	}
 	return Authorize(p, Membership{OrgID: orgID, Role: ParseRole(role)}, min, what)
+}
+
+// OrgReadFiltered is OrgAccess for a read whose result the caller filters to
+// the API key's projects (and to a Reporter's assigned projects): the only
+// org-level access a project-restricted key is granted.
+func OrgReadFiltered(ctx context.Context, q store.Querier, p Principal, orgID uuid.UUID, min Role, what string) (Access, error) {
+	role, err := store.MemberRole(ctx, q, orgID, p.UserID)
+	if err != nil {
+		return Access{}, err
+	}
+	return Authorize(p, Membership{OrgID: orgID, Role: ParseRole(role), ProjectFiltered: true}, min, what)
 }
 
 // ProjectAccess loads a live project with the caller's membership in its org

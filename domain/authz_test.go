@@ -16,7 +16,7 @@ func TestAuthorize(t *testing.T) {
 	key := uuid.New()
 	jwt := domain.Principal{UserID: uuid.New(), Scopes: []string{domain.ScopeAll}}
 	keyWith := func(scopes []string, projects ...uuid.UUID) domain.Principal {
-		return domain.Principal{UserID: jwt.UserID, KeyID: &key, Scopes: scopes, ProjectIDs: projects}
+		return domain.Principal{UserID: jwt.UserID, OrgID: org, KeyID: &key, Scopes: scopes, ProjectIDs: projects}
 	}
 	inProject := func(r domain.Role, assigned bool) domain.Membership {
 		return domain.Membership{OrgID: org, Role: r, ProjectID: &proj, Assigned: assigned}
@@ -44,6 +44,12 @@ func TestAuthorize(t *testing.T) {
 		{"write key does not raise a viewer", keyWith([]string{"write"}), domain.Membership{OrgID: org, Role: domain.RoleViewer}, domain.RoleMember, domain.KindForbidden, "Member"},
 		{"key restricted to another project", keyWith([]string{"admin"}, other), inProject(domain.RoleOwner, true), domain.RoleViewer, domain.KindForbidden, "project"},
 		{"key restricted to this project", keyWith([]string{"admin"}, proj), inProject(domain.RoleOwner, true), domain.RoleAdmin, 0, ""},
+		{"restricted key on an org-level resource", keyWith([]string{"admin"}, proj), domain.Membership{OrgID: org, Role: domain.RoleOwner}, domain.RoleViewer, domain.KindForbidden, "restricted to projects"},
+		{"restricted key on a filtered org-level read", keyWith([]string{"admin"}, proj), domain.Membership{OrgID: org, Role: domain.RoleOwner, ProjectFiltered: true}, domain.RoleViewer, 0, ""},
+		{"unrestricted key on an org-level resource", keyWith([]string{"admin"}), domain.Membership{OrgID: org, Role: domain.RoleOwner}, domain.RoleOwner, 0, ""},
+		{"key used in another org of its user", domain.Principal{UserID: jwt.UserID, OrgID: other, KeyID: &key, Scopes: []string{"admin"}}, domain.Membership{OrgID: org, Role: domain.RoleOwner}, domain.RoleViewer, domain.KindNotFound, "not found"},
+		{"key used on a project of another org", domain.Principal{UserID: jwt.UserID, OrgID: other, KeyID: &key, Scopes: []string{"admin"}}, inProject(domain.RoleOwner, true), domain.RoleViewer, domain.KindNotFound, "not found"},
+		{"session may act in any org of its user", domain.Principal{UserID: jwt.UserID, OrgID: other, Scopes: []string{"*"}}, domain.Membership{OrgID: org, Role: domain.RoleOwner}, domain.RoleOwner, 0, ""},
 		{"non-member with restricted key is still not found", keyWith([]string{"admin"}, other), domain.Membership{OrgID: org, ProjectID: &proj}, domain.RoleViewer, domain.KindNotFound, "not found"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -24,6 +25,13 @@ type Principal struct {
 	KeyID      *uuid.UUID // set for API-key requests
 	Scopes     []string
 	ProjectIDs []uuid.UUID // API key project restriction; empty means none
+	KeyExpires *time.Time  // the API key's expiry; nil: none (or a session)
+}
+
+// ManagesKeys reports whether the caller may list and revoke the user's
+// other API keys: a session, or an unrestricted key with the admin scope.
+func (p Principal) ManagesKeys() bool {
+	return !p.IsKey() || (p.HasScope(ScopeAdmin) && len(p.ProjectIDs) == 0)
 }
 
 // IsKey reports whether the request came with an API key.

@@ -111,6 +111,7 @@ type createKeyReq struct {
 	Scopes     []string    `json:"scopes" validate:"omitempty,dive,oneof=read write admin"`
 	ProjectIDs []uuid.UUID `json:"project_ids"`
 	ExpiresAt  *time.Time  `json:"expires_at"`
+	OrgID      *uuid.UUID  `json:"org_id"`
 }
 
 func (h Handlers) createKey(c *fiber.Ctx) error {
@@ -119,7 +120,7 @@ func (h Handlers) createKey(c *fiber.Ctx) error {
 		return err
 	}
 	k, err := h.Accounts.CreateKey(c.UserContext(), api.Principal(c), account.CreateKeyInput{
-		Name: req.Name, Scopes: req.Scopes, ProjectIDs: req.ProjectIDs, ExpiresAt: req.ExpiresAt})
+		Name: req.Name, Scopes: req.Scopes, ProjectIDs: req.ProjectIDs, ExpiresAt: req.ExpiresAt, OrgID: req.OrgID})
 	if err != nil {
 		return err
 	}

@@ -200,10 +200,23 @@ func (e *Env) Member(owner User, role string) User {
 	return u
 }
 
-// APIKey creates an API key for u with the given scopes and projects.
+// APIKey creates an API key for u with the given scopes and projects, in
+// the org u joined last (the org a test added u to with Member or AddMember,
+// else u's personal org): a key belongs to one org and reaches no other.
 func (e *Env) APIKey(u User, scopes []string, projectIDs ...uuid.UUID) string {
 	e.T.Helper()
-	body := map[string]any{"name": "test key", "scopes": scopes}
+	var orgID uuid.UUID
+	if err := e.DB.Pool.QueryRow(e.T.Context(), `SELECT org_id FROM memberships WHERE user_id = $1
+		ORDER BY joined_at DESC, org_id DESC LIMIT 1`, u.ID).Scan(&orgID); err != nil {
+		e.T.Fatalf("org of %s: %v", u.Email, err)
+	}
+	return e.APIKeyIn(u, orgID, scopes, projectIDs...)
+}
+
+// APIKeyIn creates an API key for u bound to orgID.
+func (e *Env) APIKeyIn(u User, orgID uuid.UUID, scopes []string, projectIDs ...uuid.UUID) string {
+	e.T.Helper()
+	body := map[string]any{"name": "test key", "scopes": scopes, "org_id": orgID}
 	if len(projectIDs) > 0 {
 		body["project_ids"] = projectIDs
 	}

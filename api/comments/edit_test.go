@@ -22,8 +22,14 @@ func TestUpdateComment(t *testing.T) {
 		}
 		audit := worktest.Audit(t, w.env.DB, "ticket", w.ticket)
 		last := audit[len(audit)-1]
-		if last.Action != "comment_updated" || last.Changes[1].Old != "original" || last.Changes[1].New != "edited" {
+		if last.Action != "comment_updated" || last.Changes[1].Old != nil || last.Changes[1].New != "edited" {
 			t.Fatalf("audit %+v", last)
+		}
+		// The activity feed renders these rows: the old text is in none.
+		var n int
+		if err := w.env.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM audit_log WHERE org_id = $1
+			AND changes::text LIKE '%original%'`, w.owner.OrgID).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("old body in %d audit rows (%v)", n, err)
 		}
 	})
 
@@ -72,14 +78,27 @@ func TestDeleteComment(t *testing.T) {
 		}
 	})
 
-	t.Run("204 author; the thread goes with it", func(t *testing.T) {
+	t.Run("204 author of a thread of their own", func(t *testing.T) {
+		root := w.comment(t, w.member, w.ticket, "own root", nil)
+		rootID := root["id"].(string)
+		reply := w.comment(t, w.member, w.ticket, "own reply", &rootID)
+		w.env.Do("DELETE", "/api/v1/comments/"+rootID, w.member.Token, nil).Expect(t, 204)
+		w.env.Do("GET", "/api/v1/comments/"+reply["id"].(string), w.member.Token, nil).Expect(t, 404)
+	})
+
+	t.Run("403 author of a thread with others' replies; 204 Admin, the thread goes", func(t *testing.T) {
 		root := w.comment(t, w.member, w.ticket, "root", nil)
 		rootID := root["id"].(string)
-		reply := w.comment(t, w.admin, w.ticket, "reply", &rootID)
+		reply := w.comment(t, w.member, w.ticket, "reply", &rootID)
 		replyID := reply["id"].(string)
 		nested := w.comment(t, w.reporter, w.ticket, "nested", &replyID)
 		sibling := w.comment(t, w.member, w.ticket, "sibling", nil)
-		w.env.Do("DELETE", "/api/v1/comments/"+rootID, w.member.Token, nil).Expect(t, 204)
+		r := w.env.Do("DELETE", "/api/v1/comments/"+rootID, w.member.Token, nil).Expect(t, 403)
+		if !strings.Contains(r.Error().Message, "Admin") {
+			t.Fatalf("message %s", r.Body)
+		}
+		w.env.Do("GET", "/api/v1/comments/"+nested["id"].(string), w.member.Token, nil).Expect(t, 200)
+		w.env.Do("DELETE", "/api/v1/comments/"+rootID, w.admin.Token, nil).Expect(t, 204)
 		for _, id := range []any{rootID, replyID, nested["id"]} {
 			w.env.Do("GET", "/api/v1/comments/"+id.(string), w.member.Token, nil).Expect(t, 404)
 		}

@@ -56,7 +56,7 @@ func TestAccess(t *testing.T) {
 				}
 			}
 		}
-		key := f.env.APIKey(f.owner, []string{"read"})
+		key := f.env.APIKeyIn(f.owner, f.a, []string{"read"})
 		f.env.Do("GET", exportPath, key, nil).Expect(t, 403)
 		f.env.Do("POST", importPath, key, raw).Expect(t, 403)
 	})

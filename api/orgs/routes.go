@@ -20,6 +20,8 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/orgs", h.list)
 	r.Post("/orgs/:id/members", h.addMember)
 	r.Get("/orgs/:id/members", h.listMembers)
+	r.Patch("/orgs/:id/members/:user_id", h.updateMember)
+	r.Delete("/orgs/:id/members/:user_id", h.removeMember)
 	r.Post("/orgs/:org_id/invites", h.createInvite)
 	r.Get("/orgs/:org_id/invites", h.listInvites)
 	r.Delete("/orgs/:org_id/invites/:id", h.revokeInvite)
@@ -130,6 +132,45 @@ func (h Handlers) revokeInvite(c *fiber.Ctx) error {
 		return err
 	}
 	if err := h.Orgs.RevokeInvite(c.UserContext(), api.Principal(c), orgID, id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+type updateMemberReq struct {
+	Role string `json:"role" validate:"required"`
+}
+
+func memberPath(c *fiber.Ctx) (orgID, userID uuid.UUID, err error) {
+	if orgID, err = api.PathID(c, "id", "organization"); err != nil {
+		return
+	}
+	userID, err = api.PathID(c, "user_id", "member")
+	return
+}
+
+func (h Handlers) updateMember(c *fiber.Ctx) error {
+	orgID, userID, err := memberPath(c)
+	if err != nil {
+		return err
+	}
+	var req updateMemberReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	m, err := h.Orgs.UpdateMemberRole(c.UserContext(), api.Principal(c), orgID, userID, req.Role)
+	if err != nil {
+		return err
+	}
+	return c.JSON(m)
+}
+
+func (h Handlers) removeMember(c *fiber.Ctx) error {
+	orgID, userID, err := memberPath(c)
+	if err != nil {
+		return err
+	}
+	if err := h.Orgs.RemoveMember(c.UserContext(), api.Principal(c), orgID, userID); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

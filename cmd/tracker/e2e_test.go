@@ -165,7 +165,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 		t.Fatalf("invitee %v", me)
 	}
 
-	key := c.expect(201, "POST", "/api/v1/api-keys", token, map[string]any{"name": "reader", "scopes": []string{"read"}})
+	key := c.expect(201, "POST", "/api/v1/api-keys", token, map[string]any{"name": "reader", "scopes": []string{"read"}, "org_id": orgID})
 	k := key["key"].(string)
 	c.expect(200, "GET", "/api/v1/orgs/"+orgID+"/members", k, nil)
 	c.expect(403, "POST", "/api/v1/orgs", k, map[string]any{"name": "x", "slug": "x"})

@@ -46,6 +46,7 @@ type CreateKeyInput struct {
 	Scopes     []string
 	ProjectIDs []uuid.UUID
 	ExpiresAt  *time.Time
+	OrgID      *uuid.UUID // the org the key belongs to; default the session's
 }
 
 var scopeRank = map[string]int{domain.ScopeRead: 1, domain.ScopeWrite: 2, domain.ScopeAdmin: 3}
@@ -61,8 +62,9 @@ func maxScope(scopes []string) int {
 	return m
 }
 
-// CreateKey makes an API key in the caller's session org. A key made with an
-// API key can reach no further than the key that made it.
+// CreateKey makes an API key bound to one org: org_id if given (any org the
+// caller is a member of), else the session's org. A key made with an API key
+// belongs to that key's org and reaches no further, nor lives longer, than it.
 func (s *Service) CreateKey(ctx context.Context, p domain.Principal, in CreateKeyInput) (APIKey, error) {
 	var probs domain.Problems
 	if n := utf8.RuneCountInString(strings.TrimSpace(in.Name)); n < 1 || utf8.RuneCountInString(in.Name) > 255 {
@@ -105,14 +107,25 @@ func (s *Service) CreateKey(ctx context.Context, p domain.Principal, in CreateKe
 		if len(p.ProjectIDs) > 0 && len(in.ProjectIDs) == 0 {
 			in.ProjectIDs = p.ProjectIDs
 		}
+		// A key never outlives the key that made it.
+		if p.KeyExpires != nil && (in.ExpiresAt == nil || in.ExpiresAt.After(*p.KeyExpires)) {
+			in.ExpiresAt = p.KeyExpires
+		}
+	}
+	orgID := p.OrgID
+	if in.OrgID != nil {
+		orgID = *in.OrgID
 	}
 	var out APIKey
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
-		if _, err := domain.OrgAccess(ctx, q, p, p.OrgID, domain.RoleViewer, "organization"); err != nil {
+		// A key reaches no other org (404). A restricted key may mint keys:
+		// they stay within its projects (checked above), so the org-level
+		// access is the filtered kind.
+		if _, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
 			return err
 		}
 		if len(in.ProjectIDs) > 0 {
-			n, err := accountdb.LiveProjectsIn(ctx, q, p.OrgID, in.ProjectIDs)
+			n, err := accountdb.LiveProjectsIn(ctx, q, orgID, in.ProjectIDs)
 			if err != nil {
 				return err
 			}
@@ -121,7 +134,7 @@ func (s *Service) CreateKey(ctx context.Context, p domain.Principal, in CreateKe
 			}
 		}
 		key := KeyPrefix + NewSecret(32)
-		row := accountdb.APIKey{ID: domain.NewID(), OrgID: p.OrgID, UserID: p.UserID, Name: in.Name,
+		row := accountdb.APIKey{ID: domain.NewID(), OrgID: orgID, UserID: p.UserID, Name: in.Name,
 			KeyPrefix: key[:len(KeyPrefix)+8], KeyHash: HashToken(key), Scopes: in.Scopes, ProjectIDs: in.ProjectIDs,
 			ExpiresAt: in.ExpiresAt, CreatedAt: now}
 		if err := accountdb.InsertAPIKey(ctx, q, row); err != nil {
@@ -134,7 +147,17 @@ func (s *Service) CreateKey(ctx context.Context, p domain.Principal, in CreateKe
 	return out, err
 }
 
-// ListKeys lists the caller's keys, without the secret.
+// keyVisible reports whether the caller sees key k of its user: a session
+// sees every key; an API key only keys of its own org, and only itself
+// unless it manages keys (admin scope, no project restriction).
+func keyVisible(p domain.Principal, k accountdb.APIKey) bool {
+	if !p.IsKey() {
+		return true
+	}
+	return k.OrgID == p.OrgID && (p.ManagesKeys() || k.ID == *p.KeyID)
+}
+
+// ListKeys lists the caller's keys, without the secret (see keyVisible).
 func (s *Service) ListKeys(ctx context.Context, p domain.Principal) ([]APIKey, error) {
 	rows, err := accountdb.KeysOfUser(ctx, s.DB.Q(), p.UserID)
 	if err != nil {
@@ -142,14 +165,30 @@ func (s *Service) ListKeys(ctx context.Context, p domain.Principal) ([]APIKey, e
 	}
 	out := make([]APIKey, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, toKey(r))
+		if keyVisible(p, r) {
+			out = append(out, toKey(r))
+		}
 	}
 	return out, nil
 }
 
-// DeleteKey revokes one of the caller's keys at once.
+// DeleteKey revokes one of the caller's keys at once. An API key may revoke
+// itself; another key of the user only if it manages keys (else 403), and
+// never one of another org (404).
 func (s *Service) DeleteKey(ctx context.Context, p domain.Principal, id uuid.UUID) error {
-	return domain.NotFoundAs(accountdb.DeleteAPIKey(ctx, s.DB.Q(), p.UserID, id), "API key")
+	return s.DB.InTx(ctx, func(q store.Querier) error {
+		k, err := accountdb.KeyOfUser(ctx, q, p.UserID, id)
+		if err != nil {
+			return domain.NotFoundAs(err, "API key")
+		}
+		if p.IsKey() && k.OrgID != p.OrgID {
+			return domain.NotFound("API key")
+		}
+		if !keyVisible(p, k) {
+			return domain.Forbidden("revoking another API key requires a session or an API key with the admin scope and no project restriction")
+		}
+		return domain.NotFoundAs(accountdb.DeleteAPIKey(ctx, q, p.UserID, id), "API key")
+	})
 }
 
 var errBadCredentials = domain.Unauthorized("missing or invalid credentials")
@@ -168,6 +207,15 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (domain.Princ
 	uid, err1 := uuid.Parse(c.Subject)
 	oid, err2 := uuid.Parse(c.OrgID)
 	if err1 != nil || err2 != nil {
+		return domain.Principal{}, errBadCredentials
+	}
+	// A deactivated (or deleted) user's tokens stop working at once, not
+	// when they expire.
+	active, err := accountdb.UserActive(ctx, s.DB.Q(), uid)
+	if err != nil {
+		return domain.Principal{}, err
+	}
+	if !active {
 		return domain.Principal{}, errBadCredentials
 	}
 	return domain.Principal{UserID: uid, OrgID: oid, Email: c.Email, Scopes: []string{domain.ScopeAll}}, nil
@@ -192,5 +240,6 @@ func (s *Service) authenticateKey(ctx context.Context, key string) (domain.Princ
 		}
 	}
 	id := k.ID
-	return domain.Principal{UserID: k.UserID, OrgID: k.OrgID, Email: k.Email, KeyID: &id, Scopes: k.Scopes, ProjectIDs: k.ProjectIDs}, nil
+	return domain.Principal{UserID: k.UserID, OrgID: k.OrgID, Email: k.Email, KeyID: &id, Scopes: k.Scopes,
+		ProjectIDs: k.ProjectIDs, KeyExpires: k.ExpiresAt}, nil
 }

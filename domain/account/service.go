@@ -115,6 +115,11 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (AuthResult, e
 			if inv.Email != nil && !strings.EqualFold(*inv.Email, in.Email) {
 				return domain.Invalid("invite_code: this invite is for another email address")
 			}
+			// Invites made before Admin and Owner invites had to name an
+			// email are not bearer tokens for those roles either.
+			if inv.Email == nil && org.NeedsEmail(domain.ParseRole(inv.Role)) {
+				return domain.Invalid("invite_code: this invite names no email and cannot grant the " + domain.ParseRole(inv.Role).String() + " role")
+			}
 			if err := orgdb.InsertMembership(ctx, q, orgdb.Membership{OrgID: inv.OrgID, UserID: u.ID, Role: inv.Role, JoinedAt: now}); err != nil {
 				return err
 			}

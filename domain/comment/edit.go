@@ -53,7 +53,9 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: r.TicketID, Action: ActionUpdated, Changes: []domain.FieldChange{
 				{Field: "comment", Old: r.ID, New: r.ID},
-				{Field: "comment_body", Old: old.Body, New: r.Body},
+				// Never the text: an edit or delete must not leave the old
+				// body readable in the activity feed.
+				{Field: "comment_body", Old: nil, New: "edited"},
 			}})
 	})
 	return out, err
@@ -67,6 +69,20 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		r, err := authorOrAdmin(ctx, q, p, id, commentdb.ForDelete)
 		if err != nil {
 			return err
+		}
+		// The author alone may not take other people's replies with it.
+		others, err := commentdb.OthersInThread(ctx, q, r.OrgID, id, r.AuthorID)
+		if err != nil {
+			return err
+		}
+		if others > 0 {
+			m, err := commentdb.GetWithAccess(ctx, q, id, p.UserID, commentdb.NoLock)
+			if err != nil {
+				return domain.NotFoundAs(err, "comment")
+			}
+			if _, err := domain.Authorize(p, domain.MembershipFrom(m.AccessRow), domain.RoleAdmin, "comment"); err != nil {
+				return domain.Forbidden("deleting a comment whose thread has other people's replies requires the Admin role")
+			}
 		}
 		ids, err := commentdb.DeleteThread(ctx, q, r.OrgID, id)
 		if err != nil {

@@ -41,9 +41,6 @@ func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	if err != nil {
 		return uuid.Nil, err
 	}
-	if len(p.ProjectIDs) > 0 {
-		return uuid.Nil, domain.Forbidden("this API key is restricted to projects and cannot import")
-	}
 	d, err := decode(body)
 	if err != nil {
 		return uuid.Nil, err

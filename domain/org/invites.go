@@ -13,22 +13,34 @@ import (
 	"tracker/store/orgdb"
 )
 
-// Invite is an invitation to join an org.
+// Invite is an invitation to join an org. The code and link are null for a
+// reader who may not hand the invite out (see ListInvites).
 type Invite struct {
 	ID         uuid.UUID   `json:"id"`
-	InviteCode string      `json:"invite_code"`
-	InviteLink string      `json:"invite_link"`
+	InviteCode *string     `json:"invite_code"`
+	InviteLink *string     `json:"invite_link"`
 	Email      *string     `json:"email"`
 	Role       domain.Role `json:"role"`
 	ExpiresAt  time.Time   `json:"expires_at"`
 	OrgID      uuid.UUID   `json:"org_id"`
+	CreatedBy  uuid.UUID   `json:"created_by"`
 	CreatedAt  time.Time   `json:"created_at"`
 }
 
-func (s *Service) toInvite(i orgdb.Invite) Invite {
-	return Invite{ID: i.ID, InviteCode: i.Code, InviteLink: s.InviteLink(i.Code), Email: i.Email,
-		Role: domain.ParseRole(i.Role), ExpiresAt: i.ExpiresAt, OrgID: i.OrgID, CreatedAt: i.CreatedAt}
+// toInvite renders an invite; withCode shows its code and link.
+func (s *Service) toInvite(i orgdb.Invite, withCode bool) Invite {
+	out := Invite{ID: i.ID, Email: i.Email, Role: domain.ParseRole(i.Role), ExpiresAt: i.ExpiresAt,
+		OrgID: i.OrgID, CreatedBy: i.CreatedBy, CreatedAt: i.CreatedAt}
+	if withCode {
+		code, link := i.Code, s.InviteLink(i.Code)
+		out.InviteCode, out.InviteLink = &code, &link
+	}
+	return out
 }
+
+// NeedsEmail reports whether an invite of role must name its invitee: an
+// Admin or Owner invite is never a bearer token anyone holding it may use.
+func NeedsEmail(r domain.Role) bool { return r >= domain.RoleAdmin }
 
 // InviteLink is where an invitee registers with the code.
 func (s *Service) InviteLink(code string) string {
@@ -43,10 +55,13 @@ func (s *Service) CreateInvite(ctx context.Context, p domain.Principal, orgID uu
 	}
 	var emailPtr *string
 	if email != "" {
-		if _, err := mail.ParseAddress(email); err != nil {
+		a, err := mail.ParseAddress(email)
+		if err != nil {
 			return Invite{}, domain.Invalid("email: must be a valid email address")
 		}
-		emailPtr = &email
+		emailPtr = &a.Address
+	} else if NeedsEmail(r) {
+		return Invite{}, domain.Invalid("email: required for an invite with the " + r.String() + " role")
 	}
 	var out Invite
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
@@ -63,16 +78,19 @@ func (s *Service) CreateInvite(ctx context.Context, p domain.Principal, orgID uu
 		if err := orgdb.InsertInvite(ctx, q, i); err != nil {
 			return err
 		}
-		out = s.toInvite(i)
+		out = s.toInvite(i, true)
 		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "invite", EntityID: i.ID, Action: "created"})
 	})
 	return out, err
 }
 
-// ListInvites lists the org's pending invites (any member).
+// ListInvites lists the org's pending invites (any member). The code and
+// link, which let anyone join, are shown only to an Admin (after the API
+// key's scope cap) and to the invite's creator; everyone else sees null.
 func (s *Service) ListInvites(ctx context.Context, p domain.Principal, orgID uuid.UUID) ([]Invite, error) {
 	q := s.DB.Q()
-	if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+	a, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization")
+	if err != nil {
 		return nil, err
 	}
 	rows, err := orgdb.PendingInvites(ctx, q, orgID)
@@ -81,7 +99,7 @@ func (s *Service) ListInvites(ctx context.Context, p domain.Principal, orgID uui
 	}
 	out := make([]Invite, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, s.toInvite(r))
+		out = append(out, s.toInvite(r, a.At(domain.RoleAdmin) || r.CreatedBy == p.UserID))
 	}
 	return out, nil
 }

@@ -72,10 +72,14 @@ func CreateIn(ctx context.Context, q store.Querier, ownerID uuid.UUID, name, slu
 	return toOrg(o), nil
 }
 
-// Create makes a new org whose creator becomes its Owner.
+// Create makes a new org whose creator becomes its Owner. An API key
+// restricted to projects cannot: a new org is no project of its own.
 func (s *Service) Create(ctx context.Context, p domain.Principal, name, slug string) (Org, error) {
 	if err := ValidateNameSlug(name, slug, "name", "slug"); err != nil {
 		return Org{}, err
+	}
+	if p.IsKey() && len(p.ProjectIDs) > 0 {
+		return Org{}, domain.Forbidden("this API key is restricted to projects and cannot create an organization")
 	}
 	var out Org
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
@@ -86,7 +90,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, name, slug str
 	return out, err
 }
 
-// List returns the orgs the caller is a member of.
+// List returns the orgs the caller is a member of; for an API key only the
+// org it belongs to (a key reaches no other org of its user).
 func (s *Service) List(ctx context.Context, p domain.Principal) ([]Org, error) {
 	rows, err := orgdb.OrgsOfUser(ctx, s.DB.Q(), p.UserID)
 	if err != nil {
@@ -94,6 +99,9 @@ func (s *Service) List(ctx context.Context, p domain.Principal) ([]Org, error) {
 	}
 	out := make([]Org, 0, len(rows))
 	for _, r := range rows {
+		if p.IsKey() && r.ID != p.OrgID {
+			continue
+		}
 		out = append(out, toOrg(r))
 	}
 	return out, nil

@@ -43,7 +43,8 @@ func (in *CreateInput) validate() error {
 }
 
 // Create makes a project in an org (Member). An API key restricted to
-// projects cannot create one: the new project would lie outside its reach.
+// projects cannot create one (the org-level 403 of domain.Authorize): the new
+// project would lie outside its reach.
 func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput) (Project, error) {
 	if err := in.validate(); err != nil {
 		return Project{}, err
@@ -52,9 +53,6 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
 		if _, err := domain.OrgAccess(ctx, q, p, in.OrgID, domain.RoleMember, "organization"); err != nil {
 			return err
-		}
-		if len(p.ProjectIDs) > 0 {
-			return domain.Forbidden("this API key is restricted to projects and cannot create one")
 		}
 		if err := checkRefs(ctx, q, in.OrgID, in.TeamID, in.WorkflowID); err != nil {
 			return err

@@ -46,7 +46,7 @@ func (s *Service) List(ctx context.Context, p domain.Principal, orgID uuid.UUID,
 	if err != nil {
 		return domain.Paged[Project]{}, err
 	}
-	m := domain.Membership{OrgID: orgID, Role: domain.ParseRole(role)}
+	m := domain.Membership{OrgID: orgID, Role: domain.ParseRole(role), ProjectFiltered: true} // filtered below
 	if _, err := domain.Authorize(p, m, domain.RoleViewer, "organization"); err != nil {
 		return domain.Paged[Project]{}, err
 	}

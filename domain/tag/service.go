@@ -131,7 +131,7 @@ func (s *Service) Search(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	if err != nil {
 		return domain.Paged[Tag]{}, err
 	}
-	m := domain.Membership{OrgID: orgID, Role: domain.ParseRole(role)}
+	m := domain.Membership{OrgID: orgID, Role: domain.ParseRole(role), ProjectFiltered: true} // filtered below
 	if _, err := domain.Authorize(p, m, domain.RoleViewer, "organization"); err != nil {
 		return domain.Paged[Tag]{}, err
 	}

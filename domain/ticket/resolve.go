@@ -95,7 +95,7 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 	}
 	if m := keyNumber.FindStringSubmatch(ref); m != nil {
 		n, _ := strconv.ParseInt(m[2], 10, 64)
-		if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+		if _, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
 			return Resolution{}, err
 		}
 		k, err := ticketdb.KeyedByKey(ctx, q, orgID, p.UserID, m[1], n)
@@ -121,7 +121,7 @@ func found(p domain.Principal, k ticketdb.Keyed) (Resolution, error) {
 // miss is the answer for a reference that matched nothing, once the caller
 // is known to be a member of the org (else 404).
 func (s *Service) miss(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, text string, number int64, exclude uuid.UUID) (Resolution, error) {
-	if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+	if _, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
 		return Resolution{}, err
 	}
 	return s.suggest(ctx, q, p, orgID, text, number, exclude)

@@ -195,7 +195,7 @@ func (s *Service) orgFilter(ctx context.Context, q store.Querier, p domain.Princ
 	if orgID == uuid.Nil {
 		orgID = p.OrgID
 	}
-	a, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization")
+	a, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization")
 	if err != nil {
 		return timedb.Filter{}, err
 	}

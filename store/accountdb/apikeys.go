@@ -68,6 +68,13 @@ func KeysOfUser(ctx context.Context, q store.Querier, userID uuid.UUID) ([]APIKe
 		Where(sq.Eq{"user_id": userID}).OrderBy("id"))
 }
 
+// KeyOfUser reads one of the user's keys; another's or none is
+// store.ErrNotFound.
+func KeyOfUser(ctx context.Context, q store.Querier, userID, id uuid.UUID) (APIKey, error) {
+	return store.Get[APIKey](ctx, q, store.SQL.Select(keyColumns()...).From("api_keys").
+		Where(sq.Eq{"id": id, "user_id": userID}))
+}
+
 // DeleteAPIKey deletes a user's own key; another's or none is store.ErrNotFound.
 func DeleteAPIKey(ctx context.Context, q store.Querier, userID, id uuid.UUID) error {
 	n, err := store.Exec(ctx, q, store.SQL.Delete("api_keys").Where(sq.Eq{"id": id, "user_id": userID}))

@@ -3,6 +3,7 @@ package accountdb
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -41,6 +42,16 @@ func UserByEmail(ctx context.Context, q store.Querier, email string) (User, erro
 // UserByID finds a user.
 func UserByID(ctx context.Context, q store.Querier, id uuid.UUID) (User, error) {
 	return store.Get[User](ctx, q, store.SQL.Select(userColumns()...).From("users").Where(sq.Eq{"id": id}))
+}
+
+// UserActive reports whether the user exists and is active (one primary-key
+// lookup, made on every request with an access token).
+func UserActive(ctx context.Context, q store.Querier, id uuid.UUID) (bool, error) {
+	active, err := store.Scalar[bool](ctx, q, store.SQL.Select("active").From("users").Where(sq.Eq{"id": id}))
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return active, err
 }
 
 // CountUsers counts every user (onboarding is needed while it is 0).

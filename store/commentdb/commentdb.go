@@ -110,6 +110,19 @@ func DeleteThread(ctx context.Context, q store.Querier, orgID, id uuid.UUID) ([]
 	return ids, store.Translate(rows.Err())
 }
 
+// OthersInThread counts the comments below id (its replies, at any depth)
+// written by someone other than authorID.
+func OthersInThread(ctx context.Context, q store.Querier, orgID, id, authorID uuid.UUID) (int64, error) {
+	var n int64
+	err := q.QueryRow(ctx, `WITH RECURSIVE thread AS (
+		    SELECT id, author_id FROM comments WHERE org_id = $1 AND parent_comment_id = $2
+		    UNION ALL
+		    SELECT c.id, c.author_id FROM comments c JOIN thread ON c.parent_comment_id = thread.id
+		)
+		SELECT count(*) FROM thread WHERE author_id <> $3`, orgID, id, authorID).Scan(&n)
+	return n, store.Translate(err)
+}
+
 // Lock is the row lock a read for change takes.
 type Lock string
 

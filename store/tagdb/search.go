@@ -33,14 +33,19 @@ func SearchPage(ctx context.Context, q store.Querier, s Search, p store.Page) (s
 	}
 	pv, pvArgs := projectVisible(s)
 	vis := sq.Or{
-		sq.Expr(`et.entity_type = 'user' AND EXISTS (SELECT 1 FROM memberships m
-			WHERE m.org_id = et.org_id AND m.user_id = et.entity_id)`),
-		sq.Expr(`et.entity_type = 'team' AND EXISTS (SELECT 1 FROM teams tm
-			WHERE tm.org_id = et.org_id AND tm.id = et.entity_id)`),
 		sq.Expr(`et.entity_type = 'project' AND EXISTS (SELECT 1 FROM projects p
 			WHERE p.id = et.entity_id AND p.org_id = et.org_id AND p.deleted_at IS NULL AND `+pv+`)`, pvArgs...),
 		sq.Expr(`et.entity_type = 'ticket' AND EXISTS (SELECT 1 FROM tickets t JOIN projects p ON p.id = t.project_id
 			WHERE t.id = et.entity_id AND t.org_id = et.org_id AND t.deleted_at IS NULL AND p.deleted_at IS NULL AND `+pv+`)`, pvArgs...),
+	}
+	// User and team tags are org-level: a key restricted to projects does not
+	// see them (it gets 403 reading them directly, too).
+	if s.OnlyProjects == nil {
+		vis = append(vis,
+			sq.Expr(`et.entity_type = 'user' AND EXISTS (SELECT 1 FROM memberships m
+			WHERE m.org_id = et.org_id AND m.user_id = et.entity_id)`),
+			sq.Expr(`et.entity_type = 'team' AND EXISTS (SELECT 1 FROM teams tm
+			WHERE tm.org_id = et.org_id AND tm.id = et.entity_id)`))
 	}
 	if teExists {
 		live := ""
