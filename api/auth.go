@@ -46,8 +46,10 @@ func authenticate(a Authenticator) fiber.Handler {
 // require authentication; Public routes do not. Keeping the rule in the
 // registration means a route cannot be exposed by forgetting a middleware.
 type Router struct {
-	group fiber.Router
-	auth  fiber.Handler
+	group  fiber.Router
+	prefix string
+	auth   fiber.Handler
+	large  bodyLimits
 }
 
 func (r Router) with(h []fiber.Handler) []fiber.Handler {
@@ -68,6 +70,14 @@ func (r Router) Patch(path string, h ...fiber.Handler) { r.group.Patch(path, r.w
 
 // Delete registers an authenticated DELETE route.
 func (r Router) Delete(path string, h ...fiber.Handler) { r.group.Delete(path, r.with(h)...) }
+
+// Upload registers an authenticated POST route whose body may be up to
+// limit bytes; it is read only after authentication, so an anonymous
+// client cannot make the server hold a large body.
+func (r Router) Upload(path string, limit int, h ...fiber.Handler) {
+	r.large[routeKey(fiber.MethodPost, r.prefix+path)] = limit
+	r.group.Post(path, r.with(append([]fiber.Handler{ReadBody(limit)}, h...))...)
+}
 
 // Public is the /api/v1 group without authentication, for the spec's public
 // and signature-verified endpoints.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/gofiber/fiber/v2"
@@ -30,7 +31,8 @@ func newValidator() *validator.Validate {
 
 // Bind reads the JSON body into dst and validates its struct tags. A body
 // that is not JSON is a 400; wrong types and failed rules are a 422 listing
-// each field. An empty body reads as {}.
+// each field. An empty body reads as {}. Invalid UTF-8 and NUL characters
+// (which PostgreSQL cannot store) are a 422.
 func Bind(c *fiber.Ctx, dst any) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 {
@@ -38,6 +40,12 @@ func Bind(c *fiber.Ctx, dst any) error {
 	}
 	if !json.Valid(body) {
 		return domain.BadRequest("malformed JSON body")
+	}
+	if !utf8.Valid(body) {
+		return domain.Invalid("body: must be valid UTF-8")
+	}
+	if domain.JSONHasNUL(body) {
+		return domain.Invalid("body: strings must not contain NUL characters (\\u0000)")
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var te *json.UnmarshalTypeError

@@ -94,10 +94,6 @@ func newServices(cfg Config, db *store.DB) services {
 	}
 }
 
-// importBodyLimit admits import documents of ~100,000 tickets with their
-// comments and time entries (about 100 MB of JSON).
-const importBodyLimit = 256 << 20
-
 // modules lists every feature's routes.
 func modules(cfg Config, s services) []api.Module {
 	return []api.Module{
@@ -130,7 +126,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
 	s := newServices(cfg, db)
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
-		Version: version, Profile: cfg.Profile, BodyLimit: importBodyLimit}, modules(cfg, s)...)
+		Version: version, Profile: cfg.Profile}, modules(cfg, s)...)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
