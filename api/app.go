@@ -23,6 +23,10 @@ type Deps struct {
 	// BodyLimit caps request bodies (bytes; default DefaultBodyLimit);
 	// routes registered with Router.Upload set their own.
 	BodyLimit int
+	// TrustedProxies are the addresses and CIDR ranges of the proxies in
+	// front of the service; only from them is X-Forwarded-For believed
+	// (see ClientIP). Empty: the peer address is the client.
+	TrustedProxies []string
 }
 
 // New builds the Fiber app: request id → recover → access log + metrics →
@@ -39,9 +43,13 @@ func New(d Deps, modules ...Module) *fiber.App {
 		// refuses them (or an Upload route reads them after authentication).
 		BodyLimit:         d.BodyLimit,
 		StreamRequestBody: true,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      5 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
+		// c.IP() believes X-Forwarded-For only from a trusted proxy.
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          d.TrustedProxies,
+		ProxyHeader:             proxyHeader(d.TrustedProxies),
+		ReadTimeout:             60 * time.Second,
+		WriteTimeout:            5 * time.Minute,
+		IdleTimeout:             2 * time.Minute,
 	})
 	large := bodyLimits{}
 	app.Use(requestID, recoverer(d.Log), observe(d.Log, d.Metrics), guardInput(d.BodyLimit, large))
@@ -51,4 +59,11 @@ func New(d Deps, modules ...Module) *fiber.App {
 		m.Routes(r)
 	}
 	return app
+}
+
+func proxyHeader(trusted []string) string {
+	if len(trusted) == 0 {
+		return ""
+	}
+	return fiber.HeaderXForwardedFor
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -25,6 +26,12 @@ func newValidator() *validator.Validate {
 			return ""
 		}
 		return name
+	})
+	// maxbytes=N bounds a string's length in bytes (max counts characters):
+	// passwords, whose hashing cost grows with their size.
+	_ = v.RegisterValidation("maxbytes", func(fl validator.FieldLevel) bool {
+		n, err := strconv.Atoi(fl.Param())
+		return err == nil && fl.Field().Kind() == reflect.String && len(fl.Field().String()) <= n
 	})
 	return v
 }
@@ -122,6 +129,8 @@ func describe(fe validator.FieldError) string {
 		return "must be at most " + fe.Param()
 	case "gt":
 		return "must be greater than " + fe.Param()
+	case "maxbytes":
+		return "must be at most " + fe.Param() + " bytes"
 	case "datetime":
 		return "must be a date in the form " + fe.Param()
 	}

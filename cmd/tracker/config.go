@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"tracker/api"
 )
 
 // Config is read once from the environment.
@@ -37,6 +39,7 @@ type Config struct {
 	S3Region            string
 	LoginPerIP          int
 	LoginPerEmail       int
+	TrustedProxies      []string
 	LogLevel            slog.Level
 }
 
@@ -94,6 +97,9 @@ func loadConfig() (Config, []string, error) {
 	if c.LoginPerEmail, err = envInt("SERVICE_LOGIN_LIMIT_PER_EMAIL", 10); err != nil {
 		return c, nil, err
 	}
+	if c.TrustedProxies, err = api.ParseProxies(env("SERVICE_TRUSTED_PROXIES", "")); err != nil {
+		return c, nil, fmt.Errorf("SERVICE_TRUSTED_PROXIES: %w", err)
+	}
 	if err := c.LogLevel.UnmarshalText([]byte(env("SERVICE_LOG_LEVEL", "info"))); err != nil {
 		return c, nil, fmt.Errorf("SERVICE_LOG_LEVEL: %w", err)
 	}
@@ -142,6 +148,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 		slog.String("s3_access_key", mask(c.S3AccessKey)), slog.String("s3_secret_key", mask(c.S3SecretKey)),
 		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),
+		slog.String("trusted_proxies", strings.Join(c.TrustedProxies, ",")),
 	)
 }
 

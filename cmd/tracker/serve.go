@@ -126,7 +126,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
 	s := newServices(cfg, db)
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
-		Version: version, Profile: cfg.Profile}, modules(cfg, s)...)
+		Version: version, Profile: cfg.Profile, TrustedProxies: cfg.TrustedProxies}, modules(cfg, s)...)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
