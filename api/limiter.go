@@ -41,7 +41,7 @@ func LoginLimiters(l LoginLimits) []fiber.Handler {
 	if l.PerEmail > 0 {
 		hs = append(hs, limiter.New(limiter.Config{
 			Max: l.PerEmail, Expiration: l.Window, LimitReached: reached,
-			Next:         func(c *fiber.Ctx) bool { return emailOf(c) == "" },
+			Next: func(c *fiber.Ctx) bool { return emailOf(c) == "" },
 			// By client and email: a third party failing on a victim's
 			// email exhausts only its own bucket, never the victim's.
 			KeyGenerator: func(c *fiber.Ctx) string { return "email:" + ClientIP(c) + "|" + emailOf(c) },
