@@ -70,6 +70,9 @@ func Bind(c *fiber.Ctx, dst any) error {
 		// A value its type refuses (a malformed UUID or timestamp).
 		return domain.Invalid("body: " + err.Error())
 	}
+	if err := checkLengths(dst); err != nil {
+		return err
+	}
 	return Validate(dst)
 }
 
