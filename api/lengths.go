@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"tracker/domain"
@@ -13,7 +14,9 @@ import (
 // at most domain.MaxFreeText characters (comment bodies, descriptions,
 // goals), and at most domain.MaxName for a field called name or …_name
 // (the spec's 1-255 for names; label, sprint and workflow names where it
-// gives only a minimum). Features apply tighter limits of their own.
+// gives only a minimum). Money (…_cents) is bounded by ±domain.MaxCents and
+// dates and times lie in years 1900-9999. Features apply tighter limits of
+// their own.
 func checkLengths(v any) error {
 	var p domain.Problems
 	walkStrings(reflect.ValueOf(v), "", &p)
@@ -29,7 +32,16 @@ func walkStrings(v reflect.Value, path string, p *domain.Problems) {
 		if !v.IsNil() {
 			walkStrings(v.Elem(), path, p)
 		}
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		if strings.HasSuffix(lastName(path), "_cents") && (v.Int() > domain.MaxCents || v.Int() < -domain.MaxCents) {
+			p.Add(path, "must be between -10^15 and 10^15")
+		}
 	case reflect.String:
+		if name := lastName(path); name == "date" || strings.HasSuffix(name, "_date") {
+			if d, err := time.Parse(time.DateOnly, v.String()); err == nil && (d.Year() < domain.MinYear || d.Year() > domain.MaxYear) {
+				p.Add(path, "must be a date between years 1900 and 9999")
+			}
+		}
 		limit := domain.MaxFreeText
 		if name := lastName(path); name == "name" || strings.HasSuffix(name, "_name") {
 			limit = domain.MaxName
@@ -38,6 +50,12 @@ func walkStrings(v reflect.Value, path string, p *domain.Problems) {
 			p.Add(path, "must be at most "+strconv.Itoa(limit)+" characters")
 		}
 	case reflect.Struct:
+		if tm, ok := v.Interface().(time.Time); ok {
+			if !tm.IsZero() && (tm.Year() < domain.MinYear || tm.Year() > domain.MaxYear) {
+				p.Add(path, "must be a time between years 1900 and 9999")
+			}
+			return
+		}
 		t := v.Type()
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)

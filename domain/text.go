@@ -37,3 +37,13 @@ func JSONHasNUL(b []byte) bool {
 	}
 	return false
 }
+
+// MaxCents bounds every money input (10^15 cents): sums and products of
+// such amounts stay far from int64 overflow.
+const MaxCents = 1_000_000_000_000_000
+
+// MinYear and MaxYear bound every date and time input.
+const (
+	MinYear = 1900
+	MaxYear = 9999
+)
