@@ -9,7 +9,7 @@ GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data
 
 export BENCH_URL
 
-.PHONY: help build temporal run test lint bench clean distclean
+.PHONY: help build temporal run test lint bench fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -28,6 +28,7 @@ run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, tracker dev
 
 test: temporal ## the whole suite against real PostgreSQL and the Temporal dev server
 	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" bash deploy/dev/test.sh
+	@FUZZTIME=2s bash deploy/dev/fuzz.sh
 
 lint: ## gofmt (fails on any unformatted file) and go vet
 	@unformatted="$$($(GOFILES_CMD) | xargs -0 -r gofmt -l)"; \
@@ -38,6 +39,11 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 	$(GO) run ./cmd/bench
 	$(GO) run ./cmd/benchreport
 	$(GO) run ./cmd/benchexport
+	$(GO) test -run '^$$' -bench DecodeLargeImport -benchtime 3x ./domain/importer/
+
+FUZZTIME ?= 60s
+fuzz: ## every fuzz target for FUZZTIME each (default 60s; make test runs each for 2s)
+	@FUZZTIME=$(FUZZTIME) bash deploy/dev/fuzz.sh
 
 clean: ## remove bin/tracker and .data (stops the private PostgreSQL first); keeps bin/temporal
 	-@bash deploy/dev/temporal.sh stop
