@@ -12,7 +12,7 @@ GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data
 
 export BENCH_URL
 
-.PHONY: help build temporal minio run test lint bench clean distclean
+.PHONY: help build temporal minio run test lint bench fuzz clean distclean
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -37,6 +37,7 @@ run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, tracker dev
 
 test: temporal minio ## the whole suite against real PostgreSQL, the Temporal dev server and MinIO
 	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" TRACKER_MINIO_BIN="$(CURDIR)/bin/minio" bash deploy/dev/test.sh
+	@FUZZTIME=2s bash deploy/dev/fuzz.sh
 
 lint: ## gofmt (fails on any unformatted file) and go vet
 	@unformatted="$$($(GOFILES_CMD) | xargs -0 -r gofmt -l)"; \
@@ -48,6 +49,11 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 	$(GO) run ./cmd/benchreport
 	$(GO) run ./cmd/benchexport
 	$(GO) run ./cmd/benchrelay
+	$(GO) test -run '^$$' -bench DecodeLargeImport -benchtime 3x ./domain/importer/
+
+FUZZTIME ?= 60s
+fuzz: ## every fuzz target for FUZZTIME each (default 60s; make test runs each for 2s)
+	@FUZZTIME=$(FUZZTIME) bash deploy/dev/fuzz.sh
 
 clean: ## remove bin/tracker and .data (stops the private PostgreSQL first); keeps bin/temporal and bin/minio
 	-@bash deploy/dev/temporal.sh stop

@@ -20,30 +20,50 @@ type Deps struct {
 	Health  HealthChecker
 	Version string
 	Profile string
-	// BodyLimit caps request bodies (bytes); imports need a large one.
+	// BodyLimit caps request bodies (bytes; default DefaultBodyLimit);
+	// routes registered with Router.Upload set their own.
 	BodyLimit int
+	// TrustedProxies are the addresses and CIDR ranges of the proxies in
+	// front of the service; only from them is X-Forwarded-For believed
+	// (see ClientIP). Empty: the peer address is the client.
+	TrustedProxies []string
 }
 
-// New builds the Fiber app: request id → recover → access log + metrics,
-// the system routes, then every module under /api/v1.
+// New builds the Fiber app: request id → recover → access log + metrics →
+// input guard (text of path and query, body size), the system routes, then every module under /api/v1.
 func New(d Deps, modules ...Module) *fiber.App {
 	if d.BodyLimit == 0 {
-		d.BodyLimit = 64 << 20
+		d.BodyLimit = DefaultBodyLimit
 	}
 	app := fiber.New(fiber.Config{
 		AppName:               ServiceName,
 		DisableStartupMessage: true,
 		ErrorHandler:          ErrorHandler(d.Log),
-		BodyLimit:             d.BodyLimit,
-		ReadTimeout:           60 * time.Second,
-		WriteTimeout:          5 * time.Minute,
-		IdleTimeout:           2 * time.Minute,
+		// Bodies over BodyLimit are streamed, not buffered: guardInput
+		// refuses them (or an Upload route reads them after authentication).
+		BodyLimit:         d.BodyLimit,
+		StreamRequestBody: true,
+		// c.IP() believes X-Forwarded-For only from a trusted proxy.
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          d.TrustedProxies,
+		ProxyHeader:             proxyHeader(d.TrustedProxies),
+		ReadTimeout:             60 * time.Second,
+		WriteTimeout:            5 * time.Minute,
+		IdleTimeout:             2 * time.Minute,
 	})
-	app.Use(requestID, recoverer(d.Log), observe(d.Log, d.Metrics))
+	large := bodyLimits{}
+	app.Use(requestID, recoverer(d.Log), observe(d.Log, d.Metrics), guardInput(d.BodyLimit, large))
 	systemRoutes(app, d)
-	r := Router{group: app.Group("/api/v1"), root: app, auth: authenticate(d.Auth)}
+	r := Router{group: app.Group("/api/v1"), root: app, prefix: "/api/v1", auth: authenticate(d.Auth), large: large}
 	for _, m := range modules {
 		m.Routes(r)
 	}
 	return app
+}
+
+func proxyHeader(trusted []string) string {
+	if len(trusted) == 0 {
+		return ""
+	}
+	return fiber.HeaderXForwardedFor
 }

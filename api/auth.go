@@ -46,9 +46,11 @@ func authenticate(a Authenticator) fiber.Handler {
 // require authentication; Public routes do not. Keeping the rule in the
 // registration means a route cannot be exposed by forgetting a middleware.
 type Router struct {
-	group fiber.Router
-	root  fiber.Router
-	auth  fiber.Handler
+	group  fiber.Router
+	root   fiber.Router
+	prefix string
+	auth   fiber.Handler
+	large  bodyLimits
 }
 
 func (r Router) with(h []fiber.Handler) []fiber.Handler {
@@ -70,6 +72,14 @@ func (r Router) Patch(path string, h ...fiber.Handler) { r.group.Patch(path, r.w
 // Delete registers an authenticated DELETE route.
 func (r Router) Delete(path string, h ...fiber.Handler) { r.group.Delete(path, r.with(h)...) }
 
+// Upload registers an authenticated POST route whose body may be up to
+// limit bytes; it is read only after authentication, so an anonymous
+// client cannot make the server hold a large body.
+func (r Router) Upload(path string, limit int, h ...fiber.Handler) {
+	r.large[routeKey(fiber.MethodPost, r.prefix+path)] = limit
+	r.group.Post(path, r.with(append([]fiber.Handler{ReadBody(limit)}, h...))...)
+}
+
 // Public is the /api/v1 group without authentication, for the spec's public
 // and signature-verified endpoints.
 func (r Router) Public() fiber.Router { return r.group }
@@ -78,3 +88,12 @@ func (r Router) Public() fiber.Router { return r.group }
 // /api/v1 that verify their own signatures (the local object store's
 // presigned URLs under /storage/).
 func (r Router) Root() fiber.Router { return r.root }
+
+// RootUpload registers h for method on every path under prefix outside
+// /api/v1, taking bodies of up to limit bytes instead of the default (the
+// local object store's presigned uploads). The handler verifies its own
+// signature; the body is read, bounded, before it runs.
+func (r Router) RootUpload(method, prefix string, limit int, h fiber.Handler) {
+	r.large[prefixKey(method, prefix)] = limit
+	r.root.Add(method, prefix+"*", h)
+}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/gofiber/fiber/v2"
@@ -25,12 +27,19 @@ func newValidator() *validator.Validate {
 		}
 		return name
 	})
+	// maxbytes=N bounds a string's length in bytes (max counts characters):
+	// passwords, whose hashing cost grows with their size.
+	_ = v.RegisterValidation("maxbytes", func(fl validator.FieldLevel) bool {
+		n, err := strconv.Atoi(fl.Param())
+		return err == nil && fl.Field().Kind() == reflect.String && len(fl.Field().String()) <= n
+	})
 	return v
 }
 
 // Bind reads the JSON body into dst and validates its struct tags. A body
 // that is not JSON is a 400; wrong types and failed rules are a 422 listing
-// each field. An empty body reads as {}.
+// each field. An empty body reads as {}. Invalid UTF-8 and NUL characters
+// (which PostgreSQL cannot store) are a 422.
 func Bind(c *fiber.Ctx, dst any) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 {
@@ -38,6 +47,12 @@ func Bind(c *fiber.Ctx, dst any) error {
 	}
 	if !json.Valid(body) {
 		return domain.BadRequest("malformed JSON body")
+	}
+	if !utf8.Valid(body) {
+		return domain.Invalid("body: must be valid UTF-8")
+	}
+	if domain.JSONHasNUL(body) {
+		return domain.Invalid("body: strings must not contain NUL characters (\\u0000)")
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var te *json.UnmarshalTypeError
@@ -54,6 +69,9 @@ func Bind(c *fiber.Ctx, dst any) error {
 		}
 		// A value its type refuses (a malformed UUID or timestamp).
 		return domain.Invalid("body: " + err.Error())
+	}
+	if err := checkLengths(dst); err != nil {
+		return err
 	}
 	return Validate(dst)
 }
@@ -114,6 +132,8 @@ func describe(fe validator.FieldError) string {
 		return "must be at most " + fe.Param()
 	case "gt":
 		return "must be greater than " + fe.Param()
+	case "maxbytes":
+		return "must be at most " + fe.Param() + " bytes"
 	case "datetime":
 		return "must be a date in the form " + fe.Param()
 	}

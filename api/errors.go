@@ -37,6 +37,7 @@ var kindStatus = map[domain.Kind]struct {
 	domain.KindRateLimited:  {fiber.StatusTooManyRequests, "RATE_LIMITED"},
 	domain.KindUnavailable:  {fiber.StatusServiceUnavailable, "SERVICE_UNAVAILABLE"},
 	domain.KindInternal:     {fiber.StatusInternalServerError, "INTERNAL"},
+	domain.KindTooLarge:     {fiber.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
 }
 
 // ErrorHandler is the one place that writes error bodies: it maps the
@@ -73,7 +74,7 @@ func fromFiber(err error) *domain.Error {
 	case fe.Code == fiber.StatusMethodNotAllowed:
 		return &domain.Error{Kind: domain.KindNotFound, Message: "route not found"}
 	case fe.Code == fiber.StatusRequestEntityTooLarge:
-		return &domain.Error{Kind: domain.KindBadRequest, Message: "request body too large"}
+		return &domain.Error{Kind: domain.KindTooLarge, Message: "request body too large"}
 	case fe.Code == fiber.StatusTooManyRequests:
 		return &domain.Error{Kind: domain.KindRateLimited, Message: "too many requests; retry later"}
 	case fe.Code >= 400 && fe.Code < 500:

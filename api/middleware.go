@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -61,13 +62,17 @@ func observe(log *slog.Logger, m *Metrics) fiber.Handler {
 			}
 		}
 		status := c.Response().StatusCode()
-		route := c.Route().Path
+		// Copies: c.Method() and the route are views into fasthttp's
+		// buffers, which the next request on the worker overwrites; the
+		// metric keeps its labels for good.
+		method := strings.Clone(c.Method())
+		route := strings.Clone(c.Route().Path)
 		if status == fiber.StatusNotFound && route == "/" {
 			route = "unmatched"
 		}
 		elapsed := time.Since(start)
-		m.observe(c.Method(), route, status, elapsed)
-		log.Info("request", "request_id", RequestID(c), "method", c.Method(), "route", route,
+		m.observe(method, route, status, elapsed)
+		log.Info("request", "request_id", RequestID(c), "method", method, "route", route,
 			"status", status, "duration_ms", float64(elapsed.Microseconds())/1000)
 		return nil
 	}

@@ -92,7 +92,7 @@ func EncodeCursor(id uuid.UUID) string { return base64.RawURLEncoding.EncodeToSt
 
 // DecodeCursor reads a cursor made by EncodeCursor.
 func DecodeCursor(s string) (uuid.UUID, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(s)
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s) // one spelling per id
 	if err != nil || len(b) != 16 {
 		return uuid.Nil, false
 	}

@@ -27,6 +27,8 @@ const (
 	KindBadRequest
 	KindRateLimited
 	KindUnavailable
+	// KindTooLarge is a request body over its route's limit.
+	KindTooLarge
 )
 
 // Error is the only error type the domain returns to callers on purpose.
@@ -78,6 +80,9 @@ func Unauthorized(msg string) error { return &Error{Kind: KindUnauthorized, Mess
 // BadRequest is a request that cannot be read at all (malformed JSON).
 func BadRequest(msg string) error { return &Error{Kind: KindBadRequest, Message: msg} }
 
+// TooLarge is a request body over its route's limit (413).
+func TooLarge(msg string) error { return &Error{Kind: KindTooLarge, Message: msg} }
+
 // Unavailable is a feature that is not configured on this server.
 func Unavailable(msg string) error { return &Error{Kind: KindUnavailable, Message: msg} }
 
@@ -117,6 +122,8 @@ func AsError(err error) *Error {
 		return &Error{Kind: KindConflict, Message: "resource already exists", Details: []string{}}
 	case errors.Is(err, store.ErrInvalidRef):
 		return &Error{Kind: KindValidation, Message: "a referenced resource does not exist", Details: []string{}}
+	case store.IsInvalidInput(err):
+		return &Error{Kind: KindValidation, Message: "a value is out of range or contains characters that cannot be stored", Details: []string{}}
 	}
 	return &Error{Kind: KindInternal, Message: "internal server error"}
 }

@@ -14,7 +14,27 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrInvalidRef is a foreign key that points at nothing.
 	ErrInvalidRef = errors.New("invalid reference")
+	// ErrInvalidInput is a value PostgreSQL refuses to store or compare (a
+	// NUL byte, invalid UTF-8, a string too long for its column, a number
+	// out of range, an impossible date): the caller's input, never a 5xx.
+	ErrInvalidInput = errors.New("invalid input value")
 )
+
+// dataExceptions are the SQLSTATEs of values the database cannot take:
+// 22021 character_not_in_repertoire (NUL, invalid UTF-8), 22P05
+// untranslatable_character, 22001 string_data_right_truncation, 22003
+// numeric_value_out_of_range, 22008 datetime_field_overflow.
+var dataExceptions = map[string]bool{"22021": true, "22P05": true, "22001": true, "22003": true, "22008": true}
+
+// IsInvalidInput reports whether err is ErrInvalidInput or a driver error
+// with one of the data-exception SQLSTATEs (for SQL run without Translate).
+func IsInvalidInput(err error) bool {
+	if errors.Is(err, ErrInvalidInput) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && dataExceptions[pgErr.Code]
+}
 
 // ConstraintError carries the constraint behind ErrConflict or ErrInvalidRef,
 // so the domain can name the field in its message.
@@ -46,6 +66,8 @@ func translate(err error) error {
 			return &ConstraintError{Kind: ErrConflict, Constraint: pgErr.ConstraintName, Err: err}
 		case "23503":
 			return &ConstraintError{Kind: ErrInvalidRef, Constraint: pgErr.ConstraintName, Err: err}
+		case "22021", "22P05", "22001", "22003", "22008":
+			return fmt.Errorf("%w: %s", ErrInvalidInput, pgErr.Message)
 		case "22P02":
 			// invalid text representation (e.g. a malformed uuid in a filter)
 			return ErrNotFound

@@ -3,6 +3,7 @@
 package accounts
 
 import (
+	"slices"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -21,13 +22,16 @@ type Handlers struct {
 // Routes registers the account routes.
 func (h Handlers) Routes(r api.Router) {
 	pub := r.Public()
-	guard := api.LoginLimiters(h.Limits)
-	pub.Post("/auth/register", append(guard, h.register)...)
-	pub.Post("/auth/login", append(guard, h.login)...)
-	pub.Post("/auth/refresh", h.refresh)
-	pub.Post("/auth/logout", h.logout)
+	// The brute-force guard covers every public route that takes a
+	// credential or hashes a password.
+	limits := api.LoginLimiters(h.Limits)
+	guard := func(h fiber.Handler) []fiber.Handler { return append(slices.Clip(limits), h) }
+	pub.Post("/auth/register", guard(h.register)...)
+	pub.Post("/auth/login", guard(h.login)...)
+	pub.Post("/auth/refresh", guard(h.refresh)...)
+	pub.Post("/auth/logout", guard(h.logout)...)
 	pub.Get("/onboard", h.onboardStatus)
-	pub.Post("/onboard", h.onboard)
+	pub.Post("/onboard", guard(h.onboard)...)
 	r.Get("/auth/me", h.me)
 	r.Post("/api-keys", h.createKey)
 	r.Get("/api-keys", h.listKeys)
@@ -36,7 +40,7 @@ func (h Handlers) Routes(r api.Router) {
 
 type registerReq struct {
 	Email       string `json:"email" validate:"required,email"`
-	Password    string `json:"password" validate:"required,min=8"`
+	Password    string `json:"password" validate:"required,min=8,maxbytes=1024"`
 	DisplayName string `json:"display_name" validate:"required,min=1,max=255"`
 	InviteCode  string `json:"invite_code"`
 }
@@ -55,8 +59,8 @@ func (h Handlers) register(c *fiber.Ctx) error {
 }
 
 type loginReq struct {
-	Email    string `json:"email" validate:"required"`
-	Password string `json:"password" validate:"required"`
+	Email    string `json:"email" validate:"required,max=320"`
+	Password string `json:"password" validate:"required,maxbytes=1024"`
 }
 
 func (h Handlers) login(c *fiber.Ctx) error {
@@ -72,7 +76,7 @@ func (h Handlers) login(c *fiber.Ctx) error {
 }
 
 type refreshReq struct {
-	RefreshToken string `json:"refresh_token" validate:"required"`
+	RefreshToken string `json:"refresh_token" validate:"required,max=256"`
 }
 
 func (h Handlers) refresh(c *fiber.Ctx) error {
@@ -156,7 +160,7 @@ func (h Handlers) onboardStatus(c *fiber.Ctx) error {
 
 type onboardReq struct {
 	Email    string `json:"email" validate:"required,email"`
-	Password string `json:"password" validate:"required,min=8"`
+	Password string `json:"password" validate:"required,min=8,maxbytes=1024"`
 	OrgName  string `json:"org_name" validate:"required,min=1,max=255"`
 	OrgSlug  string `json:"org_slug" validate:"required,min=1,max=100"`
 }

@@ -51,6 +51,8 @@ type Options struct {
 	// DB reuses a database (several apps on one database); default a fresh one.
 	DB    *store.DB
 	DBURL string
+	// TrustedProxies are passed to api.Deps (app.Test's peer is 0.0.0.0).
+	TrustedProxies []string
 }
 
 // Secret is the JWT secret of test apps.
@@ -76,7 +78,7 @@ func New(t testing.TB, o Options) *Env {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e.App = api.New(api.Deps{Log: log, Metrics: e.Metrics, Auth: e.Accounts, Health: domain.System{DB: e.DB},
-		Version: "test", Profile: "development"}, mods...)
+		Version: "test", Profile: "development", TrustedProxies: o.TrustedProxies}, mods...)
 	return e
 }
 

@@ -20,6 +20,9 @@ type Handlers struct {
 	Attachments *attachment.Service
 	// Storage serves the local store's presigned URLs; nil with S3.
 	Storage http.Handler
+	// UploadLimit bounds a body the local store receives (the largest
+	// attachment); unused with S3.
+	UploadLimit int
 }
 
 // Routes registers the attachment routes.
@@ -31,9 +34,10 @@ func (h Handlers) Routes(r api.Router) {
 	r.Delete("/attachments/:id", api.DeleteByID("attachment", h.Attachments.Delete))
 	if h.Storage != nil {
 		storage := adaptor.HTTPHandler(h.Storage)
-		for _, m := range []string{fiber.MethodGet, fiber.MethodHead, fiber.MethodPut} {
+		for _, m := range []string{fiber.MethodGet, fiber.MethodHead} {
 			r.Root().Add(m, objectstore.StoragePrefix+"*", storage)
 		}
+		r.RootUpload(fiber.MethodPut, objectstore.StoragePrefix, h.UploadLimit, storage)
 	}
 }
 

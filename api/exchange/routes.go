@@ -17,12 +17,23 @@ type Handlers struct {
 	Imports *importer.Service
 	Log     *slog.Logger // errors of a stream already under way (default slog.Default)
 	TempDir string       // where sqlite exports are written (default os.TempDir)
+	// ImportLimit caps an import document's bytes (default
+	// DefaultImportLimit); every other route takes api.DefaultBodyLimit.
+	ImportLimit int
 }
+
+// DefaultImportLimit admits import documents of ~100,000 tickets with
+// their comments and time entries (about 100 MB of JSON).
+const DefaultImportLimit = 256 << 20
 
 // Routes registers the three routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/export", h.export)
-	r.Post("/import", h.importDocument)
+	limit := h.ImportLimit
+	if limit == 0 {
+		limit = DefaultImportLimit
+	}
+	r.Upload("/import", limit, h.importDocument)
 	r.Get("/imports/:id", h.getImport)
 }
 

@@ -22,6 +22,10 @@ import (
 // AttachmentConfig is where attachment bytes live. With SERVICE_S3_BUCKET
 // set they go to that S3-compatible bucket; otherwise to the embedded local
 // store, which production refuses unless explicitly allowed.
+// localUploadLimit bounds an upload the local store receives: the API reads
+// it into memory (bounded by the signed content length) before storing it.
+const localUploadLimit = 256 << 20
+
 type AttachmentConfig struct {
 	MaxBytes       int64  // SERVICE_ATTACHMENT_MAX_BYTES (100 MiB)
 	S3PublicURL    string // SERVICE_S3_PUBLIC_ENDPOINT: the S3 host clients reach, when it differs
@@ -45,8 +49,8 @@ func loadAttachmentConfig(profile, s3Endpoint, s3Bucket string) (AttachmentConfi
 			return a, errors.New("SERVICE_ATTACHMENT_MAX_BYTES: must be a positive integer (bytes)")
 		}
 	}
-	if a.MaxBytes > importBodyLimit && s3Bucket == "" {
-		return a, fmt.Errorf("SERVICE_ATTACHMENT_MAX_BYTES: the local store takes uploads through the API, at most %d bytes", importBodyLimit)
+	if a.MaxBytes > localUploadLimit && s3Bucket == "" {
+		return a, fmt.Errorf("SERVICE_ATTACHMENT_MAX_BYTES: the local store takes uploads through the API, at most %d bytes", localUploadLimit)
 	}
 	if a.S3PathStyle, err = strconv.ParseBool(env("SERVICE_S3_PATH_STYLE", strconv.FormatBool(s3Endpoint != ""))); err != nil {
 		return a, errors.New("SERVICE_S3_PATH_STYLE: must be true or false")

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"tracker/internal/secretbox"
+	"tracker/api"
 )
 
 // Config is read once from the environment.
@@ -40,6 +41,7 @@ type Config struct {
 	Attachments         AttachmentConfig
 	LoginPerIP          int
 	LoginPerEmail       int
+	TrustedProxies      []string
 	LogLevel            slog.Level
 	// SecretsKey seals stored third-party secrets (SERVICE_SECRETS_KEY).
 	SecretsKey []byte
@@ -102,6 +104,9 @@ func loadConfig() (Config, []string, error) {
 	if c.Attachments, err = loadAttachmentConfig(c.Profile, c.S3Endpoint, c.S3Bucket); err != nil {
 		return c, nil, err
 	}
+	if c.TrustedProxies, err = api.ParseProxies(env("SERVICE_TRUSTED_PROXIES", "")); err != nil {
+		return c, nil, fmt.Errorf("SERVICE_TRUSTED_PROXIES: %w", err)
+	}
 	if err := c.LogLevel.UnmarshalText([]byte(env("SERVICE_LOG_LEVEL", "info"))); err != nil {
 		return c, nil, fmt.Errorf("SERVICE_LOG_LEVEL: %w", err)
 	}
@@ -162,6 +167,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("attachments", c.Attachments),
 		slog.String("secrets_key", mask(string(c.SecretsKey))),
 		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),
+		slog.String("trusted_proxies", strings.Join(c.TrustedProxies, ",")),
 	)
 }
 

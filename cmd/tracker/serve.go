@@ -137,10 +137,6 @@ func newServices(cfg Config, db *store.DB) services {
 	return s
 }
 
-// importBodyLimit admits import documents of ~100,000 tickets with their
-// comments and time entries (about 100 MB of JSON).
-const importBodyLimit = 256 << 20
-
 // modules lists every feature's routes.
 func modules(cfg Config, s services) []api.Module {
 	return []api.Module{
@@ -158,7 +154,7 @@ func modules(cfg Config, s services) []api.Module {
 		laborrates.Handlers{Rates: s.Rates},
 		reports.Handlers{Reports: s.Capex},
 		exchange.Handlers{Export: s.Export, Imports: s.Imports},
-		attachments.Handlers{Attachments: s.Attachments, Storage: s.Storage},
+		attachments.Handlers{Attachments: s.Attachments, Storage: s.Storage, UploadLimit: int(cfg.Attachments.MaxBytes)},
 		teams.Handlers{Teams: s.Teams},
 		sso.Handlers{SSO: s.SSO},
 		codehostapi.Handlers{Codehost: s.Codehost},
@@ -182,7 +178,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 		log.Info("code-host webhook: SERVICE_CODEHOST_WEBHOOK_SECRET is not set; the service-wide URL refuses every delivery (per-org connections still work)")
 	}
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
-		Version: version, Profile: cfg.Profile, BodyLimit: importBodyLimit}, modules(cfg, s)...)
+		Version: version, Profile: cfg.Profile, TrustedProxies: cfg.TrustedProxies}, modules(cfg, s)...)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

@@ -39,6 +39,8 @@ type Onboarded struct {
 // onboardLock serializes concurrent first-run requests.
 const onboardLock = 4_411_009_552
 
+var errOnboarded = domain.Conflict("onboarding has already been done", "organizations: exist")
+
 // Onboard sets up a fresh server; once any org exists it is a 409.
 func (s *Service) Onboard(ctx context.Context, in OnboardInput) (Onboarded, error) {
 	var p domain.Problems
@@ -54,6 +56,13 @@ func (s *Service) Onboard(ctx context.Context, in OnboardInput) (Onboarded, erro
 	if err := org.ValidateNameSlug(in.OrgName, in.OrgSlug, "org_name", "org_slug"); err != nil {
 		return Onboarded{}, err
 	}
+	// Hashing costs 19 MiB and tens of milliseconds: refuse a request that
+	// must fail anyway before paying for it (checked again under the lock).
+	if n, err := orgdb.CountOrgs(ctx, s.DB.Q()); err != nil {
+		return Onboarded{}, err
+	} else if n > 0 {
+		return Onboarded{}, errOnboarded
+	}
 	hash, err := HashPassword(in.Password)
 	if err != nil {
 		return Onboarded{}, err
@@ -68,7 +77,7 @@ func (s *Service) Onboard(ctx context.Context, in OnboardInput) (Onboarded, erro
 			return err
 		}
 		if n > 0 {
-			return domain.Conflict("onboarding has already been done", "organizations: exist")
+			return errOnboarded
 		}
 		now := time.Now().UTC()
 		name := strings.SplitN(in.Email, "@", 2)[0]

@@ -29,7 +29,8 @@ type CSVExtras struct {
 
 // WriteCSV renders one row per (project, employee, activity type), ordered
 // by project key, employee and activity type, with RFC 4180 quoting and CRLF
-// line ends. Hours, LoadedRate and Amount have two decimals (currency units
+// line ends; cells that a spreadsheet would read as a formula are escaped
+// (SafeCell). Hours, LoadedRate and Amount have two decimals (currency units
 // for money); LoadedRate is the minutes-weighted mean rate of the row's
 // entries (an entry without a rate counts as 0; empty when none had one), so
 // that Amount ≈ Hours × LoadedRate even across a mid-month change; budget columns
@@ -49,13 +50,13 @@ func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) 
 	}
 	for _, l := range rows {
 		b := budgetOf(l, x.Spent)
-		if err := w.Write([]string{
+		if err := w.Write(SafeRow([]string{
 			period.String(), l.ProjectName, l.ProjectKey, l.DisplayName, x.Departments[l.UserID],
 			deref(l.CostCenterID), HoursOf(l.Minutes).String(), l.ActivityType, deref(l.DevelopmentPhase),
 			Classify(l.CapitalizationType, l.DevelopmentPhase), loadedRate(l), CentsAsDecimal(l.AmountCents).String(),
 			deref(l.TeamName), tagsCell(x.ProjectTags[l.ProjectID]), intCell(b.BudgetCents), intCell(b.SpentCents),
 			decCell(b.BudgetUtilizationPct),
-		}); err != nil {
+		})); err != nil {
 			return nil, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"tracker/domain"
 	"tracker/domain/export"
@@ -44,13 +45,23 @@ type decoded struct {
 }
 
 // decode reads a document: a body that is not JSON is a 400; a version
-// other than 1 is a *VersionError, whatever else is wrong.
+// other than 1 is a *VersionError, whatever else is wrong. The body is
+// decoded once, into the document's types; only when some value has the
+// wrong type is it read again, as a stream of tokens that never builds the
+// generic form of the document (a large import would take ten times its
+// size in memory as map[string]any).
 func decode(body []byte) (decoded, error) {
 	var d decoded
 	err := json.Unmarshal(body, &d.doc)
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) || (err != nil && len(bytes.TrimSpace(body)) == 0) {
 		return d, domain.BadRequest("malformed JSON body")
+	}
+	if !utf8.Valid(body) {
+		return d, domain.Invalid("body: must be valid UTF-8")
+	}
+	if domain.JSONHasNUL(body) {
+		return d, domain.Invalid("body: strings must not contain NUL characters (\\u0000)")
 	}
 	if err == nil {
 		d.complete = true
@@ -61,28 +72,24 @@ func decode(body []byte) (decoded, error) {
 	}
 	var ute *json.UnmarshalTypeError
 	d.complete = errors.As(err, &ute)
-	// Some value has the wrong type: walk the generic form of the body to
-	// name every such path, not only the first one.
-	var raw any
+	// Some value has the wrong type: walk the tokens of the body to name
+	// every such path, not only the first one.
+	d.typePaths = map[string]bool{}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
-		return d, domain.BadRequest("malformed JSON body")
+	tc := typeChecker{out: &d, dec: dec}
+	if err := tc.document(); err != nil {
+		return d, err
 	}
-	if m, ok := raw.(map[string]any); ok {
-		if n, ok := m["version"].(json.Number); ok && n.String() != fmt.Sprint(export.Version) {
-			return d, &VersionError{Received: n.String()}
-		}
-	}
-	d.typePaths = map[string]bool{}
-	tc := typeChecker{out: &d}
-	tc.check(reflect.TypeOf(d.doc), raw, "")
 	return d, nil
 }
 
 var timeType = reflect.TypeOf(time.Time{})
 
-type typeChecker struct{ out *decoded }
+type typeChecker struct {
+	out *decoded
+	dec *json.Decoder
+}
 
 func (tc typeChecker) add(path, problem string) {
 	if path == "" {
@@ -92,53 +99,155 @@ func (tc typeChecker) add(path, problem string) {
 	tc.out.typeProblems = append(tc.out.typeProblems, path+": "+problem)
 }
 
-// check compares a generic JSON value with the Go type it decodes into.
-// null is accepted everywhere here: the rules report required values.
-func (tc typeChecker) check(t reflect.Type, v any, path string) {
-	if v == nil {
-		return
+// document checks the top level: an object whose version, when a number
+// other than the supported one, wins over every other problem.
+func (tc typeChecker) document() error {
+	var version error
+	err := tc.value(reflect.TypeOf(tc.out.doc), "", func(key string, tok json.Token) {
+		if n, ok := tok.(json.Number); ok && key == "version" && n.String() != fmt.Sprint(export.Version) {
+			version = &VersionError{Received: n.String()}
+		}
+	})
+	if err != nil {
+		return domain.BadRequest("malformed JSON body")
+	}
+	return version
+}
+
+// value reads the next JSON value from the stream and compares it with
+// the Go type it decodes into. null is accepted everywhere here: the rules
+// report required values. top, when set, sees each top-level key's first
+// token.
+func (tc typeChecker) value(t reflect.Type, path string, top func(string, json.Token)) error {
+	tok, err := tc.dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil
 	}
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	switch {
 	case t == timeType:
-		s, ok := v.(string)
+		s, ok := tok.(string)
 		if _, err := time.Parse(time.RFC3339Nano, s); !ok || err != nil {
 			tc.add(path, "must be an RFC 3339 timestamp")
 		}
 	case t.Kind() == reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
+		if tok != json.Delim('{') {
 			tc.add(path, "must be an object")
-			return
+			return tc.skip(tok)
 		}
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name := strings.Split(f.Tag.Get("json"), ",")[0]
-			if fv, ok := m[name]; ok && name != "" && name != "-" {
-				tc.check(f.Type, fv, join(path, name))
+		return tc.object(t, path, top)
+	case t.Kind() == reflect.Slice:
+		if tok != json.Delim('[') {
+			tc.add(path, "must be an array")
+			return tc.skip(tok)
+		}
+		for i := 0; tc.dec.More(); i++ {
+			if err := tc.value(t.Elem(), fmt.Sprintf("%s[%d]", path, i), nil); err != nil {
+				return err
 			}
 		}
-	case t.Kind() == reflect.Slice:
-		arr, ok := v.([]any)
-		if !ok {
-			tc.add(path, "must be an array")
-			return
-		}
-		for i, e := range arr {
-			tc.check(t.Elem(), e, fmt.Sprintf("%s[%d]", path, i))
-		}
+		_, err = tc.dec.Token() // ]
+		return err
 	case t.Kind() == reflect.String:
-		if _, ok := v.(string); !ok {
+		if _, ok := tok.(string); !ok {
 			tc.add(path, "must be a string")
 		}
 	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
-		n, ok := v.(json.Number)
+		n, ok := tok.(json.Number)
 		if _, err := n.Int64(); !ok || err != nil {
 			tc.add(path, "must be an integer")
 		}
 	}
+	return tc.skip(tok)
+}
+
+// object reads the members of an object (its { already read) against the
+// fields of struct type t.
+func (tc typeChecker) object(t reflect.Type, path string, top func(string, json.Token)) error {
+	fields := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if name := strings.Split(f.Tag.Get("json"), ",")[0]; name != "" && name != "-" {
+			fields[name] = f.Type
+		}
+	}
+	for tc.dec.More() {
+		kt, err := tc.dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := kt.(string)
+		ft, ok := fields[key]
+		if !ok {
+			if err := tc.skipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		if top != nil && key == "version" {
+			if err := tc.peekVersion(ft, top); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := tc.value(ft, join(path, key), nil); err != nil {
+			return err
+		}
+	}
+	_, err := tc.dec.Token() // }
+	return err
+}
+
+// peekVersion checks the top-level version (an integer) and hands its
+// token to top.
+func (tc typeChecker) peekVersion(t reflect.Type, top func(string, json.Token)) error {
+	tok, err := tc.dec.Token()
+	if err != nil {
+		return err
+	}
+	top("version", tok)
+	if tok == nil {
+		return nil
+	}
+	n, ok := tok.(json.Number)
+	if _, err := n.Int64(); !ok || err != nil {
+		tc.add("version", "must be an integer")
+	}
+	return tc.skip(tok)
+}
+
+// skip reads the rest of a value whose first token was tok.
+func (tc typeChecker) skip(tok json.Token) error {
+	if tok != json.Delim('{') && tok != json.Delim('[') {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		t, err := tc.dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
+
+// skipValue reads one whole value.
+func (tc typeChecker) skipValue() error {
+	tok, err := tc.dec.Token()
+	if err != nil {
+		return err
+	}
+	return tc.skip(tok)
 }
 
 func join(path, name string) string {

@@ -1,0 +1,160 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/api"
+	"tracker/api/apitest"
+)
+
+// echoModule has one Upload route (2 MiB) and one ordinary route, both
+// answering the size of the body they received.
+type echoModule struct{}
+
+func (echoModule) Routes(r api.Router) {
+	size := func(c *fiber.Ctx) error { return c.JSON(fiber.Map{"bytes": len(c.Body())}) }
+	r.Upload("/test-upload", 2<<20, size)
+	r.Post("/test-small", size)
+}
+
+func send(t *testing.T, env *apitest.Env, method, path, token string, body io.Reader, header map[string]string) apitest.Resp {
+	t.Helper()
+	req := httptest.NewRequest(method, path, body)
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	res, err := env.App.Test(req, -1)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return apitest.Resp{Status: res.StatusCode, Body: b, Header: res.Header}
+}
+
+// unsized hides a reader's length, so the request goes out chunked.
+type unsized struct{ io.Reader }
+
+// sendChunked sends a body without a Content-Length (chunked) through a
+// real listener: app.Test cannot.
+func sendChunked(t *testing.T, env *apitest.Env, path, token string, n int) apitest.Resp {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = env.App.Listener(ln) }()
+	defer ln.Close()
+	req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+path, unsized{bytes.NewReader(bytes.Repeat([]byte("x"), n))})
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return apitest.Resp{Status: res.StatusCode, Body: b, Header: res.Header}
+}
+
+func expectEnvelope(t *testing.T, r apitest.Resp, status int, code string) {
+	t.Helper()
+	if r.Status != status || r.ErrorCode() != code {
+		t.Fatalf("status %d code %q, want %d %s: %s", r.Status, r.ErrorCode(), status, code, r.Body)
+	}
+}
+
+func TestHostileTextIsRejectedAtTheEdge(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{})
+	u := env.Register("Nul")
+
+	for name, body := range map[string]string{
+		"NUL in login":         `{"email":"a\u0000@example.test","password":"12345678"}`,
+		"NUL in register":      `{"email":"n@example.test","password":"12345678","display_name":"a\u0000b"}`,
+		"invalid UTF-8":        "{\"email\":\"n@example.test\",\"password\":\"12345678\",\"display_name\":\"a\xffb\"}",
+		"NUL in an object key": `{"email\u0000":"n@example.test","password":"12345678","display_name":"x"}`,
+		"escaped NUL is one":   `{"email":"n@example.test","password":"\\\u0000aaaaaaa","display_name":"x"}`,
+		"NUL in a key's name":  `{"name":"k\u0000","scopes":["read"]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := "/api/v1/auth/register"
+			switch {
+			case strings.Contains(name, "login"):
+				path = "/api/v1/auth/login"
+			case strings.Contains(name, "key"):
+				path = "/api/v1/api-keys"
+			}
+			expectEnvelope(t, env.Do("POST", path, u.Token, body), 422, "VALIDATION_ERROR")
+		})
+	}
+	// A backslash followed by the text u0000 is ordinary text.
+	env.Do("POST", "/api/v1/auth/register", "", `{"email":"text@example.test","password":"12345678","display_name":"a\\u0000b"}`).Expect(t, 201)
+
+	for _, path := range []string{
+		"/api/v1/orgs?cursor=%00", "/api/v1/orgs?cursor=%FF", "/api/v1/orgs?x%00=1", "/api/v1/orgs/%00/members",
+		"/api/v1/orgs/%FF/members", "/api/v1/auth/login?next=%00",
+	} {
+		t.Run(path, func(t *testing.T) {
+			method := "GET"
+			if strings.Contains(path, "login") {
+				method = "POST"
+			}
+			expectEnvelope(t, env.Do(method, path, u.Token, nil), 422, "VALIDATION_ERROR")
+		})
+	}
+}
+
+func TestBodyLimits(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{Modules: func(*apitest.Env) []api.Module { return []api.Module{echoModule{}} }})
+	u := env.Register("Big")
+	big := func(n int) []byte { return bytes.Repeat([]byte("x"), n) }
+	jsonOf := func(n int) []byte {
+		b, _ := json.Marshal(map[string]string{"email": "a@example.test", "password": string(big(n))})
+		return b
+	}
+
+	// Every route: 1 MiB, with or without a Content-Length, before any
+	// credential is looked at.
+	expectEnvelope(t, send(t, env, "POST", "/api/v1/auth/login", "", bytes.NewReader(jsonOf(api.DefaultBodyLimit)), nil), 413, "PAYLOAD_TOO_LARGE")
+	expectEnvelope(t, sendChunked(t, env, "/api/v1/auth/login", "", 3<<20), 413, "PAYLOAD_TOO_LARGE")
+	expectEnvelope(t, send(t, env, "POST", "/api/v1/test-small", u.Token, bytes.NewReader(big(api.DefaultBodyLimit+1)), nil), 413, "PAYLOAD_TOO_LARGE")
+	var got struct{ Bytes int }
+	send(t, env, "POST", "/api/v1/test-small", u.Token, bytes.NewReader(big(api.DefaultBodyLimit)), nil).Expect(t, 200).Decode(t, &got)
+	if got.Bytes != api.DefaultBodyLimit {
+		t.Fatalf("read %d bytes", got.Bytes)
+	}
+	sendChunked(t, env, "/api/v1/test-small", u.Token, 1000).Expect(t, 200).Decode(t, &got)
+	if got.Bytes != 1000 {
+		t.Fatalf("chunked: read %d bytes", got.Bytes)
+	}
+
+	// An Upload route takes its own limit, and only after authentication.
+	expectEnvelope(t, send(t, env, "POST", "/api/v1/test-upload", "", bytes.NewReader(big(3<<20)), nil), 401, "unauthorized")
+	send(t, env, "POST", "/api/v1/test-upload", u.Token, bytes.NewReader(big(2<<20)), nil).Expect(t, 200).Decode(t, &got)
+	if got.Bytes != 2<<20 {
+		t.Fatalf("upload: read %d bytes", got.Bytes)
+	}
+	sendChunked(t, env, "/api/v1/Test-Upload/", u.Token, 2<<20).Expect(t, 200)
+	expectEnvelope(t, send(t, env, "POST", "/api/v1/test-upload", u.Token, bytes.NewReader(big(2<<20+1)), nil), 413, "PAYLOAD_TOO_LARGE")
+	expectEnvelope(t, sendChunked(t, env, "/api/v1/test-upload", u.Token, 3<<20), 413, "PAYLOAD_TOO_LARGE")
+
+	// A compressed body could expand past any limit: refused.
+	expectEnvelope(t, send(t, env, "POST", "/api/v1/auth/login", "", bytes.NewReader([]byte{0x1f, 0x8b}),
+		map[string]string{"Content-Encoding": "gzip"}), 400, "BAD_REQUEST")
+}

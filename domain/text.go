@@ -1,0 +1,49 @@
+package domain
+
+import "unicode/utf8"
+
+// MaxFreeText is the most characters a free-text field (a comment body, a
+// description, a goal) may hold.
+const MaxFreeText = 100_000
+
+// MaxName is the most characters a name may hold where the spec gives only
+// a minimum (label, sprint and workflow names, statuses).
+const MaxName = 255
+
+// ValidText reports whether s can be stored as text: valid UTF-8 without a
+// NUL character (PostgreSQL refuses both).
+func ValidText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
+// JSONHasNUL reports whether a JSON text holds the escape \u0000 inside a
+// string (a NUL character once decoded). A backslash that is itself escaped
+// (`\\u0000`, the six characters of text) does not count.
+func JSONHasNUL(b []byte) bool {
+	const esc = `\u0000`
+	for i := 0; i+len(esc) <= len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if string(b[i:i+len(esc)]) == esc {
+			return true
+		}
+		i++ // skip the escaped character, so `\\` never starts an escape
+	}
+	return false
+}
+
+// MaxCents bounds every money input (10^15 cents): sums and products of
+// such amounts stay far from int64 overflow.
+const MaxCents = 1_000_000_000_000_000
+
+// MinYear and MaxYear bound every date and time input.
+const (
+	MinYear = 1900
+	MaxYear = 9999
+)
