@@ -196,6 +196,11 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 	if err != nil {
 		return nil, err
 	}
+	return attach(rows, projects, names), nil
+}
+
+// attach gives each grouped row its project's and user's columns.
+func attach(rows []aggRow, projects map[uuid.UUID]Line, names map[uuid.UUID]string) []Line {
 	out := make([]Line, 0, len(rows))
 	for _, r := range rows {
 		l := projects[r.ProjectID]
@@ -210,7 +215,7 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 			r.Minutes, r.AmountCents, r.RateMinutes, r.Entries, r.UnpricedEntries
 		out = append(out, l)
 	}
-	return out, nil
+	return out
 }
 
 // projectsByID reads the descriptive columns of the report's projects
