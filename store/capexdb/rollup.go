@@ -46,16 +46,8 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 	with := ""
 	if len(f.Tags) > 0 {
 		var direct []string // per tag: the ticket or the entry carries it
-		var candidates []string
 		for _, t := range f.Tags {
 			direct = append(direct, tagCond(&a, org, t, "ticket", "time_entry"))
-			k, v := a.add(t.Key), a.add(t.Value)
-			tagged := func(kind string) string {
-				return "SELECT entity_id FROM entity_tags WHERE org_id = " + org + " AND entity_type = '" + kind +
-					"' AND key = " + k + " AND value = " + v
-			}
-			candidates = append(candidates, "SELECT x.id FROM time_entries x WHERE x.ticket_id IN ("+tagged("ticket")+")",
-				tagged("time_entry"))
 		}
 		with = `WITH ` + ratesCTE(org) + `, `
 		src += `
@@ -65,8 +57,7 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 		       te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0), 1::bigint,
 		       (r.loaded_rate_cents IS NULL)::int::bigint
 		FROM time_entries te ` + rateJoin + `
-		WHERE te.id IN (` + strings.Join(candidates, " UNION ") + `)
-		  AND ` + f.where(&a, org) + ` AND (` + strings.Join(direct, " OR ") + `)
+		WHERE ` + f.where(&a, org) + ` AND (` + strings.Join(direct, " OR ") + `)
 		  AND NOT (` + strings.Join(grouped, " AND ") + `)`
 	} else {
 		with = `WITH `
