@@ -24,6 +24,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/reports/capitalization/exports", h.requestExport)
 	r.Get("/reports/capitalization/exports/:id", h.getExport)
 	r.Get("/reports/capitalization/exports/:id/download", h.download)
+	h.periodRoutes(r)
 }
 
 // query reads the report's query string; withGroup also reads group_by

@@ -10,9 +10,13 @@ import (
 
 	"tracker/api"
 	"tracker/api/apitest"
+	"tracker/api/laborrates"
 	"tracker/api/reports"
+	"tracker/api/timeentries"
 	"tracker/domain/capex"
 	"tracker/domain/capex/capextest"
+	"tracker/domain/laborrate"
+	"tracker/domain/timeentry"
 )
 
 // runner stands in for the worker: it runs the on-demand jobs waiting in
@@ -69,6 +73,7 @@ type world struct {
 	ann, bob                     apitest.User
 	core, infra, legacy          uuid.UUID
 	platform, infraTeam          uuid.UUID
+	coreT, legacyT               uuid.UUID
 }
 
 func setup(t *testing.T) *world {
@@ -77,7 +82,8 @@ func setup(t *testing.T) *world {
 	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc := &capex.Service{DB: e.DB}
 		w.run = &runner{svc: svc}
-		return []api.Module{reports.Handlers{Reports: svc}}
+		return []api.Module{reports.Handlers{Reports: svc}, timeentries.Handlers{Entries: &timeentry.Service{DB: e.DB}},
+			laborrates.Handlers{Rates: &laborrate.Service{DB: e.DB}}}
 	}})
 	w.f = capextest.F{T: t, DB: w.env.DB}
 	w.owner = w.env.Register("Owner")
@@ -99,6 +105,7 @@ func setup(t *testing.T) *world {
 	w.legacy = f.Project(org, capextest.Project{Key: "LEGACY", Name: "Legacy", DevelopmentPhase: p("PostImplementation"),
 		BudgetCents: capextest.Ptr[int64](50000), BudgetPeriod: p("Fixed")})
 	coreT, infraT, legacyT := f.Ticket(w.core, w.owner.ID), f.Ticket(w.infra, w.owner.ID), f.Ticket(w.legacy, w.owner.ID)
+	w.coreT, w.legacyT = coreT, legacyT
 	f.Rate(org, w.ann.ID, 10000, "2026-01-01")
 	f.Rate(org, w.bob.ID, 6000, "2026-01-01")
 	entry := func(u apitest.User, project, ticket uuid.UUID, date string, minutes int, activity string) uuid.UUID {

@@ -164,6 +164,8 @@ func (f *tenantFixture) fill(path string) string {
 			parts[i] = map[bool]string{true: "TEN", false: "k"}[parts[i-1] == "key"]
 		case ":delivery_id":
 			parts[i] = uuid.NewString()
+		case ":period":
+			parts[i] = "2026-10"
 		}
 	}
 	q := fmt.Sprintf("?org_id=%s&project_id=%s&period=2026-11&ref=TEN-1&key=k&value=v", f.org, f.project)
@@ -180,7 +182,7 @@ func (f *tenantFixture) body() map[string]any {
 		"statuses": []map[string]string{{"name": "Open", "category": "todo"}}, "transitions": []any{},
 		"start_date": "2026-11-01", "end_date": "2026-11-02", "date": time.Now().UTC().Format("2006-01-02"),
 		"duration_minutes": 10, "activity_type": "Coding", "loaded_rate_cents": 1, "effective_date": "2026-02-01",
-		"period": "2026-10", "email": "x@example.test", "role": "member", "cascade": true,
+		"period": "2026-10", "reason": "x", "auto_close": true, "email": "x@example.test", "role": "member", "cascade": true,
 		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID,
 		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100"}
 }
@@ -215,7 +217,9 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM chat_notifications WHERE org_id = $1),
 		(SELECT count(*) FROM chat_thread_mappings WHERE org_id = $1),
 		(SELECT count(*) FROM chat_subscriptions WHERE org_id = $1),
-		(SELECT count(*) FROM audit_log WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
+		(SELECT count(*) FROM audit_log WHERE org_id = $1),
+		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
+		(SELECT auto_close_periods FROM organizations WHERE id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,6 +122,11 @@ func (s *Service) RunExport(ctx context.Context, job ExportJob) (Export, error) 
 	if err := capexdb.SetStatus(ctx, q, job.ExportID, ExportRunning, nil, now); err != nil {
 		return Export{}, err
 	}
+	if job.Trigger == TriggerSchedule {
+		if err := s.autoClose(ctx, job.OrgID, per); err != nil {
+			return Export{}, err
+		}
+	}
 	qr := Query{OrgID: job.OrgID, Period: per}
 	data, err := renderCSV(ctx, q, qr, filterOf(qr))
 	if err != nil {

@@ -19,6 +19,9 @@ type Report struct {
 	Projects *[]ProjectReport `json:"projects,omitempty"`
 	Teams    *[]TeamReport    `json:"teams,omitempty"`
 	Users    *[]UserReport    `json:"users,omitempty"`
+	// Close is set when the period is closed: the report comes from the
+	// snapshot taken then.
+	Close *CloseInfo `json:"close,omitempty"`
 }
 
 // Totals sum the whole report; entries without a labor rate in effect on

@@ -68,6 +68,12 @@ func (s *Service) Report(ctx context.Context, p domain.Principal, qr Query) (Rep
 	if err != nil {
 		return Report{}, err
 	}
+	if cl, ok, err := closedOf(ctx, q, qr.OrgID, qr.Period); err != nil || ok {
+		if err != nil {
+			return Report{}, err
+		}
+		return cl.report(ctx, q, qr, f)
+	}
 	lines, err := capexdb.Aggregate(ctx, q, f, GroupingFor(qr))
 	if err != nil {
 		return Report{}, err
@@ -92,34 +98,50 @@ func (s *Service) ExportCSV(ctx context.Context, p domain.Principal, qr Query) (
 }
 
 // renderCSV aggregates f and renders its CSV with tags, departments and
-// budget spend.
+// budget spend; a closed month is rendered from its snapshot.
 func renderCSV(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) ([]byte, error) {
+	if cl, ok, err := closedOf(ctx, q, qr.OrgID, qr.Period); err != nil || ok {
+		if err != nil {
+			return nil, err
+		}
+		return cl.csv(ctx, q, qr, f)
+	}
 	lines, err := capexdb.Aggregate(ctx, q, f, capexdb.Grouping{Full: true})
 	if err != nil {
 		return nil, err
 	}
-	x := CSVExtras{ProjectTags: map[uuid.UUID][]capexdb.EntityTag{}, Departments: map[uuid.UUID]string{}}
-	if x.Spent, err = spentOf(ctx, q, qr, lines); err != nil {
+	x, err := csvExtras(ctx, q, qr, lines)
+	if err != nil {
 		return nil, err
+	}
+	return WriteCSV(qr.Period, lines, x)
+}
+
+// csvExtras reads the CSV's columns that the aggregate lines do not carry.
+func csvExtras(ctx context.Context, q store.Querier, qr Query, lines []capexdb.Line) (CSVExtras, error) {
+	x := CSVExtras{ProjectTags: map[uuid.UUID][]capexdb.EntityTag{}, Departments: map[uuid.UUID]string{}}
+	var err error
+	if x.Spent, err = spentOf(ctx, q, qr, lines); err != nil {
+		return x, err
 	}
 	projects, users := idsOf(lines)
 	tags, err := capexdb.TagsOf(ctx, q, qr.OrgID, "project", projects)
 	if err != nil {
-		return nil, err
+		return x, err
 	}
 	for _, t := range tags {
 		x.ProjectTags[t.EntityID] = append(x.ProjectTags[t.EntityID], t)
 	}
 	utags, err := capexdb.TagsOf(ctx, q, qr.OrgID, "user", users)
 	if err != nil {
-		return nil, err
+		return x, err
 	}
 	for _, t := range utags {
 		if t.Key == DepartmentTag {
 			x.Departments[t.EntityID] = t.Value
 		}
 	}
-	return WriteCSV(qr.Period, lines, x)
+	return x, nil
 }
 
 // DepartmentTag is the user tag whose value fills the CSV's Department.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/period"
 	"tracker/domain/timeentry"
 	"tracker/store"
 	"tracker/store/ratedb"
@@ -86,6 +87,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		}
 		if role == "" {
 			return domain.Invalid("user_id: not a member of the organization")
+		}
+		if err := period.EnsureOpen(ctx, q, in.OrgID, "labor rate", day); err != nil {
+			return err
 		}
 		now := time.Now().UTC().Truncate(time.Microsecond) // as PostgreSQL stores it
 		r := ratedb.Row{ID: domain.NewID(), OrgID: in.OrgID, UserID: in.UserID, LoadedRateCents: in.LoadedRateCents,

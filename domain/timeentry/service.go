@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/period"
 	"tracker/store"
 	"tracker/store/timedb"
 )
@@ -68,6 +69,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		}
 		if t.ProjectID != in.ProjectID {
 			return domain.Invalid("ticket_id: the ticket does not belong to project_id")
+		}
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", date); err != nil {
+			return err
 		}
 		if in.UserID != p.UserID {
 			if !a.At(domain.RoleAdmin) {

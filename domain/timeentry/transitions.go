@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/period"
 	"tracker/store"
 	"tracker/store/timedb"
 )
@@ -75,6 +76,13 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if r.Status == StatusApproved {
 			return stateConflict(r.Status, "approved entries cannot be changed")
 		}
+		days := []time.Time{r.Date}
+		if in.Date.Set {
+			days = append(days, date)
+		}
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", days...); err != nil {
+			return err
+		}
 		var changes []domain.FieldChange
 		track := func(field string, old, new any) {
 			changes = append(changes, domain.FieldChange{Field: field, Old: old, New: new})
@@ -132,6 +140,9 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		if r.Status == StatusApproved {
 			return stateConflict(r.Status, "approved entries cannot be deleted")
 		}
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date); err != nil {
+			return err
+		}
 		if err := timedb.Delete(ctx, q, a.OrgID, r.ID); err != nil {
 			return err
 		}
@@ -161,6 +172,9 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, mi
 		}
 		if r.Status != from {
 			return stateConflict(r.Status, why)
+		}
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date); err != nil {
+			return err
 		}
 		changes := []domain.FieldChange{{Field: "status", Old: r.Status, New: to}}
 		r.Status, r.UpdatedAt = to, now

@@ -25,7 +25,7 @@ type Filter struct {
 	CostCenterID string
 	ActivityType string
 	// Tags are ANDed; each matches a tag of the entry's project, ticket,
-	// user, the entry itself, or the team of the entry's project.
+	// user or the entry itself.
 	Tags []Tag
 	// Projects restricts to these projects when Restricted (API keys).
 	Restricted bool
@@ -102,6 +102,17 @@ const rateJoin = `LEFT JOIN rates r ON r.user_id = te.user_id AND te.date >= r.f
 func (f Filter) where(a *args, org string) string {
 	w := []string{"te.org_id = " + org, "te.status = 'Approved'",
 		"te.date >= " + a.add(f.From), "te.date < " + a.add(f.To)}
+	w = append(w, f.narrow(a, org)...)
+	for _, t := range f.Tags {
+		w = append(w, tagCond(a, org, t, "project", "ticket", "user", "time_entry", "team"))
+	}
+	return strings.Join(w, " AND ")
+}
+
+// narrow renders the conditions on user, activity type, team, cost center
+// and the API key's projects, which the rollup's columns answer too.
+func (f Filter) narrow(a *args, org string) []string {
+	var w []string
 	if f.UserID != uuid.Nil {
 		w = append(w, "te.user_id = "+a.add(f.UserID))
 	}
@@ -117,19 +128,28 @@ func (f Filter) where(a *args, org string) string {
 	if f.Restricted {
 		w = append(w, "te.project_id = ANY("+a.add(f.Projects)+")")
 	}
-	for _, t := range f.Tags {
-		k, v := a.add(t.Key), a.add(t.Value)
-		// IN (subquery) per entity kind runs as a hashed subplan: the tagged
-		// ids are read once, not once per entry.
-		tagged := func(kind string) string {
-			return "(SELECT entity_id FROM entity_tags WHERE org_id = " + org + " AND entity_type = '" + kind +
-				"' AND key = " + k + " AND value = " + v + ")"
+	return w
+}
+
+// entityColumn is the entry's column that names an entity of each kind.
+var entityColumn = map[string]string{"project": "te.project_id", "ticket": "te.ticket_id", "user": "te.user_id", "time_entry": "te.id"}
+
+// tagCond matches an entry whose entity of one of kinds carries t. IN
+// (subquery) per kind runs as a hashed subplan: the tagged ids are read
+// once, not once per entry.
+func tagCond(a *args, org string, t Tag, kinds ...string) string {
+	k, v := a.add(t.Key), a.add(t.Value)
+	parts := make([]string, 0, len(kinds))
+	for _, kind := range kinds {
+		tagged := "(SELECT entity_id FROM entity_tags WHERE org_id = " + org +
+			" AND entity_type = '" + kind + "' AND key = " + k + " AND value = " + v + ")"
+		if kind == "team" { // a team's tag reaches the entries of its projects
+			parts = append(parts, "te.project_id IN (SELECT id FROM projects WHERE org_id = "+org+" AND team_id IN "+tagged+")")
+			continue
 		}
-		w = append(w, "(te.project_id IN "+tagged("project")+" OR te.ticket_id IN "+tagged("ticket")+
-			" OR te.user_id IN "+tagged("user")+" OR te.id IN "+tagged("time_entry")+
-			" OR te.project_id IN (SELECT id FROM projects WHERE org_id = "+org+" AND team_id IN "+tagged("team")+"))")
+		parts = append(parts, entityColumn[kind]+" IN "+tagged)
 	}
-	return strings.Join(w, " AND ")
+	return "(" + strings.Join(parts, " OR ") + ")"
 }
 
 // userColumns selects the user of a line; GROUPING may only name a column
@@ -156,11 +176,12 @@ type aggRow struct {
 	UnpricedEntries int64      `db:"unpriced_entries"`
 }
 
-// Aggregate prices every matching approved entry at the rate in effect on
-// its date and sums minutes and cents by g's grouping sets, in one query;
+// AggregateDirect prices every matching approved entry at the rate in
+// effect on its date and sums minutes and cents by g's grouping sets, in one
+// query (the straight computation that Aggregate's rollup must equal);
 // the projects' and users' columns are read apart (once per project and
 // user, not once per line) and attached.
-func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Line, error) {
+func AggregateDirect(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Line, error) {
 	var a args
 	org := a.add(f.OrgID)
 	sql := `WITH ` + ratesCTE(org) + `
@@ -173,6 +194,12 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 		FROM time_entries te ` + rateJoin + `
 		WHERE ` + f.where(&a, org) + `
 		GROUP BY GROUPING SETS (` + g.sets() + `)`
+	return aggregateRows(ctx, q, f.OrgID, sql, a)
+}
+
+// aggregateRows runs an aggregate and attaches the project's and user's
+// columns of its rows.
+func aggregateRows(ctx context.Context, q store.Querier, orgID uuid.UUID, sql string, a args) ([]Line, error) {
 	rows, err := store.SelectRaw[aggRow](ctx, q, sql, a...)
 	if err != nil || len(rows) == 0 {
 		return []Line{}, err
@@ -189,7 +216,7 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 			userIDs = append(userIDs, *r.UserID)
 		}
 	}
-	projects, err := projectsByID(ctx, q, f.OrgID, projectIDs)
+	projects, err := projectsByID(ctx, q, orgID, projectIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +224,11 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 	if err != nil {
 		return nil, err
 	}
+	return attach(rows, projects, names), nil
+}
+
+// attach gives each grouped row its project's and user's columns.
+func attach(rows []aggRow, projects map[uuid.UUID]Line, names map[uuid.UUID]string) []Line {
 	out := make([]Line, 0, len(rows))
 	for _, r := range rows {
 		l := projects[r.ProjectID]
@@ -211,7 +243,7 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 			r.Minutes, r.AmountCents, r.RateMinutes, r.Entries, r.UnpricedEntries
 		out = append(out, l)
 	}
-	return out, nil
+	return out
 }
 
 // projectsByID reads the descriptive columns of the report's projects
@@ -249,11 +281,11 @@ func userNames(ctx context.Context, q store.Querier, ids []uuid.UUID) (map[uuid.
 	return out, err
 }
 
-// Spent is the approved amount of each project for its budget: within
+// SpentDirect is the approved amount of each project for its budget: within
 // [from, to) for periodic budgets, and everything before to for Fixed ones
 // (and budgets without a period). Every entry of the project counts,
 // whatever the report's filters.
-func Spent(ctx context.Context, q store.Querier, orgID uuid.UUID, projects []uuid.UUID, from, to time.Time) (map[uuid.UUID]int64, error) {
+func SpentDirect(ctx context.Context, q store.Querier, orgID uuid.UUID, projects []uuid.UUID, from, to time.Time) (map[uuid.UUID]int64, error) {
 	var a args
 	org := a.add(orgID)
 	sql := `WITH ` + ratesCTE(org) + `

@@ -1,0 +1,84 @@
+package reports
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/api"
+)
+
+// periodRoutes registers period close, reopen, list and the org's opt-in
+// to the automatic close.
+func (h Handlers) periodRoutes(r api.Router) {
+	r.Get("/orgs/:org_id/periods", h.listPeriods)
+	r.Put("/orgs/:org_id/periods/settings", h.periodSettings)
+	r.Post("/orgs/:org_id/periods/:period/close", h.closePeriod)
+	r.Post("/orgs/:org_id/periods/:period/reopen", h.reopenPeriod)
+}
+
+func (h Handlers) listPeriods(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	out, err := h.Reports.ListPeriods(c.UserContext(), api.Principal(c), orgID, c.Query("from"), c.Query("to"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) closePeriod(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	out, err := h.Reports.Close(c.UserContext(), api.Principal(c), orgID, c.Params("period"))
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+type reopenReq struct {
+	Reason string `json:"reason"`
+}
+
+func (h Handlers) reopenPeriod(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req reopenReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Reports.Reopen(c.UserContext(), api.Principal(c), orgID, c.Params("period"), req.Reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+type settingsReq struct {
+	AutoClose *bool `json:"auto_close"`
+}
+
+func (h Handlers) periodSettings(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req settingsReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	p := api.Principal(c)
+	if err := h.Reports.SetAutoClose(c.UserContext(), p, orgID, req.AutoClose); err != nil {
+		return err
+	}
+	out, err := h.Reports.ListPeriods(c.UserContext(), p, orgID, "", "")
+	if err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"org_id": out.OrgID, "auto_close": out.AutoClose})
+}

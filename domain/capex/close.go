@@ -1,0 +1,179 @@
+package capex
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/capexdb"
+	"tracker/store/perioddb"
+)
+
+// Period states.
+const (
+	PeriodOpen   = "Open"
+	PeriodClosed = "Closed"
+)
+
+// MaxReasonLen bounds a reopen reason.
+const MaxReasonLen = 2000
+
+// CloseInfo is one close of a month as the API renders it. ClosedBy is null
+// when the monthly Schedule closed it; SHA256 is the hex SHA-256 of the
+// month's capitalization CSV as stored at close.
+type CloseInfo struct {
+	ID           uuid.UUID  `json:"id"`
+	Period       string     `json:"period"`
+	ClosedBy     *uuid.UUID `json:"closed_by"`
+	ClosedAt     time.Time  `json:"closed_at"`
+	SHA256       string     `json:"sha256"`
+	Entries      int64      `json:"entries"`
+	ReopenedBy   *uuid.UUID `json:"reopened_by,omitempty"`
+	ReopenedAt   *time.Time `json:"reopened_at,omitempty"`
+	ReopenReason *string    `json:"reopen_reason,omitempty"`
+}
+
+func toCloseInfo(c perioddb.Close) CloseInfo {
+	out := CloseInfo{ID: c.ID, Period: c.Period, ClosedBy: c.ClosedBy, ClosedAt: c.ClosedAt.UTC(), SHA256: c.SHA256,
+		Entries: c.Entries, ReopenedBy: c.ReopenedBy, ReopenReason: c.ReopenReason}
+	if c.ReopenedAt != nil {
+		t := c.ReopenedAt.UTC()
+		out.ReopenedAt = &t
+	}
+	return out
+}
+
+// snapshot is the document stored with a close: everything the report and
+// the CSV read besides the priced entries, frozen at close.
+type snapshot struct {
+	Period string `json:"period"`
+	capexdb.Frozen
+	Spent       map[uuid.UUID]int64               `json:"spent"`
+	ProjectTags map[uuid.UUID][]capexdb.EntityTag `json:"project_tags"`
+	Departments map[uuid.UUID]string              `json:"departments"`
+}
+
+// Close freezes orgID's month (Owner or Admin): the approved entries are
+// priced and copied, the project and user columns, budget spend and tags
+// read for the CSV are stored with the CSV and its SHA-256, and from then on
+// no entry or rate dated in the month can change. Only a month that has
+// ended can be closed; closing a closed month is a 409.
+func (s *Service) Close(ctx context.Context, p domain.Principal, orgID uuid.UUID, period string) (CloseInfo, error) {
+	per, err := ParsePeriod("period", period)
+	if err != nil {
+		return CloseInfo{}, err
+	}
+	var out CloseInfo
+	err = s.DB.InTx(ctx, func(q store.Querier) error {
+		if _, err := domain.OrgAccess(ctx, q, p, orgID, MinRole, "organization"); err != nil {
+			return err
+		}
+		if per.End().After(s.now()) {
+			return domain.Invalid("period: only a month that has ended can be closed")
+		}
+		c, err := s.closeTx(ctx, q, orgID, per, &p.UserID)
+		if err != nil {
+			return err
+		}
+		out = toCloseInfo(c)
+		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "period",
+			EntityID: c.ID, Action: "closed", Data: out})
+	})
+	return out, err
+}
+
+// closeTx takes the month's exclusive lock and writes the close; by is nil
+// for the Schedule.
+func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, by *uuid.UUID) (perioddb.Close, error) {
+	if err := perioddb.Lock(ctx, q, orgID, per.String(), true); err != nil {
+		return perioddb.Close{}, err
+	}
+	if cur, err := perioddb.InForce(ctx, q, orgID, per.String()); err == nil {
+		return perioddb.Close{}, domain.Conflict("period "+per.String()+" is already closed",
+			"period: "+per.String(), "closed_at: "+cur.ClosedAt.UTC().Format(time.RFC3339))
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return perioddb.Close{}, err
+	}
+	c := perioddb.Close{ID: domain.NewID(), OrgID: orgID, Period: per.String(), ClosedBy: by, ClosedAt: s.now()}
+	n, err := capexdb.SnapshotEntries(ctx, q, c.ID, orgID, per.Start(), per.End())
+	if err != nil {
+		return c, err
+	}
+	c.Entries = n
+	doc := snapshot{Period: per.String()}
+	if doc.Frozen, err = capexdb.FreezeColumns(ctx, q, c.ID, orgID); err != nil {
+		return c, err
+	}
+	qr := Query{OrgID: orgID, Period: per}
+	lines, err := capexdb.AggregateClosed(ctx, q, c.ID, filterOf(qr), capexdb.Grouping{Full: true}, doc.Frozen)
+	if err != nil {
+		return c, err
+	}
+	x, err := csvExtras(ctx, q, qr, lines)
+	if err != nil {
+		return c, err
+	}
+	doc.Spent, doc.ProjectTags, doc.Departments = x.Spent, x.ProjectTags, x.Departments
+	data, err := WriteCSV(per, lines, x)
+	if err != nil {
+		return c, err
+	}
+	sum := sha256.Sum256(data)
+	c.SHA256 = hex.EncodeToString(sum[:])
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return c, err
+	}
+	return c, perioddb.Insert(ctx, q, c, js, data)
+}
+
+// Reopen lifts the close of orgID's month (Owner only) with a required
+// reason, recorded in the audit log and on the close. The close's CSV and
+// checksum stay on record; closing again takes a new snapshot.
+func (s *Service) Reopen(ctx context.Context, p domain.Principal, orgID uuid.UUID, period, reason string) (CloseInfo, error) {
+	per, err := ParsePeriod("period", period)
+	if err != nil {
+		return CloseInfo{}, err
+	}
+	var out CloseInfo
+	err = s.DB.InTx(ctx, func(q store.Querier) error {
+		if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleOwner, "organization"); err != nil {
+			return err
+		}
+		reason = strings.TrimSpace(reason)
+		if reason == "" {
+			return domain.Invalid("reason: required")
+		}
+		if len(reason) > MaxReasonLen {
+			return domain.Invalid("reason: at most 2000 characters")
+		}
+		if err := perioddb.Lock(ctx, q, orgID, per.String(), true); err != nil {
+			return err
+		}
+		c, err := perioddb.InForce(ctx, q, orgID, per.String())
+		if errors.Is(err, store.ErrNotFound) {
+			return domain.Conflict("period "+per.String()+" is not closed", "period: "+per.String())
+		}
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		if err := perioddb.Reopen(ctx, q, c.ID, p.UserID, reason, now); err != nil {
+			return err
+		}
+		c.ReopenedBy, c.ReopenedAt, c.ReopenReason = &p.UserID, &now, &reason
+		out = toCloseInfo(c)
+		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "period",
+			EntityID: c.ID, Action: "reopened", Changes: []domain.FieldChange{{Field: "status", Old: PeriodClosed, New: PeriodOpen},
+				{Field: "reason", Old: nil, New: reason}}, Data: out})
+	})
+	return out, err
+}

@@ -1,0 +1,74 @@
+package capex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"tracker/store"
+	"tracker/store/capexdb"
+	"tracker/store/perioddb"
+
+	"github.com/google/uuid"
+)
+
+// closed is a month's close in force with its snapshot document: the report
+// and CSV of a closed month are computed from it alone.
+type closed struct {
+	info perioddb.Close
+	doc  snapshot
+	file []byte
+}
+
+// closedOf reads the close in force of (org, period); ok is false when the
+// month is open.
+func closedOf(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period) (closed, bool, error) {
+	c, err := perioddb.InForce(ctx, q, orgID, per.String())
+	if errors.Is(err, store.ErrNotFound) {
+		return closed{}, false, nil
+	}
+	if err != nil {
+		return closed{}, false, err
+	}
+	js, file, err := perioddb.Files(ctx, q, c.ID)
+	if err != nil {
+		return closed{}, false, err
+	}
+	out := closed{info: c, file: file}
+	if err := json.Unmarshal(js, &out.doc); err != nil {
+		return closed{}, false, err
+	}
+	return out, true, nil
+}
+
+// report builds the report of qr from the snapshot, with the close's
+// metadata.
+func (c closed) report(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) (Report, error) {
+	lines, err := capexdb.AggregateClosed(ctx, q, c.info.ID, f, GroupingFor(qr), c.doc.Frozen)
+	if err != nil {
+		return Report{}, err
+	}
+	r := Build(lines, qr, c.doc.Spent)
+	info := toCloseInfo(c.info)
+	r.Close = &info
+	return r, nil
+}
+
+// csv is the stored file when f selects the whole month, else the CSV of
+// f's rows rendered from the snapshot.
+func (c closed) csv(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) ([]byte, error) {
+	if whole(f) {
+		return c.file, nil
+	}
+	lines, err := capexdb.AggregateClosed(ctx, q, c.info.ID, f, capexdb.Grouping{Full: true}, c.doc.Frozen)
+	if err != nil {
+		return nil, err
+	}
+	return WriteCSV(qr.Period, lines, CSVExtras{ProjectTags: c.doc.ProjectTags, Departments: c.doc.Departments, Spent: c.doc.Spent})
+}
+
+// whole reports whether f has no filter beyond org and month.
+func whole(f capexdb.Filter) bool {
+	return f.UserID == uuid.Nil && f.TeamID == uuid.Nil && f.CostCenterID == "" && f.ActivityType == "" &&
+		len(f.Tags) == 0 && !f.Restricted
+}

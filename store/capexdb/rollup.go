@@ -1,0 +1,98 @@
+package capexdb
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// The report reads capex_rollup (migration 007): approved minutes and
+// priced cents per (org, month, project, user, activity type), kept by
+// triggers in the writing transaction. Its cost grows with the month's
+// groups (at most projects × users × 8), not with its entries.
+
+// monthAligned reports whether t is the first instant of a month (UTC).
+func monthAligned(t time.Time) bool {
+	t = t.UTC()
+	return t.Day() == 1 && t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0
+}
+
+// rollupColumns are the summed columns of a source row, named as the
+// aggregate over it reads them.
+const rollupColumns = `te.project_id, te.user_id, te.activity_type, te.minutes, te.amount_cents, te.rate_minutes,
+	te.entries, te.unpriced_entries`
+
+// Aggregate sums the approved entries that f selects by g's grouping sets,
+// with the same numbers as AggregateDirect. Whole months are read from the
+// rollup; a tag filter takes the rollup groups whose project or user carries
+// each tag, plus the few entries that match only through a tagged ticket or
+// entry, read one by one. Other ranges fall back to AggregateDirect.
+func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Line, error) {
+	if !monthAligned(f.From) || !monthAligned(f.To) {
+		return AggregateDirect(ctx, q, f, g)
+	}
+	var a args
+	org := a.add(f.OrgID)
+	w := append([]string{"te.org_id = " + org, "te.month >= " + a.add(f.From), "te.month < " + a.add(f.To)}, f.narrow(&a, org)...)
+	var grouped []string // per tag: the project or the user carries it
+	for _, t := range f.Tags {
+		grouped = append(grouped, tagCond(&a, org, t, "project", "user", "team"))
+	}
+	src := `SELECT ` + rollupColumns + ` FROM capex_rollup te WHERE ` + strings.Join(append(w, grouped...), " AND ")
+	with := ""
+	if len(f.Tags) > 0 {
+		var direct []string // per tag: the ticket or the entry carries it
+		for _, t := range f.Tags {
+			direct = append(direct, tagCond(&a, org, t, "ticket", "time_entry"))
+		}
+		with = `WITH ` + ratesCTE(org) + `, `
+		src += `
+		UNION ALL
+		SELECT te.project_id, te.user_id, te.activity_type, te.duration_minutes::bigint,
+		       (te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0) * 2 + 60) / 120,
+		       te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0), 1::bigint,
+		       (r.loaded_rate_cents IS NULL)::int::bigint
+		FROM time_entries te ` + rateJoin + `
+		WHERE ` + f.where(&a, org) + ` AND (` + strings.Join(direct, " OR ") + `)
+		  AND NOT (` + strings.Join(grouped, " AND ") + `)`
+	} else {
+		with = `WITH `
+	}
+	sql := with + `src (project_id, user_id, activity_type, minutes, amount_cents, rate_minutes, entries, unpriced_entries) AS (
+		` + src + `)
+		SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
+		       sum(te.minutes)::bigint AS minutes, sum(te.amount_cents)::bigint AS amount_cents,
+		       sum(te.rate_minutes)::bigint AS rate_minutes, sum(te.entries)::bigint AS entries,
+		       sum(te.unpriced_entries)::bigint AS unpriced_entries
+		FROM src te
+		GROUP BY GROUPING SETS (` + g.sets() + `)`
+	return aggregateRows(ctx, q, f.OrgID, sql, a)
+}
+
+// Spent is SpentDirect read from the rollup (whole-month bounds).
+func Spent(ctx context.Context, q store.Querier, orgID uuid.UUID, projects []uuid.UUID, from, to time.Time) (map[uuid.UUID]int64, error) {
+	if !monthAligned(from) || !monthAligned(to) {
+		return SpentDirect(ctx, q, orgID, projects, from, to)
+	}
+	type row struct {
+		ProjectID uuid.UUID `db:"project_id"`
+		Spent     int64     `db:"spent"`
+	}
+	rows, err := store.SelectRaw[row](ctx, q, `SELECT te.project_id, sum(te.amount_cents)::bigint AS spent
+		FROM capex_rollup te JOIN projects p ON p.id = te.project_id
+		WHERE te.org_id = $1 AND te.project_id = ANY($2) AND te.month < $4
+		  AND (te.month >= $3 OR COALESCE(p.budget_period, 'Fixed') = 'Fixed')
+		GROUP BY te.project_id`, orgID, projects, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]int64, len(rows))
+	for _, r := range rows {
+		out[r.ProjectID] = r.Spent
+	}
+	return out, nil
+}

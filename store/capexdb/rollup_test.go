@@ -1,0 +1,179 @@
+package capexdb_test
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain/capex/capextest"
+	"tracker/store/capexdb"
+	"tracker/store/storetest"
+)
+
+var activities = []string{"Coding", "CodeReview", "BugFixing", "Testing", "Documentation", "Design", "Meeting", "Planning"}
+
+// randomOrg seeds one org with random teams, projects, rates, entries in
+// every state and tags on every kind of entity, then changes it the ways
+// the rollup must follow: approvals, edits and deletes of approved entries,
+// rates added, changed and removed afterwards.
+type randomOrg struct {
+	id               uuid.UUID
+	users, projects  []uuid.UUID
+	teams            []uuid.UUID
+	tickets, entries []uuid.UUID
+}
+
+func seedRandom(t *testing.T, f capextest.F, r *rand.Rand) randomOrg {
+	owner := f.User("Owner")
+	o := randomOrg{id: f.Org(owner)}
+	for i := 0; i < 6; i++ {
+		u := f.User(fmt.Sprintf("User %d", i))
+		f.Member(o.id, u, "member")
+		o.users = append(o.users, u)
+	}
+	for i := 0; i < 3; i++ {
+		o.teams = append(o.teams, f.Team(o.id, fmt.Sprintf("Team %d", i)))
+	}
+	periods := []string{"Monthly", "Quarterly", "Yearly", "Fixed"}
+	for i := 0; i < 5; i++ {
+		p := capextest.Project{CostCenterID: capextest.Ptr(fmt.Sprintf("CC-%d", r.IntN(2))),
+			BudgetCents: capextest.Ptr(int64(r.IntN(1_000_000))), BudgetPeriod: capextest.Ptr(periods[r.IntN(4)])}
+		if r.IntN(4) > 0 {
+			p.TeamID = &o.teams[r.IntN(3)]
+		}
+		if r.IntN(5) == 0 {
+			p.BudgetCents, p.BudgetPeriod = nil, nil
+		}
+		pid := f.Project(o.id, p)
+		o.projects = append(o.projects, pid)
+		for k := 0; k < 3; k++ {
+			o.tickets = append(o.tickets, f.Ticket(pid, owner))
+		}
+	}
+	day := func() string {
+		return time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(100)).Format("2006-01-02")
+	}
+	for _, u := range o.users[1:] { // the first user has no rate at all
+		dates := map[string]bool{}
+		for k := r.IntN(4); k > 0; k-- {
+			d := day()
+			if !dates[d] {
+				dates[d] = true
+				f.Rate(o.id, u, int64(1000+r.IntN(20000)), d)
+			}
+		}
+	}
+	statuses := []string{"Draft", "Submitted", "Approved", "Approved"}
+	for i := 0; i < 400; i++ {
+		tk := r.IntN(len(o.tickets))
+		o.entries = append(o.entries, f.Entry(capextest.Entry{OrgID: o.id, UserID: o.users[r.IntN(len(o.users))],
+			ProjectID: o.projects[tk/3], TicketID: o.tickets[tk], Date: day(), Minutes: 1 + r.IntN(600),
+			Activity: activities[r.IntN(8)], Status: statuses[r.IntN(4)]}))
+	}
+	tag := func(kind string, id uuid.UUID) {
+		f.Tag(o.id, kind, id, "k", []string{"a", "b"}[r.IntN(2)])
+		if r.IntN(2) == 0 {
+			f.Tag(o.id, kind, id, "j", "x")
+		}
+	}
+	for _, p := range o.projects[:3] {
+		tag("project", p)
+	}
+	for _, u := range o.users[:2] {
+		tag("user", u)
+	}
+	for _, i := range r.Perm(len(o.tickets))[:4] {
+		tag("ticket", o.tickets[i])
+	}
+	for i := 0; i < 20; i++ {
+		tag("time_entry", o.entries[i*7])
+	}
+	// Changes after the fact, straight in SQL: the triggers see every path.
+	f.Exec(`UPDATE time_entries SET status = 'Approved', approved_by = user_id, approved_at = now()
+		WHERE org_id = $1 AND status = 'Submitted' AND duration_minutes % 2 = 0`, o.id)
+	f.Exec(`UPDATE time_entries SET duration_minutes = duration_minutes + 7 WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 5 = 0`, o.id)
+	f.Exec(`UPDATE time_entries SET activity_type = 'Meeting', date = date + 20 WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 11 = 0`, o.id)
+	f.Exec(`DELETE FROM time_entries WHERE org_id = $1 AND duration_minutes % 13 = 0`, o.id)
+	f.Rate(o.id, o.users[2], 12345, "2026-03-17")
+	f.Rate(o.id, o.users[0], 777, "2026-02-28")
+	f.Exec(`UPDATE labor_rates SET loaded_rate_cents = loaded_rate_cents + 333 WHERE org_id = $1 AND user_id = $2`, o.id, o.users[3])
+	f.Exec(`DELETE FROM labor_rates WHERE org_id = $1 AND user_id = $2`, o.id, o.users[4])
+	return o
+}
+
+func sortLines(ls []capexdb.Line) {
+	slices.SortFunc(ls, func(a, b capexdb.Line) int {
+		return cmp.Or(bytes.Compare(a.ProjectID[:], b.ProjectID[:]), cmp.Compare(fmt.Sprint(a.ByUser), fmt.Sprint(b.ByUser)),
+			bytes.Compare(a.UserID[:], b.UserID[:]), cmp.Compare(fmt.Sprint(a.ByActivity), fmt.Sprint(b.ByActivity)),
+			cmp.Compare(a.ActivityType, b.ActivityType))
+	})
+}
+
+// TestRollupEqualsDirect compares the rollup-backed report with the
+// straight computation over the entries, for random data, every grouping
+// and every filter, in three months and two orgs.
+func TestRollupEqualsDirect(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	f := capextest.F{T: t, DB: db}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 17))
+	orgs := []randomOrg{seedRandom(t, f, r), seedRandom(t, f, r)}
+	ctx := context.Background()
+	groupings := []capexdb.Grouping{{}, {WithUsers: true}, {Full: true}}
+	compared, nonEmpty := 0, 0
+	for _, o := range orgs {
+		filters := []capexdb.Filter{{}, {UserID: o.users[2]}, {ActivityType: "Meeting"}, {TeamID: o.teams[0]}, {CostCenterID: "CC-1"},
+			{Restricted: true, Projects: o.projects[1:3]}, {Restricted: true, Projects: []uuid.UUID{}},
+			{Tags: []capexdb.Tag{{Key: "k", Value: "a"}}}, {Tags: []capexdb.Tag{{Key: "k", Value: "b"}, {Key: "j", Value: "x"}}},
+			{Tags: []capexdb.Tag{{Key: "j", Value: "x"}}, UserID: o.users[1]}, {Tags: []capexdb.Tag{{Key: "none", Value: "x"}}}}
+		for _, month := range []time.Month{2, 3, 4} {
+			from := time.Date(2026, month, 1, 0, 0, 0, 0, time.UTC)
+			for fi, flt := range filters {
+				flt.OrgID, flt.From, flt.To = o.id, from, from.AddDate(0, 1, 0)
+				for _, g := range groupings {
+					got, err := capexdb.Aggregate(ctx, db.Q(), flt, g)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want, err := capexdb.AggregateDirect(ctx, db.Q(), flt, g)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sortLines(got)
+					sortLines(want)
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("month %d filter %d grouping %+v:\n got %+v\nwant %+v", month, fi, g, got, want)
+					}
+					compared++
+					if len(want) > 0 {
+						nonEmpty++
+					}
+				}
+			}
+			got, err := capexdb.Spent(ctx, db.Q(), o.id, o.projects, from, from.AddDate(0, 1, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := capexdb.SpentDirect(ctx, db.Q(), o.id, o.projects, from, from.AddDate(0, 1, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("spent month %d: got %v want %v", month, got, want)
+			}
+		}
+	}
+	if nonEmpty < compared/2 {
+		t.Fatalf("only %d of %d comparisons had data", nonEmpty, compared)
+	}
+}

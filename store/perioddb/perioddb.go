@@ -1,0 +1,102 @@
+// Package perioddb holds the SQL of period closes: the close rows, the lock
+// that orders a close against writes into its month, and the org's opt-in to
+// the automatic close.
+package perioddb
+
+import (
+	"context"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Close is a period_closes row without its snapshot and CSV.
+type Close struct {
+	ID           uuid.UUID  `db:"id"`
+	OrgID        uuid.UUID  `db:"org_id"`
+	Period       string     `db:"period"`
+	ClosedBy     *uuid.UUID `db:"closed_by"`
+	ClosedAt     time.Time  `db:"closed_at"`
+	SHA256       string     `db:"sha256"`
+	Entries      int64      `db:"entries"`
+	ReopenedBy   *uuid.UUID `db:"reopened_by"`
+	ReopenedAt   *time.Time `db:"reopened_at"`
+	ReopenReason *string    `db:"reopen_reason"`
+}
+
+// Columns is the column list of Close.
+func Columns() []string {
+	return []string{"id", "org_id", "period", "closed_by", "closed_at", "sha256", "entries",
+		"reopened_by", "reopened_at", "reopen_reason"}
+}
+
+// Lock takes the transaction-scoped advisory lock of (org, period): shared by
+// every write into the month, exclusive by close and reopen, so a write that
+// checked the month open commits before a close reads the month.
+func Lock(ctx context.Context, q store.Querier, orgID uuid.UUID, period string, exclusive bool) error {
+	fn := "pg_advisory_xact_lock_shared"
+	if exclusive {
+		fn = "pg_advisory_xact_lock"
+	}
+	_, err := q.Exec(ctx, `SELECT `+fn+`(hashtextextended('period:' || $1::text || ':' || $2::text, 0))`, orgID, period)
+	return store.Translate(err)
+}
+
+// InForce is the close of (org, period) that is in force; store.ErrNotFound
+// when the month is open.
+func InForce(ctx context.Context, q store.Querier, orgID uuid.UUID, period string) (Close, error) {
+	return store.Get[Close](ctx, q, store.SQL.Select(Columns()...).From("period_closes").
+		Where(sq.Eq{"org_id": orgID, "period": period, "reopened_at": nil}))
+}
+
+// Insert records a close with its snapshot document and CSV.
+func Insert(ctx context.Context, q store.Querier, c Close, snapshot, csv []byte) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("period_closes").
+		Columns("id", "org_id", "period", "closed_by", "closed_at", "snapshot", "csv", "sha256", "entries").
+		Values(c.ID, c.OrgID, c.Period, c.ClosedBy, c.ClosedAt, snapshot, csv, c.SHA256, c.Entries))
+	return err
+}
+
+// Files reads the snapshot document and the CSV of a close.
+func Files(ctx context.Context, q store.Querier, id uuid.UUID) (snapshot, csv []byte, err error) {
+	type row struct {
+		Snapshot []byte `db:"snapshot"`
+		CSV      []byte `db:"csv"`
+	}
+	r, err := store.Get[row](ctx, q, store.SQL.Select("snapshot", "csv").From("period_closes").Where(sq.Eq{"id": id}))
+	return r.Snapshot, r.CSV, err
+}
+
+// Reopen lifts a close in force and drops its priced entries (the close row
+// keeps its CSV and checksum).
+func Reopen(ctx context.Context, q store.Querier, id, by uuid.UUID, reason string, at time.Time) error {
+	if _, err := store.Exec(ctx, q, store.SQL.Update("period_closes").Set("reopened_by", by).Set("reopened_at", at).
+		Set("reopen_reason", reason).Where(sq.Eq{"id": id, "reopened_at": nil})); err != nil {
+		return err
+	}
+	_, err := store.Exec(ctx, q, store.SQL.Delete("period_close_entries").Where(sq.Eq{"close_id": id}))
+	return err
+}
+
+// Between lists the closes of org (in force and reopened) of the months
+// [from, to], by period and time of close.
+func Between(ctx context.Context, q store.Querier, orgID uuid.UUID, from, to string) ([]Close, error) {
+	return store.Select[Close](ctx, q, store.SQL.Select(Columns()...).From("period_closes").
+		Where(sq.Eq{"org_id": orgID}).Where(sq.GtOrEq{"period": from}).Where(sq.LtOrEq{"period": to}).
+		OrderBy("period", "closed_at", "id"))
+}
+
+// AutoClose reads whether the org lets the monthly Schedule close the
+// previous month.
+func AutoClose(ctx context.Context, q store.Querier, orgID uuid.UUID) (bool, error) {
+	return store.Scalar[bool](ctx, q, store.SQL.Select("auto_close_periods").From("organizations").Where(sq.Eq{"id": orgID}))
+}
+
+// SetAutoClose records the org's choice.
+func SetAutoClose(ctx context.Context, q store.Querier, orgID uuid.UUID, on bool) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("organizations").Set("auto_close_periods", on).Where(sq.Eq{"id": orgID}))
+	return err
+}
