@@ -72,25 +72,25 @@ type services struct {
 	Imports   *importer.Service
 }
 
-func newServices(cfg Config, db *store.DB) services {
+func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 	return services{
 		DB: db,
-		Accounts: &account.Service{DB: db, Registration: cfg.Registration, KeyTouchInterval: time.Minute,
-			Tokens: account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour}},
-		Orgs:      &org.Service{DB: db, PublicURL: cfg.PublicURL},
-		Projects:  &project.Service{DB: db},
-		Workflows: &workflow.Service{DB: db},
-		Tags:      &tag.Service{DB: db},
-		Tickets:   &ticket.Service{DB: db},
-		Webhooks:  &webhook.Service{DB: db},
-		Comments:  &comment.Service{DB: db},
-		Labels:    &label.Service{DB: db},
-		Sprints:   &sprint.Service{DB: db},
-		Entries:   &timeentry.Service{DB: db},
-		Rates:     &laborrate.Service{DB: db},
-		Capex:     &capex.Service{DB: db},
-		Export:    &export.Service{DB: db},
-		Imports:   &importer.Service{DB: db},
+		Accounts: account.New(db, clock, account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour},
+			cfg.Registration, time.Minute),
+		Orgs:      org.New(db, clock, cfg.PublicURL),
+		Projects:  project.New(db, clock),
+		Workflows: workflow.New(db, clock),
+		Tags:      tag.New(db, clock),
+		Tickets:   ticket.New(db, clock),
+		Webhooks:  webhook.New(db, clock),
+		Comments:  comment.New(db, clock),
+		Labels:    label.New(db, clock),
+		Sprints:   sprint.NewService(db, clock),
+		Entries:   timeentry.New(db, clock),
+		Rates:     laborrate.New(db, clock),
+		Capex:     capex.New(db, clock),
+		Export:    export.New(db, clock),
+		Imports:   importer.New(db, clock),
 	}
 }
 
@@ -128,7 +128,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	defer db.Close()
 	metrics := api.NewMetrics()
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
-	s := newServices(cfg, db)
+	s := newServices(cfg, db, domain.SystemClock{})
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
 		Version: version, Profile: cfg.Profile, BodyLimit: importBodyLimit}, modules(cfg, s)...)
 

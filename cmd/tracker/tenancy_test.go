@@ -61,7 +61,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	// imports wait in the outbox; neither matters to access checks.
 	cfg := Config{JWTSecret: apitest.Secret, Registration: "open", PublicURL: "http://tracker.test",
 		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy"}
-	s := newServices(cfg, db)
+	s := newServices(cfg, db, domain.SystemClock{})
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
 		Auth: s.Accounts, Health: domain.System{DB: db}, Version: "test", Profile: "development"}, modules(cfg, s)...)
 	env := &apitest.Env{T: t, DB: db, App: app}

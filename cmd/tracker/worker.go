@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/capex"
 	"tracker/domain/webhook"
 	"tracker/store"
@@ -22,10 +23,10 @@ import (
 
 // registrations are the durable work of features beyond events; each adds
 // itself with one line.
-func registrations(cfg Config, log *slog.Logger, db *store.DB) []worker.Registration {
+func registrations(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock) []worker.Registration {
 	return []worker.Registration{
-		importwf.WorkerRegistration(db, importwf.TuningFromEnv(os.Getenv)),
-		capexport.WorkerRegistration(&capex.Service{DB: db}),
+		importwf.WorkerRegistration(db, clock, importwf.TuningFromEnv(os.Getenv)),
+		capexport.WorkerRegistration(capex.New(db, clock)),
 	}
 }
 
@@ -46,7 +47,7 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, 
 		Webhooks:      worker.WebhookConfig{AllowPrivate: cfg.WebhookAllowPrivate},
 		Cascade:       worker.CascadeConfig{BatchSize: knobs.CascadeBatch, BatchPause: knobs.CascadePause},
 		PollInterval:  2 * time.Second,
-		Registrations: registrations(cfg, log, db),
+		Registrations: registrations(cfg, log, db, domain.SystemClock{}),
 	}
 	if knobs.RetryScale > 0 {
 		d.Webhooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)

@@ -113,14 +113,14 @@ func (s *Service) apply(ctx context.Context, q store.Querier, p domain.Principal
 	}
 	after := toTicket(rows[0])
 	if len(pl.changes) > 0 {
-		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: t.ID, Action: ActionUpdated, Changes: pl.changes,
 			Events: []string{domain.EventTicketUpdated}, Data: after}); err != nil {
 			return Ticket{}, err
 		}
 	}
 	if pl.status != nil {
-		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: t.ID, Action: ActionStatusChanged, Changes: []domain.FieldChange{*pl.status},
 			Events: []string{domain.EventTicketStatusChanged}, Data: after}); err != nil {
 			return Ticket{}, err

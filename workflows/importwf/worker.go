@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	acts "tracker/activities/importwf"
+	"tracker/domain"
 	"tracker/domain/importer"
 	"tracker/store"
 	"tracker/worker"
@@ -44,8 +45,8 @@ func Register(r sdkworker.Registry, a *acts.Activities) {
 
 // WorkerRegistration is the import feature's part of the worker: the
 // workflow, its activities, and the dispatcher of TopicImport outbox rows.
-func WorkerRegistration(db *store.DB, t Tuning) worker.Registration {
-	a := &acts.Activities{Runner: &importer.Runner{DB: db, BatchSize: t.BatchSize}, BatchPause: t.BatchPause}
+func WorkerRegistration(db *store.DB, clock domain.Clock, t Tuning) worker.Registration {
+	a := &acts.Activities{Runner: importer.NewRunner(db, clock, t.BatchSize), BatchPause: t.BatchPause}
 	return worker.Registration{
 		Name:     "import",
 		Register: func(r sdkworker.Registry) { Register(r, a) },
