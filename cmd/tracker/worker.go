@@ -23,9 +23,9 @@ import (
 
 // registrations are the durable work of features beyond events; each adds
 // itself with one line.
-func registrations(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock) []worker.Registration {
+func registrations(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock, knobs workerKnobs) []worker.Registration {
 	return []worker.Registration{
-		importwf.WorkerRegistration(db, clock, importwf.TuningFromEnv(os.Getenv)),
+		importwf.WorkerRegistration(db, clock, knobs.Import),
 		capexport.WorkerRegistration(capex.New(db, clock)),
 	}
 }
@@ -47,7 +47,7 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, 
 		Webhooks:      worker.WebhookConfig{AllowPrivate: cfg.WebhookAllowPrivate},
 		Cascade:       worker.CascadeConfig{BatchSize: knobs.CascadeBatch, BatchPause: knobs.CascadePause},
 		PollInterval:  2 * time.Second,
-		Registrations: registrations(cfg, log, db, domain.SystemClock{}),
+		Registrations: registrations(cfg, log, db, domain.SystemClock{}, knobs),
 	}
 	if knobs.RetryScale > 0 {
 		d.Webhooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)
@@ -64,6 +64,9 @@ type workerKnobs struct {
 	RetryScale   float64       // TRACKER_TEST_WEBHOOK_RETRY_SCALE: multiplies the retry offsets
 	CascadeBatch int           // TRACKER_TEST_CASCADE_BATCH: rows per purge batch
 	CascadePause time.Duration // TRACKER_TEST_CASCADE_PAUSE: sleep between purge batches
+	// Import: TRACKER_TEST_IMPORT_BATCH (tickets per batch) and
+	// TRACKER_TEST_IMPORT_PAUSE (sleep between batches).
+	Import importwf.Tuning
 }
 
 func loadWorkerKnobs() (workerKnobs, error) {
@@ -82,6 +85,16 @@ func loadWorkerKnobs() (workerKnobs, error) {
 	if s := os.Getenv("TRACKER_TEST_CASCADE_PAUSE"); s != "" {
 		if k.CascadePause, err = time.ParseDuration(s); err != nil {
 			return k, errors.New("TRACKER_TEST_CASCADE_PAUSE: must be a duration such as 50ms")
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_IMPORT_BATCH"); s != "" {
+		if k.Import.BatchSize, err = strconv.Atoi(s); err != nil || k.Import.BatchSize < 1 {
+			return k, errors.New("TRACKER_TEST_IMPORT_BATCH: must be a positive integer")
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_IMPORT_PAUSE"); s != "" {
+		if k.Import.BatchPause, err = time.ParseDuration(s); err != nil {
+			return k, errors.New("TRACKER_TEST_IMPORT_PAUSE: must be a duration such as 50ms")
 		}
 	}
 	return k, nil

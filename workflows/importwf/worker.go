@@ -3,7 +3,6 @@ package importwf
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"time"
 
 	sdkworker "go.temporal.io/sdk/worker"
@@ -21,20 +20,6 @@ import (
 type Tuning struct {
 	BatchSize  int           // tickets per batch (default 2000)
 	BatchPause time.Duration // sleep before each batch (tests stop a worker mid-import)
-}
-
-// TuningFromEnv reads the test knobs TRACKER_TEST_IMPORT_BATCH and
-// TRACKER_TEST_IMPORT_PAUSE through getenv (cmd passes os.Getenv); values
-// that do not parse are ignored.
-func TuningFromEnv(getenv func(string) string) Tuning {
-	var t Tuning
-	if n, err := strconv.Atoi(getenv("TRACKER_TEST_IMPORT_BATCH")); err == nil && n > 0 {
-		t.BatchSize = n
-	}
-	if d, err := time.ParseDuration(getenv("TRACKER_TEST_IMPORT_PAUSE")); err == nil && d > 0 {
-		t.BatchPause = d
-	}
-	return t
 }
 
 // Register puts the workflow and its activities on a worker.
