@@ -77,7 +77,7 @@ func setupHook(t *testing.T, db *store.DB, url string) fixture {
 		t.Fatal(err)
 	}
 	err := db.InTx(ctx, func(q store.Querier) error {
-		return domain.Record(ctx, q, domain.Change{OrgID: f.org, EntityType: "ticket", EntityID: domain.NewID(),
+		return domain.Record(ctx, q, domain.Change{At: time.Now(), OrgID: f.org, EntityType: "ticket", EntityID: domain.NewID(),
 			Action: "created", Events: []string{domain.EventTicketCreated}, Data: map[string]any{"title": "Hello"}})
 	})
 	if err != nil {

@@ -46,9 +46,10 @@ type Change struct {
 	EntityID   uuid.UUID
 	Action     string // created, updated, status_changed, deleted, ...
 	Changes    []FieldChange
-	Events     []string // event types to emit, may be empty
-	Data       any      // the resource after the change (event payload "data")
-	Via        any      // what an integration acted through (audit only), nil for people
+	Events     []string  // event types to emit, may be empty
+	Data       any       // the resource after the change (event payload "data")
+	At         time.Time // when it happened: the service's clock (required)
+	Via        any       // what an integration acted through (audit only), nil for people
 }
 
 // Event is the payload of an outbox event row, delivered to webhooks as is.
@@ -75,7 +76,10 @@ func Record(ctx context.Context, q store.Querier, c Change) error {
 // writing them, for a store statement that writes them together with the
 // change itself.
 func PrepareChange(c Change) (store.AuditRow, []store.OutboxRow, error) {
-	now := time.Now().UTC()
+	if c.At.IsZero() {
+		return store.AuditRow{}, nil, fmt.Errorf("change %s %s: Change.At is unset (take it from the service's domain.Clock)", c.EntityType, c.Action)
+	}
+	now := c.At.UTC()
 	changes := c.Changes
 	if changes == nil {
 		changes = []FieldChange{}
@@ -107,13 +111,13 @@ func PrepareChange(c Change) (store.AuditRow, []store.OutboxRow, error) {
 }
 
 // Enqueue appends an outbox row with an arbitrary JSON payload: events, or
-// durable jobs such as TopicCascadeDelete.
-func Enqueue(ctx context.Context, q store.Querier, orgID, id uuid.UUID, topic string, payload any) error {
+// durable jobs such as TopicCascadeDelete; at is the service clock's now.
+func Enqueue(ctx context.Context, q store.Querier, orgID, id uuid.UUID, topic string, payload any, at time.Time) error {
 	b, err := json.Marshal(payload)
 	if err != nil {
 		return fmt.Errorf("marshal outbox payload: %w", err)
 	}
-	return store.InsertOutbox(ctx, q, store.OutboxRow{ID: id, OrgID: orgID, Topic: topic, Payload: b, CreatedAt: time.Now().UTC()})
+	return store.InsertOutbox(ctx, q, store.OutboxRow{ID: id, OrgID: orgID, Topic: topic, Payload: b, CreatedAt: at.UTC()})
 }
 
 // CascadeJob is the payload of a TopicCascadeDelete outbox row.
@@ -124,7 +128,7 @@ type CascadeJob struct {
 }
 
 // ScheduleCascade marks nothing itself: the caller has set deleted_at on the
-// root in q; this enqueues the durable purge of its dependents.
-func ScheduleCascade(ctx context.Context, q store.Querier, job CascadeJob) error {
-	return Enqueue(ctx, q, job.OrgID, NewID(), TopicCascadeDelete, job)
+// root in q; this enqueues the durable purge of its dependents at time at.
+func ScheduleCascade(ctx context.Context, q store.Querier, job CascadeJob, at time.Time) error {
+	return Enqueue(ctx, q, job.OrgID, NewID(), TopicCascadeDelete, job, at)
 }

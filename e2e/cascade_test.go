@@ -90,7 +90,7 @@ func TestCascadeDeleteSurvivesAWorkerKill(t *testing.T) {
 			if _, err := q.Exec(ctx, `UPDATE projects SET deleted_at = now() WHERE id = $1`, doomed); err != nil {
 				return err
 			}
-			return domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: u.OrgID, EntityType: "project", EntityID: doomed})
+			return domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: u.OrgID, EntityType: "project", EntityID: doomed}, time.Now())
 		}); err != nil {
 			t.Fatal(err)
 		}

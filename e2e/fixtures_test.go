@@ -108,7 +108,7 @@ func emitDirect(t *testing.T, db *store.DB, org uuid.UUID, typ string, data map[
 	t.Helper()
 	ctx := context.Background()
 	err := db.InTx(ctx, func(q store.Querier) error {
-		return domain.Record(ctx, q, domain.Change{OrgID: org, EntityType: "ticket", EntityID: domain.NewID(),
+		return domain.Record(ctx, q, domain.Change{At: time.Now(), OrgID: org, EntityType: "ticket", EntityID: domain.NewID(),
 			Action: typ, Events: []string{typ}, Data: data})
 	})
 	if err != nil {

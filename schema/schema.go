@@ -33,6 +33,13 @@ func Migrations() fs.FS {
 // Migrate applies every pending migration to the database at url and returns
 // the version reached.
 func Migrate(ctx context.Context, url string) (int32, error) {
+	return MigrateTo(ctx, url, Latest())
+}
+
+// MigrateTo applies the pending migrations up to and including version
+// target and returns the version reached; tests use it to walk an empty
+// database one migration at a time.
+func MigrateTo(ctx context.Context, url string, target int32) (int32, error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return 0, fmt.Errorf("connect: %w", err)
@@ -45,7 +52,7 @@ func Migrate(ctx context.Context, url string) (int32, error) {
 	if err := m.LoadMigrations(Migrations()); err != nil {
 		return 0, fmt.Errorf("load migrations: %w", err)
 	}
-	if err := m.Migrate(ctx); err != nil {
+	if err := m.MigrateTo(ctx, target); err != nil {
 		return 0, fmt.Errorf("migrate: %w", err)
 	}
 	return m.GetCurrentVersion(ctx)

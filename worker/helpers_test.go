@@ -99,7 +99,7 @@ func emit(t *testing.T, db *store.DB, org uuid.UUID, types ...string) {
 	t.Helper()
 	ctx := context.Background()
 	err := db.InTx(ctx, func(q store.Querier) error {
-		return domain.Record(ctx, q, domain.Change{OrgID: org, EntityType: "ticket", EntityID: domain.NewID(),
+		return domain.Record(ctx, q, domain.Change{At: time.Now(), OrgID: org, EntityType: "ticket", EntityID: domain.NewID(),
 			Action: "updated", Events: types, Data: map[string]any{"title": "T"},
 			Changes: []domain.FieldChange{{Field: "title", Old: "S", New: "T"}}})
 	})

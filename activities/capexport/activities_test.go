@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	acts "tracker/activities/capexport"
+	"tracker/domain"
 	"tracker/domain/capex"
 	"tracker/domain/capex/capextest"
 	"tracker/store"
@@ -28,7 +29,7 @@ func TestActivities(t *testing.T) {
 	ticket := f.Ticket(project, owner)
 	f.Rate(org, owner, 12000, "2026-01-01")
 	f.Entry(capextest.Entry{OrgID: org, UserID: owner, ProjectID: project, TicketID: ticket, Date: "2026-03-03", Minutes: 75})
-	svc := &capex.Service{DB: db}
+	svc := capex.New(db, domain.SystemClock{})
 	a := &acts.Activities{Exports: svc}
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()

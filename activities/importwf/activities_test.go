@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	acts "tracker/activities/importwf"
+	"tracker/domain"
 	"tracker/domain/importer"
 	"tracker/store/storetest"
 )
@@ -19,7 +20,7 @@ func TestMissingImportIsPermanent(t *testing.T) {
 	t.Parallel()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	a := &acts.Activities{Runner: &importer.Runner{DB: storetest.New(t)}}
+	a := &acts.Activities{Runner: importer.NewRunner(storetest.New(t), domain.SystemClock{}, 0)}
 	env.RegisterActivity(a)
 	_, err := env.ExecuteActivity(a.StageImport, uuid.New())
 	var appErr *temporal.ApplicationError

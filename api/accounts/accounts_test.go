@@ -86,7 +86,7 @@ func TestRegistrationModes(t *testing.T) {
 
 	// invite_only: seed an owner through the domain (registration is closed over HTTP).
 	env := apitest.New(t, apitest.Options{Registration: account.RegistrationInviteOnly})
-	open := &account.Service{DB: env.DB, Registration: account.RegistrationOpen, Tokens: env.Accounts.Tokens}
+	open := account.New(env.DB, env.Clock, env.Accounts.Tokens, account.RegistrationOpen, 0)
 	owner, err := open.Register(context.Background(), account.RegisterInput{Email: "owner@example.test", Password: "12345678", DisplayName: "Owner"})
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,8 @@ type Env struct {
 	Accounts *account.Service
 	Orgs     *org.Service
 	Metrics  *api.Metrics
+	// Clock is what feature services under test are built with.
+	Clock domain.Clock
 }
 
 // Options configure the app under test.
@@ -68,9 +70,10 @@ func New(t testing.TB, o Options) *Env {
 	if o.Registration == "" {
 		o.Registration = account.RegistrationOpen
 	}
-	e.Accounts = &account.Service{DB: e.DB, Registration: o.Registration, KeyTouchInterval: time.Minute,
-		Tokens: account.Tokens{Secret: []byte(Secret), AccessTTL: time.Hour}}
-	e.Orgs = &org.Service{DB: e.DB, PublicURL: "http://tracker.test"}
+	e.Clock = domain.SystemClock{}
+	e.Accounts = account.New(e.DB, e.Clock, account.Tokens{Secret: []byte(Secret), AccessTTL: time.Hour},
+		o.Registration, time.Minute)
+	e.Orgs = org.New(e.DB, e.Clock, "http://tracker.test")
 	e.Metrics = api.NewMetrics()
 	mods := []api.Module{accounts.Handlers{Accounts: e.Accounts, Limits: o.Limits}, orgs.Handlers{Orgs: e.Orgs}}
 	if o.Modules != nil {

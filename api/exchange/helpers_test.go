@@ -32,11 +32,11 @@ func setup(t *testing.T, o exporttest.Options) *fixture {
 	t.Helper()
 	f := &fixture{}
 	f.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{exchange.Handlers{Export: &export.Service{DB: e.DB, BatchSize: 7},
-			Imports: &importer.Service{DB: e.DB, Wait: 300 * time.Millisecond, Poll: 20 * time.Millisecond},
-			TempDir: t.TempDir()}}
+		exp, imp := export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock)
+		exp.BatchSize, imp.Wait, imp.Poll = 7, 300*time.Millisecond, 20*time.Millisecond
+		return []api.Module{exchange.Handlers{Export: exp, Imports: imp, TempDir: t.TempDir()}}
 	}})
-	f.runner = &importer.Runner{DB: f.env.DB, BatchSize: 5}
+	f.runner = importer.NewRunner(f.env.DB, f.env.Clock, 5)
 	f.owner = f.env.Register("Owner")
 	f.a = f.owner.OrgID
 	org := f.env.Do("POST", "/api/v1/orgs", f.owner.Token, map[string]any{"name": "Target", "slug": "target-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)

@@ -24,7 +24,7 @@ type world struct {
 func setup(t *testing.T) world {
 	t.Helper()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{labels.Handlers{Labels: &label.Service{DB: e.DB}}}
+		return []api.Module{labels.Handlers{Labels: label.New(e.DB, e.Clock)}}
 	}})
 	w := world{env: env, owner: env.Register("Owner")}
 	w.admin = env.Member(w.owner, "admin")

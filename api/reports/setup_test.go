@@ -80,7 +80,7 @@ func setup(t *testing.T) *world {
 	t.Helper()
 	w := &world{}
 	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		svc := &capex.Service{DB: e.DB}
+		svc := capex.New(e.DB, e.Clock)
 		w.run = &runner{svc: svc}
 		return []api.Module{reports.Handlers{Reports: svc}, timeentries.Handlers{Entries: &timeentry.Service{DB: e.DB}},
 			laborrates.Handlers{Rates: &laborrate.Service{DB: e.DB}}}

@@ -26,7 +26,7 @@ type fixture struct {
 func setup(t *testing.T) *fixture {
 	t.Helper()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{tickets.Handlers{Tickets: &ticket.Service{DB: e.DB}}}
+		return []api.Module{tickets.Handlers{Tickets: ticket.New(e.DB, e.Clock)}}
 	}})
 	f := &fixture{env: env, owner: env.Register("Owner")}
 	f.admin = env.Member(f.owner, "admin")

@@ -16,8 +16,8 @@ func newEnv(t *testing.T) *apitest.Env {
 	t.Helper()
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
-			workflows.Handlers{Workflows: &workflow.Service{DB: e.DB}},
-			projects.Handlers{Projects: &project.Service{DB: e.DB}},
+			workflows.Handlers{Workflows: workflow.New(e.DB, e.Clock)},
+			projects.Handlers{Projects: project.New(e.DB, e.Clock)},
 		}
 	}})
 }

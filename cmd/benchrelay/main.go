@@ -133,7 +133,7 @@ func run() error {
 	for i := 0; i < events; i++ {
 		id := domain.NewID()
 		err := db.InTx(ctx, func(q store.Querier) error {
-			return domain.Record(ctx, q, domain.Change{OrgID: org, EntityType: "ticket", EntityID: id, Action: "created",
+			return domain.Record(ctx, q, domain.Change{At: time.Now().UTC(), OrgID: org, EntityType: "ticket", EntityID: id, Action: "created",
 				Events: []string{domain.EventTicketCreated}, Data: map[string]any{"title": "bench"}})
 		})
 		if err != nil {

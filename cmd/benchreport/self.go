@@ -30,11 +30,11 @@ func startSelf(ctx context.Context, c *config) (func(), error) {
 		drop()
 		return nil, err
 	}
-	accounts := &account.Service{DB: db, Registration: account.RegistrationOpen, KeyTouchInterval: time.Minute,
-		Tokens: account.Tokens{Secret: []byte("benchreport-secret-0123456789abcdef"), AccessTTL: time.Hour}}
+	accounts := account.New(db, domain.SystemClock{}, account.Tokens{Secret: []byte("benchreport-secret-0123456789abcdef"), AccessTTL: time.Hour},
+		account.RegistrationOpen, time.Minute)
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
 		Auth: accounts, Health: domain.System{DB: db}, Version: "bench", Profile: "development"},
-		accountsapi.Handlers{Accounts: accounts}, reports.Handlers{Reports: &capex.Service{DB: db}})
+		accountsapi.Handlers{Accounts: accounts}, reports.Handlers{Reports: capex.New(db, domain.SystemClock{})})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		db.Close()

@@ -95,7 +95,7 @@ type services struct {
 	Chat        *chat.Service
 }
 
-func newServices(cfg Config, db *store.DB) services {
+func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 	key := cfg.SecretsKey
 	if key == nil { // tests build a Config by hand
 		key = secretbox.RandomKey()
@@ -104,31 +104,31 @@ func newServices(cfg Config, db *store.DB) services {
 	if err != nil {
 		panic(err) // loadConfig checked the key's length
 	}
-	tickets := &ticket.Service{DB: db}
+	tickets := ticket.New(db, clock)
 	objects, storage := openObjects(cfg)
 	s := services{
 		Attachments: attachmentService(cfg, db, objects),
 		Objects:     objects, Storage: storage,
 		DB: db,
-		Accounts: &account.Service{DB: db, Registration: cfg.Registration, KeyTouchInterval: time.Minute,
-			Tokens: account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour}},
-		Orgs:      &org.Service{DB: db, PublicURL: cfg.PublicURL},
-		Projects:  &project.Service{DB: db},
-		Workflows: &workflow.Service{DB: db},
-		Tags:      &tag.Service{DB: db},
+		Accounts: account.New(db, clock, account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour},
+			cfg.Registration, time.Minute),
+		Orgs:      org.New(db, clock, cfg.PublicURL),
+		Projects:  project.New(db, clock),
+		Workflows: workflow.New(db, clock),
+		Tags:      tag.New(db, clock),
 		Tickets:   tickets,
-		Webhooks:  &webhook.Service{DB: db},
-		Comments:  &comment.Service{DB: db},
-		Labels:    &label.Service{DB: db},
-		Sprints:   &sprint.Service{DB: db},
-		Entries:   &timeentry.Service{DB: db},
-		Rates:     &laborrate.Service{DB: db},
-		Capex:     &capex.Service{DB: db},
-		Export:    &export.Service{DB: db},
-		Imports:   &importer.Service{DB: db},
-		Teams:     team.New(db, domain.SystemClock{}),
-		Codehost:  codehost.New(db, tickets, cfg.CodehostSecret, box, domain.SystemClock{}, cfg.PublicURL),
-		Chat:      chat.New(db, domain.SystemClock{}, cfg.ChatDefaultChannel),
+		Webhooks:  webhook.New(db, clock),
+		Comments:  comment.New(db, clock),
+		Labels:    label.New(db, clock),
+		Sprints:   sprint.NewService(db, clock),
+		Entries:   timeentry.New(db, clock),
+		Rates:     laborrate.New(db, clock),
+		Capex:     capex.New(db, clock),
+		Export:    export.New(db, clock),
+		Imports:   importer.New(db, clock),
+		Teams:     team.New(db, clock),
+		Codehost:  codehost.New(db, tickets, cfg.CodehostSecret, box, clock, cfg.PublicURL),
+		Chat:      chat.New(db, clock, cfg.ChatDefaultChannel),
 	}
 	// The identity provider client: the webhook client's SSRF guard, so an
 	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
@@ -172,7 +172,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	defer db.Close()
 	metrics := api.NewMetrics()
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
-	s := newServices(cfg, db)
+	s := newServices(cfg, db, domain.SystemClock{})
 	ensureBucket(ctx, cfg, log, s.Objects)
 	if cfg.CodehostSecret == "" {
 		log.Info("code-host webhook: SERVICE_CODEHOST_WEBHOOK_SECRET is not set; the service-wide URL refuses every delivery (per-org connections still work)")

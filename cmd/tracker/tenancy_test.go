@@ -69,7 +69,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy",
 		CodehostSecret: tenancyCodehostSecret}
 	cfg.Attachments.LocalDir = t.TempDir()
-	s := newServices(cfg, db)
+	s := newServices(cfg, db, domain.SystemClock{})
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
 		Auth: s.Accounts, Health: domain.System{DB: db}, Version: "test", Profile: "development"}, modules(cfg, s)...)
 	env := &apitest.Env{T: t, DB: db, App: app}

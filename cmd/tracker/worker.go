@@ -26,13 +26,13 @@ import (
 
 // registrations are the durable work of features beyond events; each adds
 // itself with one line.
-func registrations(cfg Config, log *slog.Logger, db *store.DB) []worker.Registration {
+func registrations(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock, knobs workerKnobs) []worker.Registration {
 	return []worker.Registration{
-		importwf.WorkerRegistration(db, importwf.TuningFromEnv(os.Getenv)),
-		capexport.WorkerRegistration(&capex.Service{DB: db}),
+		importwf.WorkerRegistration(db, clock, knobs.Import),
+		capexport.WorkerRegistration(capex.New(db, clock)),
 		attachmentRegistration(cfg, db),
-		chatwf.WorkerRegistration(&chatacts.Activities{DB: db, Clock: domain.SystemClock{},
-			Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, chat.New(db, domain.SystemClock{}, cfg.ChatDefaultChannel)),
+		chatwf.WorkerRegistration(&chatacts.Activities{DB: db, Clock: clock,
+			Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, chat.New(db, clock, cfg.ChatDefaultChannel)),
 	}
 }
 
@@ -54,7 +54,7 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, 
 		Cascade:       worker.CascadeConfig{BatchSize: knobs.CascadeBatch, BatchPause: knobs.CascadePause},
 		Outbox:        worker.OutboxConfig{MaxAttempts: knobs.OutboxMaxAttempts, Concurrency: knobs.OutboxConcurrency},
 		PollInterval:  2 * time.Second,
-		Registrations: registrations(cfg, log, db),
+		Registrations: registrations(cfg, log, db, domain.SystemClock{}, knobs),
 	}
 	if knobs.RetryScale > 0 {
 		d.Webhooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)
@@ -74,6 +74,9 @@ type workerKnobs struct {
 
 	OutboxMaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park an outbox row (default 20)
 	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 16)
+	// Import: TRACKER_TEST_IMPORT_BATCH (tickets per batch) and
+	// TRACKER_TEST_IMPORT_PAUSE (sleep between batches).
+	Import importwf.Tuning
 }
 
 func loadWorkerKnobs() (workerKnobs, error) {
@@ -100,6 +103,16 @@ func loadWorkerKnobs() (workerKnobs, error) {
 			if *dst, err = strconv.Atoi(s); err != nil || *dst < 1 {
 				return k, errors.New(name + ": must be a positive integer")
 			}
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_IMPORT_BATCH"); s != "" {
+		if k.Import.BatchSize, err = strconv.Atoi(s); err != nil || k.Import.BatchSize < 1 {
+			return k, errors.New("TRACKER_TEST_IMPORT_BATCH: must be a positive integer")
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_IMPORT_PAUSE"); s != "" {
+		if k.Import.BatchPause, err = time.ParseDuration(s); err != nil {
+			return k, errors.New("TRACKER_TEST_IMPORT_PAUSE: must be a duration such as 50ms")
 		}
 	}
 	return k, nil

@@ -83,7 +83,7 @@ func (s *Service) CreateKey(ctx context.Context, p domain.Principal, in CreateKe
 	}
 	slices.Sort(in.Scopes)
 	in.Scopes = slices.Compact(in.Scopes)
-	now := time.Now().UTC()
+	now := s.now()
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
 		probs.Add("expires_at", "must be in the future")
 	}
@@ -230,7 +230,7 @@ func (s *Service) authenticateKey(ctx context.Context, key string) (domain.Princ
 	if err != nil {
 		return domain.Principal{}, err
 	}
-	now := time.Now().UTC()
+	now := s.now()
 	if !k.UserActive || (k.ExpiresAt != nil && !k.ExpiresAt.After(now)) {
 		return domain.Principal{}, errBadCredentials
 	}

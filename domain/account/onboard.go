@@ -3,7 +3,6 @@ package account
 import (
 	"context"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -79,13 +78,13 @@ func (s *Service) Onboard(ctx context.Context, in OnboardInput) (Onboarded, erro
 		if n > 0 {
 			return errOnboarded
 		}
-		now := time.Now().UTC()
+		now := s.now()
 		name := strings.SplitN(in.Email, "@", 2)[0]
 		u := accountdb.User{ID: domain.NewID(), Email: in.Email, DisplayName: name, PasswordHash: &hash, Active: true, CreatedAt: now, UpdatedAt: now}
 		if err := accountdb.InsertUser(ctx, q, u); err != nil {
 			return err
 		}
-		o, err := org.CreateIn(ctx, q, u.ID, in.OrgName, in.OrgSlug)
+		o, err := org.CreateIn(ctx, q, u.ID, in.OrgName, in.OrgSlug, s.now())
 		if err != nil {
 			return err
 		}

@@ -35,7 +35,16 @@ type Service struct {
 	Registration string
 	// KeyTouchInterval bounds how often last_used_at is written for one key.
 	KeyTouchInterval time.Duration
+	clock            domain.Clock
 }
+
+// New builds the service on db: tokens signs sessions, registration is
+// open, invite_only or disabled, keyTouch bounds last_used_at writes.
+func New(db *store.DB, clock domain.Clock, tokens Tokens, registration string, keyTouch time.Duration) *Service {
+	return &Service{DB: db, Tokens: tokens, Registration: registration, KeyTouchInterval: keyTouch, clock: clock}
+}
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // AuthResult is returned by register, login and refresh.
 type AuthResult struct {
@@ -90,7 +99,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (AuthResult, e
 	}
 	var out AuthResult
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
-		now := time.Now().UTC()
+		now := s.now()
 		u := accountdb.User{ID: domain.NewID(), Email: in.Email, DisplayName: in.DisplayName, PasswordHash: &hash,
 			Active: true, CreatedAt: now, UpdatedAt: now}
 		if err := accountdb.InsertUser(ctx, q, u); err != nil {
@@ -99,7 +108,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (AuthResult, e
 			}
 			return err
 		}
-		personal, err := org.CreateIn(ctx, q, u.ID, in.DisplayName, personalSlug(in.Email))
+		personal, err := org.CreateIn(ctx, q, u.ID, in.DisplayName, personalSlug(in.Email), now)
 		if err != nil {
 			return err
 		}
@@ -210,7 +219,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (AuthResult
 	}
 	var out AuthResult
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
-		out, err = s.startSession(ctx, q, u, m.OrgID, domain.ParseRole(m.Role), uuid.Nil, time.Now().UTC())
+		out, err = s.startSession(ctx, q, u, m.OrgID, domain.ParseRole(m.Role), uuid.Nil, s.now())
 		return err
 	})
 	return out, err
@@ -227,7 +236,7 @@ func (s *Service) Refresh(ctx context.Context, token string) (AuthResult, error)
 	var out AuthResult
 	reused := false
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
-		now := time.Now().UTC()
+		now := s.now()
 		rt, err := accountdb.RefreshTokenForUpdate(ctx, q, HashToken(token))
 		if errors.Is(err, store.ErrNotFound) {
 			return errBadRefresh
@@ -289,7 +298,7 @@ func (s *Service) Logout(ctx context.Context, token string) error {
 		if rt.RevokedAt != nil {
 			return errBadRefresh
 		}
-		return accountdb.RevokeRefreshToken(ctx, q, rt.ID, time.Now().UTC())
+		return accountdb.RevokeRefreshToken(ctx, q, rt.ID, s.now())
 	})
 }
 

@@ -132,7 +132,7 @@ func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid
 			return err
 		}
 		out = toAttachment(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: t.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: t.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: ticketID, Action: ActionAdded,
 			Changes: []domain.FieldChange{{Field: "attachment", Old: nil, New: summary(r)}},
 			Events:  []string{domain.EventTicketUpdated}, Data: ticket.FromRow(t.Row)})
@@ -210,10 +210,10 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 			return domain.NotFoundAs(err, "attachment")
 		}
 		if err := domain.Enqueue(ctx, q, r.Row.OrgID, domain.NewID(), TopicDeleteObjects,
-			DeleteJob{OrgID: r.Row.OrgID, Keys: []string{r.StorageKey}}); err != nil {
+			DeleteJob{OrgID: r.Row.OrgID, Keys: []string{r.StorageKey}}, s.clock.Now()); err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: r.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: r.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: r.TicketID, Action: ActionRemoved,
 			Changes: []domain.FieldChange{{Field: "attachment", Old: summary(r.Row), New: nil}},
 			Events:  []string{domain.EventTicketUpdated}, Data: ticket.FromRow(t.Row)})

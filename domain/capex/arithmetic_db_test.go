@@ -61,7 +61,7 @@ func TestArithmetic(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	f := capextest.F{T: t, DB: db}
-	svc := &capex.Service{DB: db}
+	svc := capex.New(db, domain.SystemClock{})
 	tests := []struct {
 		name      string
 		rates     []rate
@@ -212,7 +212,7 @@ func TestRatesOfAnotherOrg(t *testing.T) {
 	f.Rate(other, a.ann, 50000, "2026-01-01")
 	f.Rate(a.id, a.ann, 10000, "2026-01-01")
 	a.entry(a.ann, "2026-03-02", 60, "Coding", "")
-	rep, err := (&capex.Service{DB: db}).Report(context.Background(), a.caller, query(t, "2026-03"))
+	rep, err := capex.New(db, domain.SystemClock{}).Report(context.Background(), a.caller, query(t, "2026-03"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func (s *Service) Close(ctx context.Context, p domain.Principal, orgID uuid.UUID
 			return err
 		}
 		out = toCloseInfo(c)
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "period",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "period",
 			EntityID: c.ID, Action: "closed", Data: out})
 	})
 	return out, err
@@ -171,7 +171,7 @@ func (s *Service) Reopen(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		}
 		c.ReopenedBy, c.ReopenedAt, c.ReopenReason = &p.UserID, &now, &reason
 		out = toCloseInfo(c)
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "period",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "period",
 			EntityID: c.ID, Action: "reopened", Changes: []domain.FieldChange{{Field: "status", Old: PeriodClosed, New: PeriodOpen},
 				{Field: "reason", Old: nil, New: reason}}, Data: out})
 	})

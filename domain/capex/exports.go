@@ -86,10 +86,10 @@ func (s *Service) RequestExport(ctx context.Context, p domain.Principal, orgID u
 		if err := capexdb.InsertExport(ctx, q, row); err != nil {
 			return err
 		}
-		if err := domain.Enqueue(ctx, q, orgID, domain.NewID(), TopicExport, job); err != nil {
+		if err := domain.Enqueue(ctx, q, orgID, domain.NewID(), TopicExport, job, now); err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "capitalization_export",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "capitalization_export",
 			EntityID: row.ID, Action: "requested", Data: toExport(row)})
 	})
 	if err != nil {

@@ -114,7 +114,7 @@ func (s *Service) SetAutoClose(ctx context.Context, p domain.Principal, orgID uu
 		if err := perioddb.SetAutoClose(ctx, q, orgID, on); err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "organization",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "organization",
 			EntityID: orgID, Action: "updated", Changes: []domain.FieldChange{{Field: "auto_close_periods", Old: old, New: on}},
 			Data: map[string]bool{"auto_close": on}})
 	})
@@ -136,7 +136,7 @@ func (s *Service) autoClose(ctx context.Context, orgID uuid.UUID, per Period) er
 		if err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, EntityType: "period", EntityID: c.ID,
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, EntityType: "period", EntityID: c.ID,
 			Action: "closed", Data: toCloseInfo(c)})
 	})
 }

@@ -20,19 +20,14 @@ import (
 
 // Service runs the report and export use cases.
 type Service struct {
-	DB *store.DB
-	// Now is the clock (tests set it); nil is time.Now.
-	Now func() time.Time
+	DB    *store.DB
+	clock domain.Clock
 }
 
-func (s *Service) now() time.Time {
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	// Microseconds, as PostgreSQL stores them.
-	return now().UTC().Truncate(time.Microsecond)
-}
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // MinRole is the role that reads reports and exports.
 const MinRole = domain.RoleAdmin

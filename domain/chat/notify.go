@@ -122,7 +122,7 @@ func (s *Service) Notify(ctx context.Context, p domain.Principal, in NotifyReque
 			return err
 		}
 		out = Queued{Status: "queued", NotificationType: in.Type, ID: n.ID}
-		return domain.Enqueue(ctx, q, n.OrgID, domain.NewID(), TopicNotify, NotifyJob{NotificationID: n.ID, OrgID: n.OrgID})
+		return domain.Enqueue(ctx, q, n.OrgID, domain.NewID(), TopicNotify, NotifyJob{NotificationID: n.ID, OrgID: n.OrgID}, s.now())
 	})
 	return out, err
 }

@@ -60,7 +60,7 @@ func (s *Service) insertMapping(ctx context.Context, q store.Querier, actor *uui
 		return err
 	}
 	*out = toMapping(m)
-	return domain.Record(ctx, q, domain.Change{OrgID: m.OrgID, ActorID: actor, EntityType: "ticket", EntityID: m.TicketID,
+	return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: m.OrgID, ActorID: actor, EntityType: "ticket", EntityID: m.TicketID,
 		Action: "chat_thread_mapped", Changes: []domain.FieldChange{{Field: "chat_thread", New: m.ChannelID + "/" + m.ThreadTS}}})
 }
 

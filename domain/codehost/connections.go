@@ -80,7 +80,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		}
 		out = s.toConnection(row)
 		out.Secret = secret
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "codehost_connection",
+		return domain.Record(ctx, q, domain.Change{At: s.Clock.Now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "codehost_connection",
 			EntityID: row.ID, Action: "created", Changes: []domain.FieldChange{{Field: "repositories", New: repos}}})
 	})
 	return out, err
@@ -112,7 +112,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, orgID, id uuid
 		if n == 0 {
 			return domain.NotFound("code-host connection")
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "codehost_connection",
+		return domain.Record(ctx, q, domain.Change{At: s.Clock.Now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "codehost_connection",
 			EntityID: id, Action: "deleted"})
 	})
 }

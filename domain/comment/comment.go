@@ -24,8 +24,12 @@ const (
 
 // Service runs the comment use cases.
 type Service struct {
-	DB *store.DB
+	DB    *store.DB
+	clock domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
 
 // Comment is the API's Comment resource.
 type Comment struct {
@@ -51,7 +55,7 @@ func validBody(body string) error {
 	return nil
 }
 
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Create adds a comment to a ticket (Reporter, assigned to the ticket's
 // project when a Reporter). The author is the caller.
@@ -77,14 +81,14 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, ticketID uuid.
 				return domain.Invalid("parent_comment_id: must be a comment of the same ticket")
 			}
 		}
-		at := now()
+		at := s.now()
 		r := commentdb.Row{ID: domain.NewID(), OrgID: t.OrgID, TicketID: ticketID, AuthorID: p.UserID, Body: body,
 			ParentCommentID: parentID, CreatedAt: at, UpdatedAt: at}
 		if err := commentdb.Insert(ctx, q, r); err != nil {
 			return err
 		}
 		out = toComment(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: ticketID, Action: ActionCreated,
 			Changes: []domain.FieldChange{{Field: "comment", Old: nil, New: r.ID}},
 			Events:  []string{domain.EventCommentCreated}, Data: out})

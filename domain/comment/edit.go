@@ -45,12 +45,12 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if err != nil {
 			return err
 		}
-		r, err := commentdb.UpdateBody(ctx, q, old.OrgID, id, body, now())
+		r, err := commentdb.UpdateBody(ctx, q, old.OrgID, id, body, s.now())
 		if err != nil {
 			return domain.NotFoundAs(err, "comment")
 		}
 		out = toComment(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: r.TicketID, Action: ActionUpdated, Changes: []domain.FieldChange{
 				{Field: "comment", Old: r.ID, New: r.ID},
 				// Never the text: an edit or delete must not leave the old
@@ -92,7 +92,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		for _, d := range ids {
 			changes = append(changes, domain.FieldChange{Field: "comment", Old: d, New: nil})
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: r.TicketID, Action: ActionDeleted, Changes: changes})
 	})
 }

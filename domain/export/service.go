@@ -24,8 +24,11 @@ type Service struct {
 	// BatchSize is the tickets read per query (default 1000): memory stays
 	// bounded by one batch whatever the size of the organization.
 	BatchSize int
-	Now       func() time.Time
+	clock     domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
 
 // Scope is an authorized export: the org and, optionally, one project.
 type Scope struct {
@@ -58,12 +61,7 @@ func (s *Service) Prepare(ctx context.Context, p domain.Principal, orgID uuid.UU
 	return sc, nil
 }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC()
-	}
-	return time.Now().UTC()
-}
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 func (s *Service) batch() int {
 	if s.BatchSize > 0 {

@@ -46,7 +46,7 @@ func (r *Runner) Batch(ctx context.Context, id uuid.UUID) (Step, error) {
 			size = 2000
 		}
 		to := min(row.NextSeq+size, row.TicketsTotal+1)
-		b := &batchRun{ctx: ctx, q: q, row: row, now: time.Now().UTC()}
+		b := &batchRun{ctx: ctx, q: q, row: row, now: r.now()}
 		if err := b.run(row.NextSeq, to); err != nil {
 			return err
 		}

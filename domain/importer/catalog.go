@@ -58,7 +58,7 @@ func (r *Runner) Catalog(ctx context.Context, id uuid.UUID) (Step, error) {
 		if err := json.Unmarshal(items[0].Payload, &doc); err != nil {
 			return permanent("staged catalog does not decode: %v", err)
 		}
-		c := &catalogRun{ctx: ctx, q: q, row: row, now: time.Now().UTC(), audits: map[string][]uuid.UUID{}}
+		c := &catalogRun{ctx: ctx, q: q, row: row, now: r.now(), audits: map[string][]uuid.UUID{}}
 		if err := c.run(doc); err != nil {
 			return err
 		}

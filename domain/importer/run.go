@@ -29,7 +29,16 @@ type Runner struct {
 	DB *store.DB
 	// BatchSize is the tickets per batch (default 2000).
 	BatchSize int
+	clock     domain.Clock
 }
+
+// NewRunner builds the runner on db, telling the time by clock; batchSize
+// 0 is the default.
+func NewRunner(db *store.DB, clock domain.Clock, batchSize int) *Runner {
+	return &Runner{DB: db, BatchSize: batchSize, clock: clock}
+}
+
+func (r *Runner) now() time.Time { return r.clock.Now() }
 
 // Step is where an import stands after a step.
 type Step struct {
@@ -86,7 +95,7 @@ func (r *Runner) Stage(ctx context.Context, id uuid.UUID) (Step, error) {
 			return err
 		}
 		total := len(payloads) - 1
-		if err := importdb.Progress(ctx, q, id, importdb.StageStaged, total, 1, importdb.Counts{}, time.Now().UTC()); err != nil {
+		if err := importdb.Progress(ctx, q, id, importdb.StageStaged, total, 1, importdb.Counts{}, r.now()); err != nil {
 			return err
 		}
 		out = Step{Status: importdb.StatusRunning, Stage: importdb.StageStaged, TicketsTotal: total, NextSeq: 1}
@@ -151,7 +160,7 @@ func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 			return domain.NotFoundAs(err, "import")
 		}
 		if row.Status != importdb.StatusCompleted {
-			if err := importdb.Complete(ctx, q, id, time.Now().UTC()); err != nil {
+			if err := importdb.Complete(ctx, q, id, r.now()); err != nil {
 				return err
 			}
 			if row, err = importdb.Get(ctx, q, id); err != nil {
@@ -167,7 +176,7 @@ func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 // Fail marks the import failed with the reason.
 func (r *Runner) Fail(ctx context.Context, id uuid.UUID, reason string) error {
 	return r.DB.InTx(ctx, func(q store.Querier) error {
-		return importdb.Fail(ctx, q, id, []string{reason}, time.Now().UTC())
+		return importdb.Fail(ctx, q, id, []string{reason}, r.now())
 	})
 }
 

@@ -30,7 +30,13 @@ type Service struct {
 	// Wait is how long Submit's caller waits for a quick import to finish
 	// (default 3 s); Poll how often it looks (default 100 ms).
 	Wait, Poll time.Duration
+	clock      domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Submit authorizes and validates an import into orgID and records it with
 // its document and the outbox row that starts its workflow, in one
@@ -57,18 +63,18 @@ func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		role = domain.RoleOwner
 	}
 	id := domain.NewID()
-	now := time.Now().UTC()
+	now := s.now()
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
 		row := importdb.Row{ID: id, OrgID: orgID, RequestedBy: &p.UserID, RequesterRole: role.DB(),
 			Source: d.doc.Source, CreatedAt: now}
 		if err := importdb.Insert(ctx, q, row, body); err != nil {
 			return err
 		}
-		if err := domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "import",
+		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "import",
 			EntityID: id, Action: "requested"}); err != nil {
 			return err
 		}
-		return domain.Enqueue(ctx, q, orgID, domain.NewID(), TopicImport, Job{ImportID: id, OrgID: orgID})
+		return domain.Enqueue(ctx, q, orgID, domain.NewID(), TopicImport, Job{ImportID: id, OrgID: orgID}, now)
 	})
 	return id, err
 }
@@ -159,20 +165,24 @@ func (s *Service) Await(ctx context.Context, id uuid.UUID) (Status, error) {
 	if poll <= 0 {
 		poll = 100 * time.Millisecond
 	}
-	deadline := time.Now().Add(wait)
+	expired := time.NewTimer(wait) // a wait, not a domain time: no clock needed
+	defer expired.Stop()
 	t := time.NewTicker(poll)
 	defer t.Stop()
+	last := false
 	for {
 		row, err := importdb.Get(ctx, s.DB.Q(), id)
 		if err != nil {
 			return Status{}, err
 		}
-		if row.Status == importdb.StatusCompleted || row.Status == importdb.StatusFailed || time.Now().After(deadline) {
+		if row.Status == importdb.StatusCompleted || row.Status == importdb.StatusFailed || last {
 			return StatusOf(row), nil
 		}
 		select {
 		case <-ctx.Done():
 			return StatusOf(row), nil
+		case <-expired.C:
+			last = true // one more look, then answer
 		case <-t.C:
 		}
 	}

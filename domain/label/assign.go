@@ -53,7 +53,7 @@ func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, labelID u
 		}
 		for _, t := range linked {
 			old := before[t]
-			if err := recordLabels(ctx, q, p, l.Row.OrgID, t, old, sorted(append(slices.Clone(old), labelID))); err != nil {
+			if err := s.recordLabels(ctx, q, p, l.Row.OrgID, t, old, sorted(append(slices.Clone(old), labelID))); err != nil {
 				return err
 			}
 		}
@@ -84,11 +84,11 @@ func labelSets(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs 
 
 // recordLabels writes the ticket's audit row for a change of its labels;
 // nothing when the set is unchanged.
-func recordLabels(ctx context.Context, q store.Querier, p domain.Principal, orgID, ticketID uuid.UUID, old, new []uuid.UUID) error {
+func (s *Service) recordLabels(ctx context.Context, q store.Querier, p domain.Principal, orgID, ticketID uuid.UUID, old, new []uuid.UUID) error {
 	if slices.Equal(old, new) {
 		return nil
 	}
-	return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "ticket", EntityID: ticketID,
+	return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "ticket", EntityID: ticketID,
 		Action: "updated", Changes: []domain.FieldChange{{Field: "labels", Old: old, New: new}}})
 }
 

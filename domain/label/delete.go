@@ -41,7 +41,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			preview.Dependents.Tickets = n
 			return nil
 		}
-		change := domain.Change{OrgID: l.Row.OrgID, ActorID: &p.UserID, EntityType: "label", EntityID: id, Action: "deleted",
+		change := domain.Change{At: s.now(), OrgID: l.Row.OrgID, ActorID: &p.UserID, EntityType: "label", EntityID: id, Action: "deleted",
 			Changes: []domain.FieldChange{{Field: "name", Old: l.Name, New: nil}}}
 		if n == 0 {
 			if err := labeldb.HardDelete(ctx, q, l.Row.OrgID, id); err != nil {
@@ -71,18 +71,18 @@ func (s *Service) cascade(ctx context.Context, q store.Querier, p domain.Princip
 	if err := labeldb.UnlinkLabel(ctx, q, l.OrgID, l.ID); err != nil {
 		return err
 	}
-	if err := labeldb.SoftDelete(ctx, q, l.OrgID, l.ID, now()); err != nil {
+	if err := labeldb.SoftDelete(ctx, q, l.OrgID, l.ID, s.now()); err != nil {
 		return err
 	}
 	for _, t := range linked {
-		if err := recordLabels(ctx, q, p, l.OrgID, t, before[t], without(before[t], l.ID)); err != nil {
+		if err := s.recordLabels(ctx, q, p, l.OrgID, t, before[t], without(before[t], l.ID)); err != nil {
 			return err
 		}
 	}
 	if err := domain.Record(ctx, q, change); err != nil {
 		return err
 	}
-	return domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: l.OrgID, EntityType: "label", EntityID: l.ID})
+	return domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: l.OrgID, EntityType: "label", EntityID: l.ID}, s.now())
 }
 
 func tickets(n int64) string { return "tickets: " + itoa(n) }

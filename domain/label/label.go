@@ -19,8 +19,12 @@ import (
 
 // Service runs the label use cases.
 type Service struct {
-	DB *store.DB
+	DB    *store.DB
+	clock domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
 
 // Label is the API's Label resource.
 type Label struct {
@@ -60,7 +64,7 @@ func checkColor(p *domain.Problems, color string) {
 	}
 }
 
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // nameTaken turns the unique violation on a label's name into a 409.
 func nameTaken(err error, name string) error {
@@ -85,13 +89,13 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleMember, "organization"); err != nil {
 			return err
 		}
-		at := now()
+		at := s.now()
 		r := labeldb.Row{ID: domain.NewID(), OrgID: orgID, Name: name, Color: color, CreatedAt: at, UpdatedAt: at}
 		if err := labeldb.Insert(ctx, q, r); err != nil {
 			return nameTaken(err, name)
 		}
 		out = toLabel(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "label", EntityID: r.ID,
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "label", EntityID: r.ID,
 			Action: "created", Changes: []domain.FieldChange{{Field: "name", New: name}, {Field: "color", New: color}}})
 	})
 	return out, err
@@ -163,13 +167,13 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			out = toLabel(cur.Row)
 			return nil
 		}
-		next.UpdatedAt = now()
+		next.UpdatedAt = s.now()
 		r, err := labeldb.Update(ctx, q, next)
 		if err != nil {
 			return nameTaken(err, next.Name)
 		}
 		out = toLabel(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "label", EntityID: id,
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "label", EntityID: id,
 			Action: "updated", Changes: changes})
 	})
 	return out, err

@@ -67,7 +67,7 @@ func (s *Service) ReplaceTicketLabels(ctx context.Context, p domain.Principal, t
 				return err
 			}
 		}
-		if err := recordLabels(ctx, q, p, t.OrgID, ticketID, old, sorted(want)); err != nil {
+		if err := s.recordLabels(ctx, q, p, t.OrgID, ticketID, old, sorted(want)); err != nil {
 			return err
 		}
 		rows, err := labeldb.OfTicket(ctx, q, t.OrgID, ticketID)
@@ -103,7 +103,7 @@ func (s *Service) AddTicketLabel(ctx context.Context, p domain.Principal, ticket
 		}
 		if n > 0 {
 			old := before[ticketID]
-			if err := recordLabels(ctx, q, p, t.OrgID, ticketID, old, sorted(append(slices.Clone(old), labelID))); err != nil {
+			if err := s.recordLabels(ctx, q, p, t.OrgID, ticketID, old, sorted(append(slices.Clone(old), labelID))); err != nil {
 				return err
 			}
 		}
@@ -133,6 +133,6 @@ func (s *Service) RemoveTicketLabel(ctx context.Context, p domain.Principal, tic
 		if _, err := labeldb.RemoveLabels(ctx, q, t.OrgID, ticketID, []uuid.UUID{labelID}); err != nil {
 			return err
 		}
-		return recordLabels(ctx, q, p, t.OrgID, ticketID, old, without(old, labelID))
+		return s.recordLabels(ctx, q, p, t.OrgID, ticketID, old, without(old, labelID))
 	})
 }

@@ -25,10 +25,14 @@ const MaxRateCents = 1_000_000_000
 
 // Service runs the labor rate use cases.
 type Service struct {
-	DB *store.DB
-	// Now is the clock (tests set it); nil is time.Now.
-	Now func() time.Time
+	DB    *store.DB
+	clock domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Rate is a labor rate as the API renders it.
 type Rate struct {
@@ -46,13 +50,7 @@ func toRate(r ratedb.Row) Rate {
 		EffectiveDate: r.EffectiveDate.Format(timeentry.DateLayout), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
-func (s *Service) today() time.Time {
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	return now().UTC().Truncate(24 * time.Hour)
-}
+func (s *Service) today() time.Time { return s.now().UTC().Truncate(24 * time.Hour) }
 
 // CreateInput is a new rate.
 type CreateInput struct {
@@ -91,7 +89,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		if err := period.EnsureOpen(ctx, q, in.OrgID, "labor rate", day); err != nil {
 			return err
 		}
-		now := time.Now().UTC().Truncate(time.Microsecond) // as PostgreSQL stores it
+		now := s.now() // as PostgreSQL stores it
 		r := ratedb.Row{ID: domain.NewID(), OrgID: in.OrgID, UserID: in.UserID, LoadedRateCents: in.LoadedRateCents,
 			EffectiveDate: day, CreatedAt: now, UpdatedAt: now}
 		if err := ratedb.Insert(ctx, q, r); err != nil {
@@ -102,7 +100,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 			return err
 		}
 		out = toRate(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: in.OrgID, ActorID: &p.UserID, EntityType: "labor_rate",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: in.OrgID, ActorID: &p.UserID, EntityType: "labor_rate",
 			EntityID: r.ID, Action: "created", Data: out})
 	})
 	return out, err

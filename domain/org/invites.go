@@ -72,14 +72,14 @@ func (s *Service) CreateInvite(ctx context.Context, p domain.Principal, orgID uu
 		if err := grantable(a, r); err != nil {
 			return err
 		}
-		now := time.Now().UTC()
+		now := s.now()
 		i := orgdb.Invite{ID: domain.NewID(), OrgID: orgID, Code: RandomCode(18), Email: emailPtr, Role: r.DB(),
 			CreatedBy: p.UserID, ExpiresAt: now.Add(InviteTTL), CreatedAt: now}
 		if err := orgdb.InsertInvite(ctx, q, i); err != nil {
 			return err
 		}
 		out = s.toInvite(i, true)
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "invite", EntityID: i.ID, Action: "created"})
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "invite", EntityID: i.ID, Action: "created"})
 	})
 	return out, err
 }
@@ -110,9 +110,9 @@ func (s *Service) RevokeInvite(ctx context.Context, p domain.Principal, orgID, i
 		if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleAdmin, "organization"); err != nil {
 			return err
 		}
-		if err := orgdb.RevokeInvite(ctx, q, orgID, id, time.Now().UTC()); err != nil {
+		if err := orgdb.RevokeInvite(ctx, q, orgID, id, s.now()); err != nil {
 			return domain.NotFoundAs(err, "invite")
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "invite", EntityID: id, Action: "revoked"})
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "invite", EntityID: id, Action: "revoked"})
 	})
 }

@@ -69,7 +69,7 @@ func (s *Service) AddMember(ctx context.Context, p domain.Principal, orgID, user
 		if _, err := accountdb.UserByID(ctx, q, userID); err != nil {
 			return domain.NotFoundAs(err, "user")
 		}
-		m := orgdb.Membership{OrgID: orgID, UserID: userID, Role: r.DB(), JoinedAt: time.Now().UTC()}
+		m := orgdb.Membership{OrgID: orgID, UserID: userID, Role: r.DB(), JoinedAt: s.now()}
 		if err := orgdb.InsertMembership(ctx, q, m); err != nil {
 			if errors.Is(err, store.ErrConflict) {
 				return domain.Conflict("the user is already a member of this organization", "user_id: "+userID.String())
@@ -77,7 +77,7 @@ func (s *Service) AddMember(ctx context.Context, p domain.Principal, orgID, user
 			return err
 		}
 		out = Membership{UserID: userID, OrgID: orgID, Role: r, JoinedAt: m.JoinedAt}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "membership",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "membership",
 			EntityID: userID, Action: "created", Changes: []domain.FieldChange{{Field: "role", New: r.String()}}})
 	})
 	return out, err

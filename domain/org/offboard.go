@@ -79,7 +79,7 @@ func (s *Service) UpdateMemberRole(ctx context.Context, p domain.Principal, orgI
 		if err := orgdb.UpdateRole(ctx, q, orgID, userID, r.DB()); err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "membership",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "membership",
 			EntityID: userID, Action: "updated", Changes: []domain.FieldChange{{Field: "role", Old: old.String(), New: r.String()}}})
 	})
 	return out, err
@@ -113,7 +113,7 @@ func (s *Service) RemoveMember(ctx context.Context, p domain.Principal, orgID, u
 		if err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "membership",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "membership",
 			EntityID: userID, Action: "deleted", Changes: []domain.FieldChange{
 				{Field: "role", Old: domain.ParseRole(m.Role).String(), New: nil},
 				{Field: "api_keys_revoked", Old: nil, New: keys}}})

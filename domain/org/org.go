@@ -25,7 +25,15 @@ const InviteTTL = 7 * 24 * time.Hour
 type Service struct {
 	DB        *store.DB
 	PublicURL string
+	clock     domain.Clock
 }
+
+// New builds the service on db; publicURL prefixes invite links.
+func New(db *store.DB, clock domain.Clock, publicURL string) *Service {
+	return &Service{DB: db, PublicURL: publicURL, clock: clock}
+}
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Org is an organization.
 type Org struct {
@@ -53,9 +61,8 @@ func ValidateNameSlug(name, slug, nameField, slugField string) error {
 }
 
 // CreateIn creates an org owned by ownerID with its Default workflow, inside
-// the caller's transaction. A taken slug is a 409.
-func CreateIn(ctx context.Context, q store.Querier, ownerID uuid.UUID, name, slug string) (Org, error) {
-	now := time.Now().UTC()
+// the caller's transaction at time now. A taken slug is a 409.
+func CreateIn(ctx context.Context, q store.Querier, ownerID uuid.UUID, name, slug string, now time.Time) (Org, error) {
 	o := orgdb.Org{ID: domain.NewID(), Name: name, Slug: slug, CreatedAt: now, UpdatedAt: now}
 	if err := orgdb.InsertOrg(ctx, q, o); err != nil {
 		if errors.Is(err, store.ErrConflict) {
@@ -66,7 +73,7 @@ func CreateIn(ctx context.Context, q store.Querier, ownerID uuid.UUID, name, slu
 	if err := orgdb.InsertMembership(ctx, q, orgdb.Membership{OrgID: o.ID, UserID: ownerID, Role: domain.RoleOwner.DB(), JoinedAt: now}); err != nil {
 		return Org{}, err
 	}
-	if err := workflow.CreateDefault(ctx, q, o.ID); err != nil {
+	if err := workflow.CreateDefault(ctx, q, o.ID, now); err != nil {
 		return Org{}, err
 	}
 	return toOrg(o), nil
@@ -84,7 +91,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, name, slug str
 	var out Org
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
 		var err error
-		out, err = CreateIn(ctx, q, p.UserID, name, slug)
+		out, err = CreateIn(ctx, q, p.UserID, name, slug, s.now())
 		return err
 	})
 	return out, err

@@ -3,7 +3,6 @@ package project
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -57,7 +56,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		if err := checkRefs(ctx, q, in.OrgID, in.TeamID, in.WorkflowID); err != nil {
 			return err
 		}
-		now := time.Now().UTC()
+		now := s.now()
 		r := projectdb.Row{
 			ID: domain.NewID(), OrgID: in.OrgID, TeamID: in.TeamID, WorkflowID: in.WorkflowID, Key: in.Key,
 			Name: in.Name, Description: in.Description, CapitalizationType: in.CapitalizationType,
@@ -72,7 +71,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 			return err
 		}
 		out = FromRow(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: in.OrgID, ActorID: &p.UserID, EntityType: "project",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: in.OrgID, ActorID: &p.UserID, EntityType: "project",
 			EntityID: r.ID, Action: "created", Changes: createdChanges(out)})
 	})
 	return out, err

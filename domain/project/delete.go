@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -64,14 +63,14 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			}
 		}
 		if soft {
-			if err := projectdb.SoftDelete(ctx, q, orgID, id, time.Now().UTC()); err != nil {
+			if err := projectdb.SoftDelete(ctx, q, orgID, id, s.now()); err != nil {
 				return err
 			}
-			if err := domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: orgID, EntityType: "project", EntityID: id}); err != nil {
+			if err := domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: orgID, EntityType: "project", EntityID: id}, s.now()); err != nil {
 				return err
 			}
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "project",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "project",
 			EntityID: id, Action: "deleted", Changes: []domain.FieldChange{
 				{Field: "key", Old: row.Key}, {Field: "name", Old: row.Name},
 			}})

@@ -44,7 +44,7 @@ func (s *Service) AddMember(ctx context.Context, p domain.Principal, projectID, 
 		if role == "" {
 			return domain.Invalid("user_id: must be a member of the project's organization")
 		}
-		m := projectdb.Member{OrgID: orgID, ProjectID: projectID, UserID: userID, CreatedAt: time.Now().UTC()}
+		m := projectdb.Member{OrgID: orgID, ProjectID: projectID, UserID: userID, CreatedAt: s.now()}
 		if err := projectdb.InsertMember(ctx, q, m); err != nil {
 			if errors.Is(err, store.ErrConflict) {
 				return domain.Conflict("the user is already a member of this project", "user_id: "+userID.String())
@@ -52,7 +52,7 @@ func (s *Service) AddMember(ctx context.Context, p domain.Principal, projectID, 
 			return err
 		}
 		out = toMember(m)
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "project",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "project",
 			EntityID: projectID, Action: "member_added", Changes: []domain.FieldChange{{Field: "member", New: userID}}})
 	})
 	return out, err
@@ -93,7 +93,7 @@ func (s *Service) RemoveMember(ctx context.Context, p domain.Principal, projectI
 		if err := projectdb.DeleteMember(ctx, q, orgID, projectID, userID); err != nil {
 			return domain.NotFoundAs(err, "project member")
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "project",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "project",
 			EntityID: projectID, Action: "member_removed", Changes: []domain.FieldChange{{Field: "member", Old: userID}}})
 	})
 }

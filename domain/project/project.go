@@ -7,14 +7,21 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/domain"
 	"tracker/store"
 	"tracker/store/projectdb"
 )
 
 // Service runs the project use cases.
 type Service struct {
-	DB *store.DB
+	DB    *store.DB
+	clock domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Project is a project as the API renders it.
 type Project struct {

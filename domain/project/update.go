@@ -2,7 +2,6 @@ package project
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -84,12 +83,12 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			out = FromRow(old)
 			return nil
 		}
-		updated, err := projectdb.Update(ctx, q, row.Row.OrgID, id, c.set, time.Now().UTC())
+		updated, err := projectdb.Update(ctx, q, row.Row.OrgID, id, c.set, s.now())
 		if err != nil {
 			return domain.NotFoundAs(err, "project")
 		}
 		out = FromRow(updated)
-		return domain.Record(ctx, q, domain.Change{OrgID: row.Row.OrgID, ActorID: &p.UserID, EntityType: "project",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: row.Row.OrgID, ActorID: &p.UserID, EntityType: "project",
 			EntityID: id, Action: "updated", Changes: c.changes})
 	})
 	return out, err

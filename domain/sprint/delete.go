@@ -39,7 +39,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			preview.Dependents.Tickets = n
 			return nil
 		}
-		change := domain.Change{OrgID: sp.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id, Action: "deleted",
+		change := domain.Change{At: s.now(), OrgID: sp.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id, Action: "deleted",
 			Changes: []domain.FieldChange{{Field: "name", Old: sp.Name, New: nil}}}
 		if n == 0 {
 			if err := sprintdb.HardDelete(ctx, q, sp.OrgID, id); err != nil {
@@ -51,14 +51,14 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return domain.Conflict("sprint has tickets; delete with cascade=true to delete them too",
 				"tickets: "+strconv.FormatInt(n, 10))
 		}
-		if err := sprintdb.SoftDelete(ctx, q, sp.OrgID, id, now()); err != nil {
+		if err := sprintdb.SoftDelete(ctx, q, sp.OrgID, id, s.now()); err != nil {
 			return err
 		}
 		change.Changes = append(change.Changes, domain.FieldChange{Field: "tickets", Old: n, New: 0})
 		if err := domain.Record(ctx, q, change); err != nil {
 			return err
 		}
-		return domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: sp.OrgID, EntityType: "sprint", EntityID: id})
+		return domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: sp.OrgID, EntityType: "sprint", EntityID: id}, s.now())
 	})
 	return preview, err
 }

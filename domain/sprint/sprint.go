@@ -30,8 +30,13 @@ const MaxDays = 366
 
 // Service runs the sprint use cases.
 type Service struct {
-	DB *store.DB
+	DB    *store.DB
+	clock domain.Clock
 }
+
+// NewService builds the service on db, telling the time by clock (New is
+// the input of Create).
+func NewService(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
 
 // Sprint is the API's Sprint resource.
 type Sprint struct {
@@ -52,7 +57,7 @@ func toSprint(r sprintdb.Row) Sprint {
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 func parseDate(p *domain.Problems, field, s string) time.Time {
 	d, err := time.Parse(DateLayout, s)
@@ -88,7 +93,7 @@ type New struct {
 // Create plans a sprint in a project (Member).
 func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid.UUID, in New) (Sprint, error) {
 	var probs domain.Problems
-	at := now()
+	at := s.now()
 	r := sprintdb.Row{ID: domain.NewID(), ProjectID: projectID, Name: in.Name, Goal: in.Goal, Status: StatusPlanned,
 		StartDate: parseDate(&probs, "start_date", in.StartDate), EndDate: parseDate(&probs, "end_date", in.EndDate),
 		CreatedAt: at, UpdatedAt: at}
@@ -107,7 +112,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 			return err
 		}
 		out = toSprint(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: r.ID,
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: r.ID,
 			Action: "created", Changes: []domain.FieldChange{{Field: "status", New: StatusPlanned}}})
 	})
 	return out, err

@@ -57,12 +57,12 @@ func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, id uuid.U
 		if len(move) == 0 {
 			return nil
 		}
-		moved, err := sprintdb.SetSprint(ctx, q, sp.OrgID, id, move, now())
+		moved, err := sprintdb.SetSprint(ctx, q, sp.OrgID, id, move, s.now())
 		if err != nil {
 			return err
 		}
 		for _, t := range moved {
-			if err := domain.Record(ctx, q, domain.Change{OrgID: sp.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+			if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: sp.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 				EntityID: t.ID, Action: "updated", Changes: []domain.FieldChange{{Field: "sprint_id", Old: before[t.ID], New: id}},
 				Events: []string{domain.EventTicketUpdated}, Data: toTicket(t)}); err != nil {
 				return err

@@ -89,13 +89,13 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			out = toSprint(cur)
 			return nil
 		}
-		next.UpdatedAt = now()
+		next.UpdatedAt = s.now()
 		r, err := sprintdb.Update(ctx, q, next)
 		if err != nil {
 			return err
 		}
 		out = toSprint(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id,
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id,
 			Action: "updated", Changes: changes})
 	})
 	return out, err
@@ -125,13 +125,13 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, fr
 			return domain.Conflict("the sprint is "+cur.Status+"; only a "+from+" sprint can be "+action, "status: "+cur.Status)
 		}
 		next := cur
-		next.Status, next.UpdatedAt = to, now()
+		next.Status, next.UpdatedAt = to, s.now()
 		r, err := sprintdb.Update(ctx, q, next)
 		if err != nil {
 			return err
 		}
 		out = toSprint(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id,
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id,
 			Action: action, Changes: []domain.FieldChange{{Field: "status", Old: from, New: to}},
 			Events: []string{event}, Data: out})
 	})

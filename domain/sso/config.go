@@ -134,7 +134,7 @@ func (s *Service) Put(ctx context.Context, p domain.Principal, orgID uuid.UUID, 
 			return err
 		}
 		out = s.toConfig(row)
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "sso_config", EntityID: orgID,
+		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "sso_config", EntityID: orgID,
 			Action: "updated", Changes: []domain.FieldChange{{Field: "issuer_url", Old: cur.IssuerURL, New: in.IssuerURL},
 				{Field: "client_id", Old: cur.ClientID, New: in.ClientID}, {Field: "default_role", New: role.String()},
 				{Field: "allowed_domains", New: in.AllowedDomains}}})
@@ -170,6 +170,6 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		if n == 0 {
 			return domain.NotFound("single sign-on configuration")
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "sso_config", EntityID: orgID, Action: "deleted"})
+		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "sso_config", EntityID: orgID, Action: "deleted"})
 	})
 }

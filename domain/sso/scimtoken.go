@@ -42,7 +42,7 @@ func (s *Service) IssueScimToken(ctx context.Context, p domain.Principal, orgID 
 			return err
 		}
 		out = ScimToken{ID: row.ID, Token: token, Prefix: row.Prefix, CreatedAt: row.CreatedAt.UTC()}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "scim_token", EntityID: row.ID, Action: "issued"})
+		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "scim_token", EntityID: row.ID, Action: "issued"})
 	})
 	return out, err
 }

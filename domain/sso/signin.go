@@ -186,7 +186,7 @@ func (s *Service) signIn(ctx context.Context, c ssodb.Config, subject string, cl
 					Active: true, CreatedAt: now, UpdatedAt: now}); err != nil {
 					return err
 				}
-				if err := domain.Record(ctx, q, domain.Change{OrgID: c.OrgID, EntityType: "user", EntityID: userID,
+				if err := domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: c.OrgID, EntityType: "user", EntityID: userID,
 					Action: "created_by_sso", Changes: []domain.FieldChange{{Field: "email", New: cl.Email}}}); err != nil {
 					return err
 				}
@@ -232,6 +232,6 @@ func (s *Service) membership(ctx context.Context, q store.Querier, c ssodb.Confi
 	if err := orgdb.InsertMembership(ctx, q, orgdb.Membership{OrgID: c.OrgID, UserID: userID, Role: c.DefaultRole, JoinedAt: now}); err != nil {
 		return domain.RoleNone, err
 	}
-	return domain.ParseRole(c.DefaultRole), domain.Record(ctx, q, domain.Change{OrgID: c.OrgID, ActorID: &userID, EntityType: "membership",
+	return domain.ParseRole(c.DefaultRole), domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: c.OrgID, ActorID: &userID, EntityType: "membership",
 		EntityID: userID, Action: "joined_by_sso", Changes: []domain.FieldChange{{Field: "role", New: domain.ParseRole(c.DefaultRole).String()}}})
 }

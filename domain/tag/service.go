@@ -2,7 +2,6 @@ package tag
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -48,7 +47,7 @@ func (s *Service) Put(ctx context.Context, p domain.Principal, e tagdb.Entity, p
 		for _, r := range current {
 			old[r.Key] = r
 		}
-		now := time.Now().UTC()
+		now := s.now()
 		for _, t := range pairs {
 			prev, existed := old[t.Key]
 			if existed && prev.Value == *t.Value {
@@ -59,7 +58,7 @@ func (s *Service) Put(ctx context.Context, p domain.Principal, e tagdb.Entity, p
 			if err != nil {
 				return err
 			}
-			if err := record(ctx, q, p, r, prev, existed); err != nil {
+			if err := s.record(ctx, q, p, r, prev, existed); err != nil {
 				return err
 			}
 		}
@@ -70,8 +69,8 @@ func (s *Service) Put(ctx context.Context, p domain.Principal, e tagdb.Entity, p
 	return out, err
 }
 
-func record(ctx context.Context, q store.Querier, p domain.Principal, r, prev tagdb.Row, existed bool) error {
-	c := domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "tag", EntityID: r.ID}
+func (s *Service) record(ctx context.Context, q store.Querier, p domain.Principal, r, prev tagdb.Row, existed bool) error {
+	c := domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "tag", EntityID: r.ID}
 	if existed {
 		c.Action = "updated"
 		c.Changes = []domain.FieldChange{{Field: "value", Old: prev.Value, New: r.Value}}
@@ -108,7 +107,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, e tagdb.Entity
 		if err != nil {
 			return domain.NotFoundAs(err, "tag")
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "tag",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "tag",
 			EntityID: r.ID, Action: "deleted", Changes: []domain.FieldChange{
 				{Field: "entity_type", Old: r.EntityType}, {Field: "entity_id", Old: r.EntityID},
 				{Field: "key", Old: r.Key}, {Field: "value", Old: r.Value},

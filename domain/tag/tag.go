@@ -29,8 +29,14 @@ const (
 
 // Service runs the tag use cases.
 type Service struct {
-	DB *store.DB
+	DB    *store.DB
+	clock domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Tag is an entity tag as the API renders it.
 type Tag struct {

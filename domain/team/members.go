@@ -101,7 +101,7 @@ func ChangeMembers(ctx context.Context, q store.Querier, t teamdb.Row, add, remo
 	if len(added) == 0 && len(removed) == 0 {
 		return added, nil
 	}
-	return added, domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: actor, EntityType: "team", EntityID: t.ID,
+	return added, domain.Record(ctx, q, domain.Change{At: at, OrgID: t.OrgID, ActorID: actor, EntityType: "team", EntityID: t.ID,
 		Action: "members_changed", Changes: []domain.FieldChange{{Field: "members", Old: removed, New: added}}})
 }
 

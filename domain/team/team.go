@@ -75,7 +75,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 			return NameTaken(err, name)
 		}
 		out = FromRow(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "team", EntityID: r.ID,
+		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "team", EntityID: r.ID,
 			Action: "created", Changes: []domain.FieldChange{{Field: "name", New: name}}})
 	})
 	return out, err
@@ -138,7 +138,7 @@ func (s *Service) Rename(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return NameTaken(err, name.Value)
 		}
 		out = FromRow(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "team", EntityID: id,
+		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "team", EntityID: id,
 			Action: "updated", Changes: []domain.FieldChange{{Field: "name", Old: cur.Name, New: r.Name}}})
 	})
 	return out, err
@@ -183,6 +183,6 @@ func DeleteRow(ctx context.Context, q store.Querier, t teamdb.Row, actor *uuid.U
 	if err := teamdb.Delete(ctx, q, t.OrgID, t.ID, at); err != nil {
 		return err
 	}
-	return domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: actor, EntityType: "team", EntityID: t.ID,
+	return domain.Record(ctx, q, domain.Change{At: at, OrgID: t.OrgID, ActorID: actor, EntityType: "team", EntityID: t.ID,
 		Action: "deleted", Changes: []domain.FieldChange{{Field: "name", Old: t.Name, New: nil}}})
 }

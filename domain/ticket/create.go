@@ -62,7 +62,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 	row.UpdatedAt = row.CreatedAt
 	// The event carries the ticket as rendered; its number is filled in by
 	// the statement that takes it from the counter.
-	audit, events, err := domain.PrepareChange(domain.Change{OrgID: row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+	audit, events, err := domain.PrepareChange(domain.Change{At: s.now(), OrgID: row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 		EntityID: row.ID, Action: ActionCreated, Events: []string{domain.EventTicketCreated}, Data: toTicket(row)})
 	if err != nil {
 		return Ticket{}, err

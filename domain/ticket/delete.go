@@ -71,11 +71,11 @@ func (s *Service) remove(ctx context.Context, q store.Querier, p domain.Principa
 		return domain.NotFoundAs(err, "ticket")
 	}
 	if soft {
-		if err := domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: t.OrgID, EntityType: "ticket", EntityID: t.ID}); err != nil {
+		if err := domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: t.OrgID, EntityType: "ticket", EntityID: t.ID}, now); err != nil {
 			return err
 		}
 	}
-	return domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+	return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 		EntityID: t.ID, Action: ActionDeleted})
 }
 

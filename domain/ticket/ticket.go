@@ -19,19 +19,16 @@ import (
 
 // Service runs the ticket use cases.
 type Service struct {
-	DB *store.DB
-	// Now is the clock (tests may pin it); nil means time.Now.
-	Now func() time.Time
+	DB    *store.DB
+	clock domain.Clock
 
 	rules rulesCache
 }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC()
-	}
-	return time.Now().UTC()
-}
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // MaxBatch is the most ticket ids one batch call takes.
 const MaxBatch = 500

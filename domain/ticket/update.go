@@ -113,14 +113,14 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 	}
 	after := toTicket(rows[0])
 	if len(pl.changes) > 0 {
-		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
+		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
 			EntityID: t.ID, Action: ActionUpdated, Changes: pl.changes, Via: by.Via,
 			Events: []string{domain.EventTicketUpdated}, Data: after}); err != nil {
 			return Ticket{}, err
 		}
 	}
 	if pl.status != nil {
-		if err := domain.Record(ctx, q, domain.Change{OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
+		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
 			EntityID: t.ID, Action: ActionStatusChanged, Changes: []domain.FieldChange{*pl.status}, Via: by.Via,
 			Events: []string{domain.EventTicketStatusChanged}, Data: after}); err != nil {
 			return Ticket{}, err

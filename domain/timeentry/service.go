@@ -16,20 +16,14 @@ import (
 
 // Service runs the time entry use cases.
 type Service struct {
-	DB *store.DB
-	// Now is the clock (tests set it); nil is time.Now.
-	Now func() time.Time
+	DB    *store.DB
+	clock domain.Clock
 }
 
-func (s *Service) now() time.Time {
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	// Microseconds, as PostgreSQL stores them: a created resource renders
-	// the same as when it is read back.
-	return now().UTC().Truncate(time.Microsecond)
-}
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // CreateInput is a new entry.
 type CreateInput struct {
@@ -94,7 +88,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 			return err
 		}
 		out = toEntry(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
 			EntityID: r.ID, Action: "created", Data: out})
 	})
 	return out, err

@@ -117,7 +117,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if len(changes) == 0 {
 			return nil
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
 			EntityID: r.ID, Action: "updated", Changes: changes, Data: out})
 	})
 	return out, err
@@ -146,7 +146,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		if err := timedb.Delete(ctx, q, a.OrgID, r.ID); err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
 			EntityID: r.ID, Action: "deleted", Data: toEntry(r)})
 	})
 }
@@ -186,7 +186,7 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, mi
 			return err
 		}
 		out = toEntry(r)
-		return domain.Record(ctx, q, domain.Change{OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
 			EntityID: r.ID, Action: map[string]string{StatusSubmitted: "submitted", StatusApproved: "approved"}[to],
 			Changes: changes, Data: out})
 	})

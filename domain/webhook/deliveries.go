@@ -94,11 +94,11 @@ func (s *Service) Redeliver(ctx context.Context, p domain.Principal, webhookID, 
 			return err
 		}
 		job := RedeliverJob{OrgID: w.OrgID, WebhookID: w.ID, EventID: d.EventID, EventType: d.EventType, Redelivery: n}
-		if err := domain.Enqueue(ctx, q, w.OrgID, domain.NewID(), TopicRedeliver, job); err != nil {
+		if err := domain.Enqueue(ctx, q, w.OrgID, domain.NewID(), TopicRedeliver, job, s.now()); err != nil {
 			return err
 		}
 		actor := p.UserID
-		if err := domain.Record(ctx, q, domain.Change{OrgID: w.OrgID, ActorID: &actor, EntityType: "webhook",
+		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: w.OrgID, ActorID: &actor, EntityType: "webhook",
 			EntityID: w.ID, Action: "redelivery_requested",
 			Changes: []domain.FieldChange{{Field: "event_id", New: d.EventID}}}); err != nil {
 			return err

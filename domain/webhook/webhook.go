@@ -26,8 +26,14 @@ const MinRole = domain.RoleAdmin
 
 // Service runs the webhook use cases.
 type Service struct {
-	DB *store.DB
+	DB    *store.DB
+	clock domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Webhook is the API's webhook; Secret is set only in the creation response.
 type Webhook struct {
@@ -100,7 +106,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	if err := in.Validate(); err != nil {
 		return Webhook{}, err
 	}
-	now := time.Now().UTC()
+	now := s.now()
 	creator := p.UserID
 	row := webhookdb.Row{ID: domain.NewID(), OrgID: orgID, URL: in.URL, Secret: NewSecret(), EventTypes: in.EventTypes,
 		Active: true, CreatedBy: &creator, CreatedAt: now, UpdatedAt: now}
@@ -108,7 +114,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		if err := webhookdb.Insert(ctx, q, row); err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &creator, EntityType: "webhook",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &creator, EntityType: "webhook",
 			EntityID: row.ID, Action: "created", Changes: []domain.FieldChange{{Field: "url", New: row.URL}}})
 	})
 	if err != nil {
@@ -168,7 +174,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 			return domain.NotFound("webhook")
 		}
 		actor := p.UserID
-		return domain.Record(ctx, q, domain.Change{OrgID: r.OrgID, ActorID: &actor, EntityType: "webhook",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &actor, EntityType: "webhook",
 			EntityID: r.ID, Action: "deleted"})
 	})
 }

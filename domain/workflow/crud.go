@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -48,7 +47,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		if err := nameFree(ctx, q, orgID, in.Name, uuid.Nil); err != nil {
 			return err
 		}
-		now := time.Now().UTC()
+		now := s.now()
 		r := workflowdb.Row{ID: domain.NewID(), OrgID: orgID, Name: in.Name,
 			Statuses: []byte(mustJSON(in.Statuses)), Transitions: []byte(mustJSON(in.Transitions)),
 			Enforcement: in.Enforcement, CreatedAt: now, UpdatedAt: now}
@@ -57,7 +56,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		}
 		out = Workflow{ID: r.ID, OrgID: orgID, Name: in.Name, Statuses: in.Statuses, Transitions: in.Transitions,
 			Enforcement: in.Enforcement, CreatedAt: now, UpdatedAt: now}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "workflow",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "workflow",
 			EntityID: r.ID, Action: "created", Changes: []domain.FieldChange{
 				{Field: "name", New: out.Name}, {Field: "statuses", New: out.Statuses},
 				{Field: "transitions", New: out.Transitions}, {Field: "enforcement", New: out.Enforcement},

@@ -64,11 +64,11 @@ func DefaultTransitions() []Transition {
 	}
 }
 
-// CreateDefault gives a new org its Default workflow (enforcement none).
-func CreateDefault(ctx context.Context, q store.Querier, orgID uuid.UUID) error {
+// CreateDefault gives a new org its Default workflow (enforcement none),
+// created at now.
+func CreateDefault(ctx context.Context, q store.Querier, orgID uuid.UUID, now time.Time) error {
 	st, _ := json.Marshal(DefaultStatuses())
 	tr, _ := json.Marshal(DefaultTransitions())
-	now := time.Now().UTC()
 	return workflowdb.Insert(ctx, q, workflowdb.Row{
 		ID: domain.NewID(), OrgID: orgID, Name: DefaultName, Statuses: st, Transitions: tr,
 		Enforcement: EnforceNone, CreatedAt: now, UpdatedAt: now,

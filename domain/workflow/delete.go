@@ -34,7 +34,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		if err := workflowdb.Delete(ctx, q, orgID, id); err != nil {
 			return domain.NotFoundAs(err, "workflow")
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: orgID, ActorID: &p.UserID, EntityType: "workflow",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "workflow",
 			EntityID: id, Action: "deleted", Changes: []domain.FieldChange{{Field: "name", Old: row.Name}}})
 	})
 }

@@ -7,14 +7,21 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/domain"
 	"tracker/store"
 	"tracker/store/workflowdb"
 )
 
 // Service runs the workflow use cases (create, read, update, delete).
 type Service struct {
-	DB *store.DB
+	DB    *store.DB
+	clock domain.Clock
 }
+
+// New builds the service on db, telling the time by clock.
+func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+
+func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Workflow is a workflow as the API renders it.
 type Workflow struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -79,14 +78,14 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			out = old
 			return nil
 		}
-		updated, err := workflowdb.Update(ctx, q, old.OrgID, id, set, time.Now().UTC())
+		updated, err := workflowdb.Update(ctx, q, old.OrgID, id, set, s.now())
 		if err != nil {
 			return nameConflict(err, next.Name)
 		}
 		if out, err = FromRow(updated); err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{OrgID: old.OrgID, ActorID: &p.UserID, EntityType: "workflow",
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: old.OrgID, ActorID: &p.UserID, EntityType: "workflow",
 			EntityID: id, Action: "updated", Changes: changes})
 	})
 	return out, err

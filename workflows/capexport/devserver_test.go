@@ -75,7 +75,7 @@ func TestEndToEnd(t *testing.T) {
 
 	var svc *capex.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		svc = &capex.Service{DB: e.DB}
+		svc = capex.New(e.DB, e.Clock)
 		return []api.Module{reports.Handlers{Reports: svc}}
 	}})
 	// The worker is set up as the shared worker does it, through the

@@ -20,7 +20,7 @@ import (
 // and its activities, and the monthly Schedule ensured at every start.
 // cmd/tracker lists it with one line:
 //
-//	capexport.WorkerRegistration(&capex.Service{DB: db})
+//	capexport.WorkerRegistration(capex.New(db, domain.SystemClock{}))
 func WorkerRegistration(svc *capex.Service) worker.Registration {
 	return worker.Registration{
 		Name:     "capitalization-export",

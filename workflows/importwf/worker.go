@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	acts "tracker/activities/importwf"
+	"tracker/domain"
 	"tracker/domain/importer"
 	"tracker/store"
 	"tracker/worker"
@@ -23,20 +23,6 @@ type Tuning struct {
 	BatchPause time.Duration // sleep before each batch (tests stop a worker mid-import)
 }
 
-// TuningFromEnv reads the test knobs TRACKER_TEST_IMPORT_BATCH and
-// TRACKER_TEST_IMPORT_PAUSE through getenv (cmd passes os.Getenv); values
-// that do not parse are ignored.
-func TuningFromEnv(getenv func(string) string) Tuning {
-	var t Tuning
-	if n, err := strconv.Atoi(getenv("TRACKER_TEST_IMPORT_BATCH")); err == nil && n > 0 {
-		t.BatchSize = n
-	}
-	if d, err := time.ParseDuration(getenv("TRACKER_TEST_IMPORT_PAUSE")); err == nil && d > 0 {
-		t.BatchPause = d
-	}
-	return t
-}
-
 // Register puts the workflow and its activities on a worker.
 func Register(r sdkworker.Registry, a *acts.Activities) {
 	r.RegisterWorkflowWithOptions(Import, workflow.RegisterOptions{Name: WorkflowName})
@@ -45,8 +31,8 @@ func Register(r sdkworker.Registry, a *acts.Activities) {
 
 // WorkerRegistration is the import feature's part of the worker: the
 // workflow, its activities, and the dispatcher of TopicImport outbox rows.
-func WorkerRegistration(db *store.DB, t Tuning) worker.Registration {
-	a := &acts.Activities{Runner: &importer.Runner{DB: db, BatchSize: t.BatchSize}, BatchPause: t.BatchPause}
+func WorkerRegistration(db *store.DB, clock domain.Clock, t Tuning) worker.Registration {
+	a := &acts.Activities{Runner: importer.NewRunner(db, clock, t.BatchSize), BatchPause: t.BatchPause}
 	return worker.Registration{
 		Name:     "import",
 		Register: func(r sdkworker.Registry) { Register(r, a) },

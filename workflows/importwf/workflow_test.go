@@ -34,7 +34,7 @@ func submitted(t *testing.T) (*apitest.Env, uuid.UUID, exporttest.Seeded) {
 		t.Fatal(err)
 	}
 	p := domain.Principal{UserID: owner.ID, OrgID: owner.OrgID, Scopes: []string{domain.ScopeAll}}
-	es := &export.Service{DB: env.DB}
+	es := export.New(env.DB, env.Clock)
 	sc, err := es.Prepare(ctx, p, owner.OrgID, "")
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func submitted(t *testing.T) (*apitest.Env, uuid.UUID, exporttest.Seeded) {
 		t.Fatal(err)
 	}
 	org := env.Do("POST", "/api/v1/orgs", owner.Token, map[string]any{"name": "B", "slug": "b-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)
-	id, err := (&importer.Service{DB: env.DB}).Submit(ctx, p, uuid.MustParse(org["id"].(string)), doc.Bytes())
+	id, err := importer.New(env.DB, env.Clock).Submit(ctx, p, uuid.MustParse(org["id"].(string)), doc.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 	env, id, seeded := submitted(t)
 	var s testsuite.WorkflowTestSuite
 	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: &importer.Runner{DB: env.DB, BatchSize: 4}}
+	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 4)}
 	importwf.Register(te, a)
 	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
 	if !te.IsWorkflowCompleted() || te.GetWorkflowError() != nil {
@@ -101,7 +101,7 @@ func TestImportWorkflowRetriesABatchWithoutDuplicates(t *testing.T) {
 	env, id, seeded := submitted(t)
 	var s testsuite.WorkflowTestSuite
 	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: &importer.Runner{DB: env.DB, BatchSize: 5}}
+	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 5)}
 	importwf.Register(te, a)
 	// The third batch commits, then its worker "dies" before reporting:
 	// the retry must not import those tickets again.
@@ -137,7 +137,7 @@ func TestImportWorkflowFailsOnAPermanentError(t *testing.T) {
 	env, id, _ := submitted(t)
 	var s testsuite.WorkflowTestSuite
 	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: &importer.Runner{DB: env.DB}}
+	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 0)}
 	importwf.Register(te, a)
 	te.OnActivity(a.ImportCatalog, mock.Anything, mock.Anything).Return(importer.Step{},
 		temporal.NewNonRetryableApplicationError("user x could not be created", acts.ErrTypePermanent, nil)).Once()
@@ -145,7 +145,7 @@ func TestImportWorkflowFailsOnAPermanentError(t *testing.T) {
 	if te.GetWorkflowError() == nil {
 		t.Fatal("workflow succeeded")
 	}
-	st, err := (&importer.Service{DB: env.DB}).Get(context.Background(), principalOf(t, env, id), id)
+	st, err := importer.New(env.DB, env.Clock).Get(context.Background(), principalOf(t, env, id), id)
 	if err != nil {
 		t.Fatal(err)
 	}

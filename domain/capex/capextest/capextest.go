@@ -121,8 +121,11 @@ func InsertEntry(ctx context.Context, q store.Querier, e Entry) (uuid.UUID, erro
 	var by *uuid.UUID
 	var at *time.Time
 	if e.Status == "Approved" {
-		now := time.Now().UTC()
-		by, at = &e.UserID, &now
+		day, err := time.Parse(time.DateOnly, e.Date) // approved on the day worked
+		if err != nil {
+			return uuid.Nil, err
+		}
+		by, at = &e.UserID, &day
 	}
 	_, err := q.Exec(ctx, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes,
 		activity_type, status, approved_by, approved_at) VALUES ($1,$2,$3,$4,$5,$6::date,$7,$8,$9,$10,$11)`,
