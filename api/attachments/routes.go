@@ -20,9 +20,6 @@ type Handlers struct {
 	Attachments *attachment.Service
 	// Storage serves the local store's presigned URLs; nil with S3.
 	Storage http.Handler
-	// UploadLimit bounds a body the local store receives (the largest
-	// attachment); unused with S3.
-	UploadLimit int
 }
 
 // Routes registers the attachment routes.
@@ -37,7 +34,9 @@ func (h Handlers) Routes(r api.Router) {
 		for _, m := range []string{fiber.MethodGet, fiber.MethodHead} {
 			r.Root().Add(m, objectstore.StoragePrefix+"*", storage)
 		}
-		r.RootUpload(fiber.MethodPut, objectstore.StoragePrefix, h.UploadLimit, storage)
+		// The local store receives the upload's body, bounded by the largest
+		// attachment (and by the signed content length).
+		r.RootUpload(fiber.MethodPut, objectstore.StoragePrefix, int(h.Attachments.MaxBytes()), storage)
 	}
 }
 

@@ -61,7 +61,7 @@ func setup(t *testing.T, backend string) world {
 	var svc *attachment.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
-		return []api.Module{attachments.Handlers{Attachments: svc, Storage: storage, UploadLimit: maxBytes},
+		return []api.Module{attachments.Handlers{Attachments: svc, Storage: storage},
 			exchange.Handlers{Export: &export.Service{DB: e.DB}, Imports: &importer.Service{DB: e.DB}}}
 	}})
 	go func() { _ = env.App.Listener(ln) }()

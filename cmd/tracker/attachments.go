@@ -116,13 +116,13 @@ func ensureBucket(ctx context.Context, cfg Config, log *slog.Logger, objects obj
 }
 
 // attachmentService is the attachment use cases on the configured store.
-func attachmentService(cfg Config, db *store.DB, objects objectstore.Store) *attachment.Service {
-	return attachment.New(db, objects, domain.SystemClock{}, cfg.Attachments.MaxBytes)
+func attachmentService(cfg Config, db *store.DB, objects objectstore.Store, clock domain.Clock) *attachment.Service {
+	return attachment.New(db, objects, clock, cfg.Attachments.MaxBytes)
 }
 
 // attachmentRegistration is the attachments' durable work (object removal,
 // the cleanup Schedule) on the worker.
-func attachmentRegistration(cfg Config, db *store.DB) worker.Registration {
+func attachmentRegistration(cfg Config, db *store.DB, clock domain.Clock) worker.Registration {
 	objects, _ := openObjects(cfg)
-	return attachmentwf.WorkerRegistration(attachmentService(cfg, db, objects))
+	return attachmentwf.WorkerRegistration(attachmentService(cfg, db, objects, clock))
 }

@@ -15,11 +15,11 @@ func TestAttachmentConfig(t *testing.T) {
 			check: func(c Config) bool {
 				return !c.UseS3() && c.Attachments.LocalDir == ".data/objects" && c.Attachments.MaxBytes == 100<<20
 			}},
-		"production refuses the local store": {env: map[string]string{"SERVICE_PROFILE": "production", "SERVICE_JWT_SECRET": "x"},
+		"production refuses the local store": {env: map[string]string{"SERVICE_PROFILE": "production", "SERVICE_JWT_SECRET": "x", "SERVICE_SECRETS_KEY": testSecretsKey},
 			wantErr: "SERVICE_LOCAL_STORE_ALLOW_PRODUCTION"},
-		"production may allow the local store": {env: map[string]string{"SERVICE_PROFILE": "production", "SERVICE_JWT_SECRET": "x",
+		"production may allow the local store": {env: map[string]string{"SERVICE_PROFILE": "production", "SERVICE_JWT_SECRET": "x", "SERVICE_SECRETS_KEY": testSecretsKey,
 			"SERVICE_LOCAL_STORE_ALLOW_PRODUCTION": "true"}, check: func(c Config) bool { return !c.UseS3() }},
-		"S3 with MinIO defaults to path style": {env: map[string]string{"SERVICE_PROFILE": "production", "SERVICE_JWT_SECRET": "x",
+		"S3 with MinIO defaults to path style": {env: map[string]string{"SERVICE_PROFILE": "production", "SERVICE_JWT_SECRET": "x", "SERVICE_SECRETS_KEY": testSecretsKey,
 			"SERVICE_S3_ENDPOINT": "http://minio:9000", "SERVICE_S3_BUCKET": "b", "SERVICE_S3_PUBLIC_ENDPOINT": "http://localhost:9000/"},
 			check: func(c Config) bool {
 				return c.UseS3() && c.Attachments.S3PathStyle && c.Attachments.S3PublicURL == "http://localhost:9000"
@@ -48,3 +48,6 @@ func TestAttachmentConfig(t *testing.T) {
 		})
 	}
 }
+
+// testSecretsKey is a SERVICE_SECRETS_KEY (32 bytes, hex), which production requires.
+const testSecretsKey = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"tracker/internal/secretbox"
 	"tracker/api"
+	"tracker/internal/secretbox"
 )
 
 // Config is read once from the environment.

@@ -107,7 +107,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 	tickets := ticket.New(db, clock)
 	objects, storage := openObjects(cfg)
 	s := services{
-		Attachments: attachmentService(cfg, db, objects),
+		Attachments: attachmentService(cfg, db, objects, clock),
 		Objects:     objects, Storage: storage,
 		DB: db,
 		Accounts: account.New(db, clock, account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour},
@@ -154,7 +154,7 @@ func modules(cfg Config, s services) []api.Module {
 		laborrates.Handlers{Rates: s.Rates},
 		reports.Handlers{Reports: s.Capex},
 		exchange.Handlers{Export: s.Export, Imports: s.Imports},
-		attachments.Handlers{Attachments: s.Attachments, Storage: s.Storage, UploadLimit: int(cfg.Attachments.MaxBytes)},
+		attachments.Handlers{Attachments: s.Attachments, Storage: s.Storage},
 		teams.Handlers{Teams: s.Teams},
 		sso.Handlers{SSO: s.SSO},
 		codehostapi.Handlers{Codehost: s.Codehost},

@@ -30,7 +30,7 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, clock domain.Cloc
 	return []worker.Registration{
 		importwf.WorkerRegistration(db, clock, knobs.Import),
 		capexport.WorkerRegistration(capex.New(db, clock)),
-		attachmentRegistration(cfg, db),
+		attachmentRegistration(cfg, db, clock),
 		chatwf.WorkerRegistration(&chatacts.Activities{DB: db, Clock: clock,
 			Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, chat.New(db, clock, cfg.ChatDefaultChannel)),
 	}

@@ -67,7 +67,8 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := importer.Summary{WorkflowsCreated: 1, LabelsCreated: 2, ProjectsCreated: 2, SprintsCreated: 6,
-		TicketsCreated: seeded.Tickets, CommentsCreated: seeded.Comments, TimeEntriesCreated: seeded.Entries}
+		TicketsCreated: seeded.Tickets, CommentsCreated: seeded.Comments, TimeEntriesCreated: seeded.Entries,
+		TeamsCreated: 1}
 	if res.Summary != want {
 		t.Fatalf("summary %+v, want %+v", res.Summary, want)
 	}
