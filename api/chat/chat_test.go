@@ -17,7 +17,7 @@ import (
 
 func setup(t *testing.T, defaultChannel string) (*apitest.Env, apitest.User, apitest.User, apitest.User, uuid.UUID) {
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{tickets.Handlers{Tickets: &ticket.Service{DB: e.DB}},
+		return []api.Module{tickets.Handlers{Tickets: ticket.New(e.DB, e.Clock)},
 			chatapi.Handlers{Chat: chat.New(e.DB, domain.SystemClock{}, defaultChannel)}}
 	}})
 	owner := env.Register("Owner")

@@ -24,9 +24,9 @@ func newEnv(t *testing.T) *apitest.Env {
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
 			teams.Handlers{Teams: team.New(e.DB, domain.SystemClock{})},
-			projects.Handlers{Projects: &project.Service{DB: e.DB}},
-			tags.Handlers{Tags: &tag.Service{DB: e.DB}},
-			reports.Handlers{Reports: &capex.Service{DB: e.DB}},
+			projects.Handlers{Projects: project.New(e.DB, e.Clock)},
+			tags.Handlers{Tags: tag.New(e.DB, e.Clock)},
+			reports.Handlers{Reports: capex.New(e.DB, e.Clock)},
 		}
 	}})
 }

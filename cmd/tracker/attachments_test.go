@@ -32,7 +32,7 @@ func TestAttachmentConfig(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, k := range []string{"SERVICE_PROFILE", "SERVICE_JWT_SECRET", "SERVICE_S3_ENDPOINT", "SERVICE_S3_BUCKET",
 				"SERVICE_S3_PUBLIC_ENDPOINT", "SERVICE_S3_PATH_STYLE", "SERVICE_ATTACHMENT_MAX_BYTES",
-				"SERVICE_LOCAL_STORE_DIR", "SERVICE_LOCAL_STORE_ALLOW_PRODUCTION"} {
+				"SERVICE_LOCAL_STORE_DIR", "SERVICE_LOCAL_STORE_ALLOW_PRODUCTION", "SERVICE_SECRETS_KEY"} {
 				t.Setenv(k, tc.env[k])
 			}
 			c, _, err := loadConfig()
