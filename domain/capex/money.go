@@ -1,6 +1,8 @@
 package capex
 
 import (
+	"math"
+	"math/big"
 	"strconv"
 )
 
@@ -10,18 +12,49 @@ import (
 // minutes/60 rounded half up to 2 places, computed from the summed minutes
 // of whatever the row adds up (never a sum of rounded hours).
 
-// roundDiv is a/b rounded half away from zero (b > 0).
+// roundDiv is a/b rounded half away from zero (b > 0). It never overflows:
+// the remainder decides the rounding, so nothing is doubled.
 func roundDiv(a, b int64) int64 {
-	if a >= 0 {
-		return (2*a + b) / (2 * b)
+	q, r := a/b, a%b
+	if r < 0 {
+		r = -r
 	}
-	return -((-2*a + b) / (2 * b))
+	if r >= b-r { // 2|r| >= b, without computing 2|r|
+		if a >= 0 {
+			q++
+		} else {
+			q--
+		}
+	}
+	return q
+}
+
+// mulRoundDiv is a×m/b rounded half away from zero (b > 0), exact even when
+// a×m does not fit in 64 bits; a result beyond int64 saturates at its bound
+// instead of wrapping to the other sign.
+func mulRoundDiv(a, m, b int64) int64 {
+	if p := a * m; a == 0 || (p/a == m && !(a == -1 && m == math.MinInt64) && !(m == -1 && a == math.MinInt64)) {
+		return roundDiv(p, b)
+	}
+	n := new(big.Int).Mul(big.NewInt(a), big.NewInt(m))
+	q, r := new(big.Int).QuoRem(n, big.NewInt(b), new(big.Int))
+	if new(big.Int).Mul(new(big.Int).Abs(r), big.NewInt(2)).Cmp(big.NewInt(b)) >= 0 {
+		q.Add(q, big.NewInt(int64(n.Sign())))
+	}
+	switch {
+	case q.IsInt64():
+		return q.Int64()
+	case q.Sign() > 0:
+		return math.MaxInt64
+	default:
+		return math.MinInt64
+	}
 }
 
 // EntryAmountCents prices one entry: minutes × cents-per-hour / 60, rounded
 // half up to a cent.
 func EntryAmountCents(minutes, rateCents int64) int64 {
-	return roundDiv(minutes*rateCents, 60)
+	return mulRoundDiv(minutes, rateCents, 60)
 }
 
 // Decimal2 is a number with exactly two decimal places, held in hundredths
@@ -29,7 +62,7 @@ func EntryAmountCents(minutes, rateCents int64) int64 {
 type Decimal2 int64
 
 // HoursOf is minutes/60 rounded half up to 2 places.
-func HoursOf(minutes int64) Decimal2 { return Decimal2(roundDiv(minutes*100, 60)) }
+func HoursOf(minutes int64) Decimal2 { return Decimal2(mulRoundDiv(minutes, 100, 60)) }
 
 // CentsAsDecimal renders cents as currency units with 2 places.
 func CentsAsDecimal(cents int64) Decimal2 { return Decimal2(cents) }
@@ -105,6 +138,6 @@ func UtilizationPct(spentCents, budgetCents int64) *Decimal2 {
 	if budgetCents <= 0 {
 		return nil
 	}
-	d := Decimal2(roundDiv(spentCents*10000, budgetCents))
+	d := Decimal2(mulRoundDiv(spentCents, 10000, budgetCents))
 	return &d
 }
