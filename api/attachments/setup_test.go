@@ -62,7 +62,7 @@ func setup(t *testing.T, backend string) world {
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
 		return []api.Module{attachments.Handlers{Attachments: svc, Storage: storage},
-			exchange.Handlers{Export: &export.Service{DB: e.DB}, Imports: &importer.Service{DB: e.DB}}}
+			exchange.Handlers{Export: export.New(e.DB, e.Clock), Imports: importer.New(e.DB, e.Clock)}}
 	}})
 	go func() { _ = env.App.Listener(ln) }()
 	t.Cleanup(func() { _ = env.App.Shutdown() })

@@ -18,8 +18,8 @@ type Table struct {
 	Key     string // PRIMARY KEY column list
 }
 
-// Tables are the eleven tables of the spec and the two of teams, in the
-// order they are filled.
+// Tables are the eleven tables of the spec, the two of teams and the one
+// of attachments, in the order they are filled.
 var Tables = []Table{
 	{"export_meta", []string{"key", "value"}, "key"},
 	{"users", []string{"email", "display_name", "role"}, "email"},
@@ -42,13 +42,17 @@ var Tables = []Table{
 	// Additive to version 1: teams and their members (projects.team names one).
 	{"teams", []string{"name"}, "name"},
 	{"team_members", []string{"team", "user_email"}, "team, user_email"},
+	// Additive to version 1: each ticket's attachments (metadata and
+	// storage key, never the bytes), in upload order.
+	{"attachments", []string{"project_key", "ticket_number", "position", "filename", "content_type", "size_bytes",
+		"storage_key", "uploaded_by", "created_at"}, "project_key, ticket_number, position"},
 }
 
 // integerColumns are stored as INTEGER; every other column is TEXT
 // (timestamps RFC 3339, dates YYYY-MM-DD, workflow statuses as JSON).
 var integerColumns = map[string]bool{
 	"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
-	"number": true, "ticket_number": true, "parent": true, "duration_minutes": true,
+	"number": true, "ticket_number": true, "parent": true, "duration_minutes": true, "size_bytes": true,
 }
 
 func ddl(t Table) string {
