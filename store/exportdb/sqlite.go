@@ -76,7 +76,7 @@ type SQLiteFile struct {
 }
 
 // CreateSQLite creates the database file at path (which must not exist)
-// with the eleven tables and opens the transaction that fills them.
+// with the export tables and opens the transaction that fills them.
 func CreateSQLite(ctx context.Context, path string) (*SQLiteFile, error) {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
 	if err != nil {
@@ -194,7 +194,7 @@ func ReadTable(ctx context.Context, path, table string, fn func(vals []any) erro
 }
 
 // TableNames lists the tables of an export file (tests check there are
-// exactly the spec's eleven).
+// exactly the spec's eleven plus the additive teams and attachments ones).
 func TableNames(ctx context.Context, path string) ([]string, error) {
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
