@@ -1,13 +1,18 @@
 package attachments_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"tracker/domain/attachment"
+	"tracker/store/exportdb"
 	"tracker/store/objectstore"
 	"tracker/store/sprintdb/worktest"
 )
@@ -93,19 +98,26 @@ func testExport(t *testing.T, w world) {
 	doc := w.env.Do("GET", "/api/v1/export?org_id="+w.owner.OrgID.String(), w.owner.Token, nil).Expect(t, 200)
 	var d struct {
 		Projects []struct {
+			Key     string `json:"key"`
 			Tickets []struct {
+				Number      float64          `json:"number"`
 				Attachments []map[string]any `json:"attachments"`
 			} `json:"tickets"`
 		} `json:"projects"`
 	}
 	doc.Decode(t, &d)
-	var found map[string]any
+	var (
+		found map[string]any
+		rows  [][]any // the JSON's attachments as the SQLite table's rows
+	)
 	for _, p := range d.Projects {
 		for _, tk := range p.Tickets {
-			for _, f := range tk.Attachments {
+			for i, f := range tk.Attachments {
 				if f["storage_key"] == a["storage_key"] {
 					found = f
 				}
+				rows = append(rows, []any{p.Key, int64(tk.Number), int64(i), f["filename"], f["content_type"],
+					int64(f["size_bytes"].(float64)), f["storage_key"], f["uploaded_by"], f["created_at"]})
 			}
 		}
 	}
@@ -116,8 +128,35 @@ func testExport(t *testing.T, w world) {
 	if strings.Contains(string(doc.Body), "exported bytes") {
 		t.Fatal("the export carries the file's bytes")
 	}
+	checkSQLiteAttachments(t, w, rows)
 	other := w.env.Register("Importer")
 	if r := w.env.Do("POST", "/api/v1/import", other.Token, doc.Body); r.Status != 200 && r.Status != 202 {
 		t.Fatalf("import %d %s", r.Status, r.Body)
+	}
+}
+
+// checkSQLiteAttachments exports the org as SQLite and checks its
+// attachments table holds exactly want (the JSON export's attachments as
+// rows, in document order) and no file bytes.
+func checkSQLiteAttachments(t *testing.T, w world, want [][]any) {
+	t.Helper()
+	r := w.env.Do("GET", "/api/v1/export?format=sqlite&org_id="+w.owner.OrgID.String(), w.owner.Token, nil).Expect(t, 200)
+	if bytes.Contains(r.Body, []byte("exported bytes")) {
+		t.Fatal("the sqlite export carries the file's bytes")
+	}
+	path := filepath.Join(t.TempDir(), "export.sqlite")
+	if err := os.WriteFile(path, r.Body, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got [][]any
+	err := exportdb.ReadTable(context.Background(), path, "attachments", func(v []any) error {
+		got = append(got, v)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("sqlite attachments\n%v\nwant (from the JSON export)\n%v", got, want)
 	}
 }

@@ -104,7 +104,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"comments", "export_meta", "labels", "project_members", "projects", "sprints", "team_members",
+		want := []string{"attachments", "comments", "export_meta", "labels", "project_members", "projects", "sprints", "team_members",
 			"teams", "ticket_labels", "tickets", "time_entries", "users", "workflows"}
 		if !slices.Equal(tables, want) {
 			t.Fatalf("tables %v", tables)

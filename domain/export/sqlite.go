@@ -10,7 +10,7 @@ import (
 )
 
 // WriteSQLite writes the scope's export as a single-file SQLite database
-// at path (which must not exist): the spec's eleven tables, filled in one
+// at path (which must not exist): the spec's eleven tables plus teams and attachments, filled in one
 // transaction with prepared statements. Timestamps are RFC 3339 text,
 // workflow statuses and transitions JSON text, relations the document's
 // keys.
@@ -137,6 +137,12 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 	for i, e := range t.TimeEntries {
 		if err := s.insert("time_entries", key, t.Number, i, e.User, e.Date, e.DurationMinutes, e.Description,
 			e.ActivityType, e.Status, e.ApprovedBy, optTS(e.ApprovedAt), ts(e.CreatedAt), ts(e.UpdatedAt)); err != nil {
+			return err
+		}
+	}
+	for i, a := range t.Attachments {
+		if err := s.insert("attachments", key, t.Number, i, a.Filename, a.ContentType, a.SizeBytes, a.StorageKey,
+			a.UploadedBy, ts(a.CreatedAt)); err != nil {
 			return err
 		}
 	}

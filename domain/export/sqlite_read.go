@@ -21,7 +21,7 @@ func ReadSQLite(ctx context.Context, path string) (Document, error) {
 		{"export_meta", r.meta}, {"users", r.user}, {"workflows", r.workflow}, {"labels", r.label},
 		{"projects", r.project}, {"project_members", r.member}, {"sprints", r.sprint}, {"tickets", r.ticket},
 		{"ticket_labels", r.ticketLabel}, {"comments", r.comment}, {"time_entries", r.timeEntry},
-		{"teams", r.team}, {"team_members", r.teamMember},
+		{"teams", r.team}, {"team_members", r.teamMember}, {"attachments", r.attachment},
 	}
 	for _, s := range steps {
 		if err := exportdb.ReadTable(ctx, path, s.table, s.fn); err != nil {
@@ -226,4 +226,15 @@ func (r *sqliteReader) teamMember(v []any) error {
 		}
 	}
 	return fmt.Errorf("unknown team %q", str(v[0]))
+}
+
+func (r *sqliteReader) attachment(v []any) error {
+	t, err := r.tick(v[0], v[1])
+	if err != nil {
+		return err
+	}
+	n, _ := v[5].(int64)
+	t.Attachments = append(t.Attachments, Attachment{Filename: str(v[3]), ContentType: str(v[4]), SizeBytes: n,
+		StorageKey: str(v[6]), UploadedBy: str(v[7]), CreatedAt: r.time(v[8])})
+	return nil
 }

@@ -18,8 +18,8 @@ type Table struct {
 	Key     string // PRIMARY KEY column list
 }
 
-// Tables are the eleven tables of the spec and the two of teams, in the
-// order they are filled.
+// Tables are the eleven tables of the spec, the two of teams and the one
+// of attachments, in the order they are filled.
 var Tables = []Table{
 	{"export_meta", []string{"key", "value"}, "key"},
 	{"users", []string{"email", "display_name", "role"}, "email"},
@@ -42,13 +42,17 @@ var Tables = []Table{
 	// Additive to version 1: teams and their members (projects.team names one).
 	{"teams", []string{"name"}, "name"},
 	{"team_members", []string{"team", "user_email"}, "team, user_email"},
+	// Additive to version 1: each ticket's attachments (metadata and
+	// storage key, never the bytes), in upload order.
+	{"attachments", []string{"project_key", "ticket_number", "position", "filename", "content_type", "size_bytes",
+		"storage_key", "uploaded_by", "created_at"}, "project_key, ticket_number, position"},
 }
 
 // integerColumns are stored as INTEGER; every other column is TEXT
 // (timestamps RFC 3339, dates YYYY-MM-DD, workflow statuses as JSON).
 var integerColumns = map[string]bool{
 	"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
-	"number": true, "ticket_number": true, "parent": true, "duration_minutes": true,
+	"number": true, "ticket_number": true, "parent": true, "duration_minutes": true, "size_bytes": true,
 }
 
 func ddl(t Table) string {
@@ -72,7 +76,7 @@ type SQLiteFile struct {
 }
 
 // CreateSQLite creates the database file at path (which must not exist)
-// with the eleven tables and opens the transaction that fills them.
+// with the export tables and opens the transaction that fills them.
 func CreateSQLite(ctx context.Context, path string) (*SQLiteFile, error) {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)")
 	if err != nil {
@@ -190,7 +194,7 @@ func ReadTable(ctx context.Context, path, table string, fn func(vals []any) erro
 }
 
 // TableNames lists the tables of an export file (tests check there are
-// exactly the spec's eleven).
+// exactly the spec's eleven plus the additive teams and attachments ones).
 func TableNames(ctx context.Context, path string) ([]string, error) {
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
