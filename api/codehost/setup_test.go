@@ -43,7 +43,7 @@ func setupWith(t *testing.T, secret string) *fixture {
 		t.Fatal(err)
 	}
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		ts := &ticket.Service{DB: e.DB}
+		ts := ticket.New(e.DB, e.Clock)
 		return []api.Module{tickets.Handlers{Tickets: ts},
 			codehost.Handlers{Codehost: chdomain.New(e.DB, ts, secret, box, domain.SystemClock{}, "http://tracker.test")}}
 	}})
