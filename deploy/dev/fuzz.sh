@@ -11,5 +11,7 @@ done <<'TARGETS'
 ./api FuzzBind
 ./api FuzzDecodeCursor
 ./domain/capex FuzzSafeCell
+./domain/codehost FuzzExtractRefs
 ./domain/importer FuzzDecode
+./domain/ticket FuzzParseRef
 TARGETS

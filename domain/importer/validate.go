@@ -108,12 +108,23 @@ func (c *checker) length(path string, v *string, min, max int) {
 // validate checks the rules of a decoded document and its references to
 // the target org; it returns the problems (nil: none).
 func validate(ctx context.Context, d decoded, known Known) ([]string, error) {
-	c := &checker{skip: d.typePaths, emails: map[string]bool{}, refs: map[string][]string{},
+	c := &checker{skip: map[string]bool{}, emails: map[string]bool{}, refs: map[string][]string{},
 		wfs: map[string][]string{}, docWF: map[string]map[string]bool{}, labels: map[string]bool{}, teams: map[string]bool{}}
 	if !d.complete {
 		return d.typeProblems, nil
 	}
+	for path := range d.typePaths {
+		c.skip[path] = true
+	}
 	doc := d.doc
+	// The caps of every request body (text, names, money, dates) hold here
+	// too; a path over a cap gets that one problem, not a second one from
+	// the rules below.
+	domain.CheckBounds(doc, func(path, problem string) bool {
+		c.add(path, problem)
+		c.skip[path] = true
+		return true
+	})
 	if doc.Version == nil {
 		c.add("version", "required")
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -42,11 +40,6 @@ type Resolution struct {
 	Suggestions []Ref `json:"suggestions"`
 }
 
-var (
-	keyNumber  = regexp.MustCompile(`^([A-Za-z0-9_][A-Za-z0-9_-]*)-#?([0-9]{1,9})$`)
-	bareNumber = regexp.MustCompile(`^#?([0-9]{1,9})$`)
-)
-
 // Resolve finds a ticket by reference: a UUID, KEY-NUMBER (key in any case,
 // in orgID, default the caller's session org) or a bare number (in
 // projectID, required then). Not finding it is not an error: the answer has
@@ -75,7 +68,8 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 		}
 		return s.miss(ctx, q, p, orgID, "", 0, uuid.Nil)
 	}
-	if m := bareNumber.FindStringSubmatch(ref); m != nil {
+	key, n, isRef := ParseRef(ref)
+	if isRef && key == "" {
 		if projectID == uuid.Nil {
 			return Resolution{}, domain.Invalid("project_id: required to resolve a bare ticket number")
 		}
@@ -83,7 +77,6 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 		if err != nil {
 			return Resolution{}, err
 		}
-		n, _ := strconv.ParseInt(m[1], 10, 64)
 		k, err := ticketdb.KeyedByNumber(ctx, q, projectID, p.UserID, n)
 		if err == nil {
 			return found(p, k)
@@ -93,12 +86,11 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 		}
 		return s.suggest(ctx, q, p, a.OrgID, ref, n, projectID)
 	}
-	if m := keyNumber.FindStringSubmatch(ref); m != nil {
-		n, _ := strconv.ParseInt(m[2], 10, 64)
+	if isRef {
 		if _, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
 			return Resolution{}, err
 		}
-		k, err := ticketdb.KeyedByKey(ctx, q, orgID, p.UserID, m[1], n)
+		k, err := ticketdb.KeyedByKey(ctx, q, orgID, p.UserID, key, n)
 		if err == nil {
 			return found(p, k)
 		}
