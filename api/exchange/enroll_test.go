@@ -57,6 +57,11 @@ func TestImportNeverEnrollsAnExistingUser(t *testing.T) {
 		t.Fatalf("pending invite role %q, want member", role)
 	}
 	f.env.Do("GET", "/api/v1/orgs/"+f.b.String()+"/members", victim.Token, nil).Expect(t, 404)
+	var assigned int
+	_ = f.env.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM project_members WHERE org_id = $1 AND user_id = $2`, f.b, victim.ID).Scan(&assigned)
+	if assigned != 0 {
+		t.Fatal("the import assigned a non-member to a project")
+	}
 	var reporter uuid.UUID
 	if err := f.env.DB.Pool.QueryRow(t.Context(), `SELECT reporter_id FROM tickets WHERE org_id = $1`, f.b).Scan(&reporter); err != nil || reporter != victim.ID {
 		t.Fatalf("reporter %v, want %v (err %v)", reporter, victim.ID, err)

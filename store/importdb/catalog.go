@@ -174,13 +174,15 @@ func InsertProject(ctx context.Context, q store.Querier, p Project) error {
 	return store.Translate(err)
 }
 
-// AddProjectMembers adds members to a project; existing ones stay.
+// AddProjectMembers adds those of userIDs who are members of the org to a
+// project (an import only invites the others); existing ones stay.
 func AddProjectMembers(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID, userIDs []uuid.UUID, at time.Time) error {
 	if len(userIDs) == 0 {
 		return nil
 	}
 	_, err := q.Exec(ctx, `INSERT INTO project_members (org_id, project_id, user_id, created_at)
-	    SELECT $1, $2, u, $4 FROM unnest($3::uuid[]) AS u ON CONFLICT DO NOTHING`, orgID, projectID, userIDs, at)
+	    SELECT $1, $2, m.user_id, $4 FROM memberships m WHERE m.org_id = $1 AND m.user_id = ANY($3)
+	    ON CONFLICT DO NOTHING`, orgID, projectID, userIDs, at)
 	return store.Translate(err)
 }
 
