@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +68,25 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 	}
 	doc := s.must(200, "GET", "/export?org_id="+u.OrgID.String(), u.Token, nil).Body
 	target := uuid.MustParse(s.must(201, "POST", "/orgs", u.Token, map[string]any{"name": "Target", "slug": "target-" + uuid.NewString()[:8]}).m(t)["id"].(string))
+	// An import never enrolls anyone (it invites): the source's people join
+	// the target first, with their roles, as an Admin adds existing users.
+	var src export.Document
+	if err := json.Unmarshal(doc, &src); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range src.Users {
+		if m.Role == nil {
+			continue
+		}
+		var uid uuid.UUID
+		if err := db.Q().QueryRow(context.Background(), `SELECT id FROM users WHERE email = $1`, m.Email).Scan(&uid); err != nil {
+			t.Fatal(err)
+		}
+		if uid == u.ID {
+			continue
+		}
+		s.must(201, "POST", "/orgs/"+target.String()+"/members", u.Token, map[string]any{"user_id": uid, "role": strings.ToLower(*m.Role)})
+	}
 
 	r := s.importRaw("/import?org_id="+target.String(), u.Token, doc)
 	if r.Status != 202 {

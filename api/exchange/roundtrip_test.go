@@ -12,7 +12,8 @@ import (
 	"tracker/store/exportdb"
 )
 
-// TestRoundTrip exports org A, imports it into the empty org B, exports B
+// TestRoundTrip exports org A, imports it into org B (empty of data; its
+// people already members, since an import never enrolls anyone), exports B
 // and finds the same document (apart from source and exported_at); a
 // second import of the same document creates nothing, and neither does an
 // import of A's document back into A.
@@ -68,6 +69,19 @@ func TestRoundTrip(t *testing.T) {
 	})
 
 	t.Run("into empty org B and back out", func(t *testing.T) {
+		// An import only invites; the people of A join B the way an Admin
+		// adds existing users, with the roles they hold in A.
+		for _, u := range docA.Users {
+			if u.Role == nil || u.Email == f.owner.Email {
+				continue
+			}
+			var id string
+			if err := f.env.DB.Pool.QueryRow(t.Context(), `SELECT id FROM users WHERE email = $1`, u.Email).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			f.env.Do("POST", "/api/v1/orgs/"+f.b.String()+"/members", f.owner.Token,
+				map[string]any{"user_id": id, "role": strings.ToLower(*u.Role)}).Expect(t, 201)
+		}
 		st := f.importInto(t, f.b, rawA)
 		want := importer.Summary{UsersCreated: 0, WorkflowsCreated: 1, LabelsCreated: 2, ProjectsCreated: 3, SprintsCreated: 9,
 			TicketsCreated: f.seeded.Tickets, CommentsCreated: f.seeded.Comments, TimeEntriesCreated: f.seeded.Entries, TeamsCreated: 1}

@@ -102,11 +102,21 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (AuthResult, e
 		now := s.now()
 		u := accountdb.User{ID: domain.NewID(), Email: in.Email, DisplayName: in.DisplayName, PasswordHash: &hash,
 			Active: true, CreatedAt: now, UpdatedAt: now}
-		if err := accountdb.InsertUser(ctx, q, u); err != nil {
-			if errors.Is(err, store.ErrConflict) {
-				return domain.Conflict("a user with this email already exists", "email: "+in.Email)
-			}
+		// The email may be a placeholder an import made: registering
+		// claims it, keeping its id (and the authorship imported).
+		claimed, err := accountdb.ClaimPlaceholder(ctx, q, in.Email, in.DisplayName, hash, now)
+		switch {
+		case err == nil:
+			u = claimed
+		case !errors.Is(err, store.ErrNotFound):
 			return err
+		default:
+			if err := accountdb.InsertUser(ctx, q, u); err != nil {
+				if errors.Is(err, store.ErrConflict) {
+					return domain.Conflict("a user with this email already exists", "email: "+in.Email)
+				}
+				return err
+			}
 		}
 		personal, err := org.CreateIn(ctx, q, u.ID, in.DisplayName, personalSlug(in.Email), now)
 		if err != nil {

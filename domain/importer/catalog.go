@@ -10,6 +10,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/export"
+	"tracker/domain/org"
 	"tracker/store"
 	"tracker/store/importdb"
 )
@@ -65,7 +66,7 @@ func (r *Runner) Catalog(ctx context.Context, id uuid.UUID) (Step, error) {
 		if err := importdb.PutKeys(ctx, q, row.OrgID, row.Source, id, c.keys); err != nil {
 			return err
 		}
-		for _, et := range []string{"workflow", "label", "team", "project", "sprint"} {
+		for _, et := range []string{"invite", "workflow", "label", "team", "project", "sprint"} {
 			if err := importdb.InsertAudits(ctx, q, row.OrgID, row.RequestedBy, ActionImported, c.now,
 				importdb.Audit{EntityType: et, IDs: c.audits[et]}, domain.NewID); err != nil {
 				return err
@@ -126,8 +127,7 @@ func (c *catalogRun) importUsers(doc export.Document) error {
 	if c.users, err = importdb.UsersByEmail(c.ctx, c.q, emails); err != nil {
 		return err
 	}
-	var members []uuid.UUID
-	var roles []string
+	var invites []importdb.Invite
 	for _, u := range doc.Users {
 		id, ok := c.users[strings.ToLower(u.Email)]
 		if !ok {
@@ -135,11 +135,19 @@ func (c *catalogRun) importUsers(doc export.Document) error {
 		}
 		c.key(importdb.KindUser, strings.ToLower(u.Email), id, isNew[id])
 		if u.Role != nil {
-			members = append(members, id)
-			roles = append(roles, c.grantable(domain.ParseRole(*u.Role)).DB())
+			invites = append(invites, importdb.Invite{ID: domain.NewID(), Code: org.RandomCode(18), Email: u.Email,
+				UserID: id, Role: c.grantable(domain.ParseRole(*u.Role)).DB()})
 		}
 	}
-	return importdb.AddMemberships(c.ctx, c.q, c.row.OrgID, members, roles, c.now)
+	// An import never enrolls anyone: a person it names with a role who is
+	// not a member of the org gets a pending invite, accepted by the person.
+	// An import whose requester was deleted meanwhile invites nobody.
+	if c.row.RequestedBy == nil {
+		return nil
+	}
+	made, err := importdb.InsertInvites(c.ctx, c.q, c.row.OrgID, *c.row.RequestedBy, invites, c.now.Add(org.InviteTTL), c.now)
+	c.audits["invite"] = made
+	return err
 }
 
 // grantable caps a document role at what the importer may grant: only an

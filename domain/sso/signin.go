@@ -175,7 +175,12 @@ func (s *Service) signIn(ctx context.Context, c ssodb.Config, subject string, cl
 			u, err := accountdb.UserByEmail(ctx, q, cl.Email)
 			switch {
 			case err == nil:
+				// A placeholder an import made is claimed by the provider's
+				// verified email: registering can no longer claim it.
 				userID = u.ID
+				if err := accountdb.ClearPlaceholder(ctx, q, u.ID, now); err != nil {
+					return err
+				}
 			case errors.Is(err, store.ErrNotFound):
 				userID = domain.NewID()
 				name := strings.TrimSpace(cl.Name)

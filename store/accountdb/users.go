@@ -4,6 +4,7 @@ package accountdb
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -31,6 +32,26 @@ func userColumns() []string {
 func InsertUser(ctx context.Context, q store.Querier, u User) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("users").Columns(userColumns()...).
 		Values(u.ID, u.Email, u.DisplayName, u.PasswordHash, u.Active, u.CreatedAt, u.UpdatedAt))
+	return err
+}
+
+// ClaimPlaceholder turns the placeholder account an import made for the
+// email into a real one: it sets the password and display name and clears
+// the mark, keeping the id. No placeholder with that email is
+// store.ErrNotFound. It returns the claimed user.
+func ClaimPlaceholder(ctx context.Context, q store.Querier, email, displayName, passwordHash string, at time.Time) (User, error) {
+	return store.Get[User](ctx, q, store.SQL.Update("users").
+		Set("password_hash", passwordHash).Set("display_name", displayName).Set("placeholder", false).
+		Set("updated_at", at).
+		Where("lower(email) = lower(?) AND placeholder", email).
+		Suffix("RETURNING "+strings.Join(userColumns(), ", ")))
+}
+
+// ClearPlaceholder marks a user as a real account (a placeholder claimed by
+// another way in, e.g. single sign-on), so registering can no longer claim it.
+func ClearPlaceholder(ctx context.Context, q store.Querier, id uuid.UUID, at time.Time) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("users").Set("placeholder", false).Set("updated_at", at).
+		Where(sq.Eq{"id": id, "placeholder": true}))
 	return err
 }
 

@@ -36,8 +36,9 @@ func UsersByEmail(ctx context.Context, q store.Querier, emails []string) (map[st
 	return pairs(ctx, q, `SELECT lower(email), id FROM users WHERE lower(email) = ANY($1)`, lower)
 }
 
-// NewUser is a user an import creates: no password (a reset or single
-// sign-on claims the account), active.
+// NewUser is a placeholder account an import creates for an unknown email:
+// no password (it cannot log in), a member of nothing, marked placeholder so
+// that registering with the email claims it (see accountdb.ClaimPlaceholder).
 type NewUser struct {
 	ID          uuid.UUID
 	Email       string
@@ -54,8 +55,8 @@ func InsertUsers(ctx context.Context, q store.Querier, users []NewUser, at time.
 	for i, u := range users {
 		ids[i], emails[i], names[i] = u.ID, u.Email, u.DisplayName
 	}
-	rows, err := q.Query(ctx, `INSERT INTO users (id, email, display_name, password_hash, active, created_at, updated_at)
-	    SELECT u.id, u.email, u.name, NULL, true, $4, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, email, name)
+	rows, err := q.Query(ctx, `INSERT INTO users (id, email, display_name, password_hash, active, placeholder, created_at, updated_at)
+	    SELECT u.id, u.email, u.name, NULL, true, true, $4, $4 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, email, name)
 	    ON CONFLICT DO NOTHING RETURNING id`, ids, emails, names, at)
 	if err != nil {
 		return nil, store.Translate(err)
@@ -64,16 +65,41 @@ func InsertUsers(ctx context.Context, q store.Querier, users []NewUser, at time.
 	return created, store.Translate(err)
 }
 
-// AddMemberships adds members with their roles; existing memberships are
-// left as they are.
-func AddMemberships(ctx context.Context, q store.Querier, orgID uuid.UUID, userIDs []uuid.UUID, roles []string, at time.Time) error {
-	if len(userIDs) == 0 {
-		return nil
+// Invite is a pending invite an import makes for a person it names who is
+// not a member of the org.
+type Invite struct {
+	ID     uuid.UUID
+	Code   string
+	Email  string
+	UserID uuid.UUID
+	Role   string
+}
+
+// InsertInvites makes pending invites to the org, skipping the users who are
+// already members and the emails that already have a pending invite. It
+// returns the ids of the invites it made.
+func InsertInvites(ctx context.Context, q store.Querier, orgID, createdBy uuid.UUID, invites []Invite, expires, at time.Time) ([]uuid.UUID, error) {
+	if len(invites) == 0 {
+		return nil, nil
 	}
-	_, err := q.Exec(ctx, `INSERT INTO memberships (org_id, user_id, role, joined_at)
-	    SELECT $1, u.id, u.role, $4 FROM unnest($2::uuid[], $3::text[]) AS u(id, role)
-	    ON CONFLICT DO NOTHING`, orgID, userIDs, roles, at)
-	return store.Translate(err)
+	n := len(invites)
+	ids, codes, emails, users, roles := make([]uuid.UUID, n), make([]string, n), make([]string, n), make([]uuid.UUID, n), make([]string, n)
+	for i, v := range invites {
+		ids[i], codes[i], emails[i], users[i], roles[i] = v.ID, v.Code, v.Email, v.UserID, v.Role
+	}
+	rows, err := q.Query(ctx, `INSERT INTO invites (id, org_id, code, email, role, created_by, expires_at, created_at)
+	    SELECT v.id, $1, v.code, v.email, v.role, $2, $3, $4
+	    FROM unnest($5::uuid[], $6::text[], $7::text[], $8::uuid[], $9::text[]) AS v(id, code, email, user_id, role)
+	    WHERE NOT EXISTS (SELECT 1 FROM memberships m WHERE m.org_id = $1 AND m.user_id = v.user_id)
+	      AND NOT EXISTS (SELECT 1 FROM invites i WHERE i.org_id = $1 AND lower(i.email) = lower(v.email)
+	          AND i.accepted_at IS NULL AND i.revoked_at IS NULL AND i.expires_at > $4)
+	    RETURNING id`,
+		orgID, createdBy, expires, at, ids, codes, emails, users, roles)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	made, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	return made, store.Translate(err)
 }
 
 // WorkflowsByName maps the org's workflow names to ids.
@@ -148,13 +174,15 @@ func InsertProject(ctx context.Context, q store.Querier, p Project) error {
 	return store.Translate(err)
 }
 
-// AddProjectMembers adds members to a project; existing ones stay.
+// AddProjectMembers adds those of userIDs who are members of the org to a
+// project (an import only invites the others); existing ones stay.
 func AddProjectMembers(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID, userIDs []uuid.UUID, at time.Time) error {
 	if len(userIDs) == 0 {
 		return nil
 	}
 	_, err := q.Exec(ctx, `INSERT INTO project_members (org_id, project_id, user_id, created_at)
-	    SELECT $1, $2, u, $4 FROM unnest($3::uuid[]) AS u ON CONFLICT DO NOTHING`, orgID, projectID, userIDs, at)
+	    SELECT $1, $2, m.user_id, $4 FROM memberships m WHERE m.org_id = $1 AND m.user_id = ANY($3)
+	    ON CONFLICT DO NOTHING`, orgID, projectID, userIDs, at)
 	return store.Translate(err)
 }
 
