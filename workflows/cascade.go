@@ -29,16 +29,26 @@ const maxCallsPerRun = 500
 
 var cascade *activities.Cascade // activity references; never called directly
 
+// CascadeStepOptions bound each purge call: 5 minutes per attempt with
+// heartbeats, retried with backoff, at most 30 attempts within 2 hours.
+// A call that exhausts them fails the workflow with the last error as its
+// reason (shown in the Temporal UI; the root stays soft-deleted and
+// invisible, and resetting the workflow in the UI resumes the purge with
+// what is left).
+var CascadeStepOptions = workflow.ActivityOptions{
+	StartToCloseTimeout:    5 * time.Minute,
+	ScheduleToCloseTimeout: 2 * time.Hour,
+	HeartbeatTimeout:       10 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+		MaximumAttempts: 30},
+}
+
 // CascadeDelete purges the dependents of a soft-deleted root leaf first:
 // each step is retried until done (activities are idempotent batches that
 // commit as they go and heartbeat), so a crash anywhere resumes with what
 // is left.
 func CascadeDelete(ctx workflow.Context, in CascadeInput) (CascadeResult, error) {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 5 * time.Minute,
-		HeartbeatTimeout:    10 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
-	})
+	ctx = workflow.WithActivityOptions(ctx, CascadeStepOptions)
 	if in.Steps == nil {
 		var check activities.CascadeCheck
 		if err := workflow.ExecuteActivity(ctx, cascade.CheckCascade, in.Job).Get(ctx, &check); err != nil {

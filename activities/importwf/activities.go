@@ -33,12 +33,12 @@ type Activities struct {
 
 // StageImport writes the stored document as staged rows (once).
 func (a *Activities) StageImport(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
-	return a.run(ctx, func(ctx context.Context) (importer.Step, error) { return a.Runner.Stage(ctx, importID) })
+	return a.run(ctx, "stage", func(ctx context.Context) (importer.Step, error) { return a.Runner.Stage(ctx, importID) })
 }
 
 // ImportCatalog imports users, workflows, labels, projects and sprints.
 func (a *Activities) ImportCatalog(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
-	return a.run(ctx, func(ctx context.Context) (importer.Step, error) { return a.Runner.Catalog(ctx, importID) })
+	return a.run(ctx, "catalog", func(ctx context.Context) (importer.Step, error) { return a.Runner.Catalog(ctx, importID) })
 }
 
 // ImportTicketBatch imports the next batch of tickets.
@@ -50,12 +50,12 @@ func (a *Activities) ImportTicketBatch(ctx context.Context, importID uuid.UUID) 
 		case <-time.After(a.BatchPause):
 		}
 	}
-	return a.run(ctx, func(ctx context.Context) (importer.Step, error) { return a.Runner.Batch(ctx, importID) })
+	return a.run(ctx, "tickets", func(ctx context.Context) (importer.Step, error) { return a.Runner.Batch(ctx, importID) })
 }
 
 // FinishImport marks the import completed.
 func (a *Activities) FinishImport(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
-	return a.run(ctx, func(ctx context.Context) (importer.Step, error) { return a.Runner.Finish(ctx, importID) })
+	return a.run(ctx, "finish", func(ctx context.Context) (importer.Step, error) { return a.Runner.Finish(ctx, importID) })
 }
 
 // FailInput names a failed import and why.
@@ -69,9 +69,24 @@ func (a *Activities) FailImport(ctx context.Context, in FailInput) error {
 	return a.Runner.Fail(ctx, in.ImportID, in.Reason)
 }
 
+// CancelImport marks the import cancelled: its workflow was cancelled in
+// Temporal (UI or CLI) rather than through the API.
+func (a *Activities) CancelImport(ctx context.Context, importID uuid.UUID) error {
+	return a.Runner.Cancel(ctx, importID)
+}
+
+// Heartbeat is what a running step's heartbeats carry (the Temporal UI
+// shows it on the pending activity): the step, the attempt and how long it
+// has run.
+type Heartbeat struct {
+	Step           string `json:"step"`
+	Attempt        int32  `json:"attempt"`
+	ElapsedSeconds int    `json:"elapsed_seconds"`
+}
+
 // run calls step while heartbeating, so a dead worker's step is retried
 // elsewhere within the heartbeat timeout.
-func (a *Activities) run(ctx context.Context, step func(context.Context) (importer.Step, error)) (importer.Step, error) {
+func (a *Activities) run(ctx context.Context, name string, step func(context.Context) (importer.Step, error)) (importer.Step, error) {
 	every := a.HeartbeatEvery
 	if every <= 0 {
 		every = 2 * time.Second
@@ -87,13 +102,18 @@ func (a *Activities) run(ctx context.Context, step func(context.Context) (import
 	}()
 	t := time.NewTicker(every)
 	defer t.Stop()
-	activity.RecordHeartbeat(ctx)
+	started := time.Now()
+	beat := func() {
+		activity.RecordHeartbeat(ctx, Heartbeat{Step: name, Attempt: activity.GetInfo(ctx).Attempt,
+			ElapsedSeconds: int(time.Since(started).Seconds())})
+	}
+	beat()
 	for {
 		select {
 		case r := <-done:
 			return r.st, classify(r.err)
 		case <-t.C:
-			activity.RecordHeartbeat(ctx)
+			beat()
 		}
 	}
 }

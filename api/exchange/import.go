@@ -58,12 +58,14 @@ func importResponse(st importer.Status) importResult {
 		return importResult{Status: st.Status, ImportID: st.ID, Summary: &st.Summary}
 	case "failed":
 		return importResult{Status: st.Status, ImportID: st.ID, Summary: &st.Summary, Errors: st.Errors}
+	case "cancelled":
+		return importResult{Status: st.Status, ImportID: st.ID, Summary: &st.Summary}
 	}
 	return importResult{Status: "running", ImportID: st.ID}
 }
 
 func statusCode(st importer.Status) int {
-	if st.Status == "completed" || st.Status == "failed" {
+	if st.Status == "completed" || st.Status == "failed" || st.Status == "cancelled" {
 		return fiber.StatusOK
 	}
 	return fiber.StatusAccepted
@@ -76,6 +78,20 @@ func (h Handlers) getImport(c *fiber.Ctx) error {
 		return err
 	}
 	st, err := h.Imports.Get(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(st)
+}
+
+// cancelImport answers POST /imports/{id}/cancel: 200 with the import, now
+// cancelled; 409 if it had already finished.
+func (h Handlers) cancelImport(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "import")
+	if err != nil {
+		return err
+	}
+	st, err := h.Imports.Cancel(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}

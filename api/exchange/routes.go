@@ -1,6 +1,7 @@
 // Package exchange is the HTTP edge of export and import: GET /export (the
 // JSON document streamed, or a SQLite file), POST /import (validate, record,
-// start the durable Import workflow, wait briefly) and GET /imports/{id}.
+// start the durable Import workflow, wait briefly), GET /imports/{id},
+// GET /orgs/{org_id}/imports and POST /imports/{id}/cancel.
 package exchange
 
 import (
@@ -26,7 +27,7 @@ type Handlers struct {
 // their comments and time entries (about 100 MB of JSON).
 const DefaultImportLimit = 256 << 20
 
-// Routes registers the three routes.
+// Routes registers the routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/export", h.export)
 	limit := h.ImportLimit
@@ -35,6 +36,8 @@ func (h Handlers) Routes(r api.Router) {
 	}
 	r.Upload("/import", limit, h.importDocument)
 	r.Get("/imports/:id", h.getImport)
+	r.Get("/orgs/:org_id/imports", api.ListUnder("org_id", "organization", h.Imports.List))
+	r.Post("/imports/:id/cancel", h.cancelImport)
 }
 
 func (h Handlers) log() *slog.Logger {

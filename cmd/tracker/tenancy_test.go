@@ -207,7 +207,7 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM memberships WHERE org_id = $1),
 		(SELECT count(*) FROM project_members WHERE org_id = $1),
 		(SELECT count(*) FROM capitalization_exports WHERE org_id = $1),
-		(SELECT count(*) FROM imports WHERE org_id = $1),
+		(SELECT count(*) || coalesce(string_agg(status, ';'), '') FROM imports WHERE org_id = $1),
 		(SELECT count(*) FROM attachments WHERE org_id = $1),
 		(SELECT string_agg(name, ';') FROM teams WHERE org_id = $1),
 		(SELECT count(*) FROM team_members WHERE org_id = $1),

@@ -37,7 +37,8 @@ func (r *Runner) Batch(ctx context.Context, id uuid.UUID) (Step, error) {
 		if err != nil {
 			return domain.NotFoundAs(err, "import")
 		}
-		if row.Stage != importdb.StageCatalog && row.Stage != importdb.StageTickets || row.NextSeq > row.TicketsTotal {
+		if row.Stage != importdb.StageCatalog && row.Stage != importdb.StageTickets || row.NextSeq > row.TicketsTotal ||
+			importdb.Finished(row.Status) {
 			out = stepOf(row)
 			return nil
 		}

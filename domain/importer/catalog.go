@@ -44,7 +44,7 @@ func (r *Runner) Catalog(ctx context.Context, id uuid.UUID) (Step, error) {
 		if err != nil {
 			return domain.NotFoundAs(err, "import")
 		}
-		if row.Stage != importdb.StageStaged {
+		if row.Stage != importdb.StageStaged || importdb.Finished(row.Status) {
 			out = stepOf(row)
 			return nil
 		}

@@ -50,6 +50,12 @@ type Step struct {
 	Done         bool // every ticket is processed
 }
 
+// Stopped tells whether the import ended without completing (cancelled by
+// an Admin, or failed): the workflow stops at once.
+func (s Step) Stopped() bool {
+	return s.Status == importdb.StatusCancelled || s.Status == importdb.StatusFailed
+}
+
 func stepOf(r importdb.Row) Step {
 	return Step{Status: r.Status, Stage: r.Stage, TicketsTotal: r.TicketsTotal, NextSeq: r.NextSeq, Counts: r.Counts,
 		Done: r.Stage == importdb.StageDone || (r.Stage == importdb.StageTickets || r.Stage == importdb.StageCatalog) && r.NextSeq > r.TicketsTotal}
@@ -75,7 +81,7 @@ func (r *Runner) Stage(ctx context.Context, id uuid.UUID) (Step, error) {
 		if err != nil {
 			return domain.NotFoundAs(err, "import")
 		}
-		if row.Stage != importdb.StageQueued || row.Status == importdb.StatusCompleted {
+		if row.Stage != importdb.StageQueued || importdb.Finished(row.Status) {
 			out = stepOf(row)
 			return nil
 		}
@@ -159,7 +165,7 @@ func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 		if err != nil {
 			return domain.NotFoundAs(err, "import")
 		}
-		if row.Status != importdb.StatusCompleted {
+		if !importdb.Finished(row.Status) {
 			if err := importdb.Complete(ctx, q, id, r.now()); err != nil {
 				return err
 			}
@@ -173,10 +179,23 @@ func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 	return out, err
 }
 
-// Fail marks the import failed with the reason.
+// Fail marks the import failed with the reason (a cancelled or completed
+// import stays as it is).
 func (r *Runner) Fail(ctx context.Context, id uuid.UUID, reason string) error {
 	return r.DB.InTx(ctx, func(q store.Querier) error {
 		return importdb.Fail(ctx, q, id, []string{reason}, r.now())
+	})
+}
+
+// Cancel marks the import cancelled unless it already finished: its
+// workflow was cancelled in Temporal, not through the API.
+func (r *Runner) Cancel(ctx context.Context, id uuid.UUID) error {
+	return r.DB.InTx(ctx, func(q store.Querier) error {
+		row, err := importdb.Lock(ctx, q, id)
+		if err != nil || importdb.Finished(row.Status) {
+			return err
+		}
+		return importdb.Cancel(ctx, q, id, nil, r.now())
 	})
 }
 

@@ -155,6 +155,61 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (St
 	return StatusOf(row.Row), nil
 }
 
+// List pages an org's imports, oldest first (Admin of the org; non-members
+// get 404).
+func (s *Service) List(ctx context.Context, p domain.Principal, orgID uuid.UUID, page domain.Page) (domain.Paged[Status], error) {
+	if _, err := domain.OrgAccess(ctx, s.DB.Q(), p, orgID, domain.RoleAdmin, "organization"); err != nil {
+		return domain.Paged[Status]{}, err
+	}
+	rows, err := importdb.List(ctx, s.DB.Q(), orgID, page)
+	if err != nil {
+		return domain.Paged[Status]{}, err
+	}
+	return domain.MapPage(rows, StatusOf), nil
+}
+
+// Cancel cancels a pending or running import (Admin of its org). It takes
+// the import's row lock, so it waits for the batch under way to commit;
+// the workflow then finds the import cancelled before its next step and
+// ends. Everything imported so far stays, consistent (a batch commits its
+// tickets with their comments, labels and time entries, or nothing), and
+// submitting the same document again completes the import without
+// duplicating anything (tickets already imported from that source are
+// skipped). A finished import is a 409 naming its status.
+func (s *Service) Cancel(ctx context.Context, p domain.Principal, id uuid.UUID) (Status, error) {
+	row, err := importdb.GetWithAccess(ctx, s.DB.Q(), id, p.UserID)
+	if err != nil {
+		return Status{}, domain.NotFoundAs(err, "import")
+	}
+	if _, err := domain.Authorize(p, domain.MembershipFrom(row.AccessRow), domain.RoleAdmin, "import"); err != nil {
+		return Status{}, err
+	}
+	var out Status
+	err = s.DB.InTx(ctx, func(q store.Querier) error {
+		cur, err := importdb.Lock(ctx, q, id)
+		if err != nil {
+			return domain.NotFoundAs(err, "import")
+		}
+		if importdb.Finished(cur.Status) {
+			return domain.Conflict("the import is already "+cur.Status, "status: "+cur.Status)
+		}
+		now := s.now()
+		if err := importdb.Cancel(ctx, q, id, &p.UserID, now); err != nil {
+			return err
+		}
+		if err := domain.Record(ctx, q, domain.Change{At: now, OrgID: cur.OrgID, ActorID: &p.UserID, EntityType: "import",
+			EntityID: id, Action: "cancelled"}); err != nil {
+			return err
+		}
+		if cur, err = importdb.Get(ctx, q, id); err != nil {
+			return err
+		}
+		out = StatusOf(cur)
+		return nil
+	})
+	return out, err
+}
+
 // Await polls an import until it finished or the wait is over (or ctx
 // ends), and returns its state then.
 func (s *Service) Await(ctx context.Context, id uuid.UUID) (Status, error) {
@@ -175,7 +230,7 @@ func (s *Service) Await(ctx context.Context, id uuid.UUID) (Status, error) {
 		if err != nil {
 			return Status{}, err
 		}
-		if row.Status == importdb.StatusCompleted || row.Status == importdb.StatusFailed || last {
+		if importdb.Finished(row.Status) || last {
 			return StatusOf(row), nil
 		}
 		select {

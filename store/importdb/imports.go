@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
 
 	"tracker/store"
@@ -146,6 +147,32 @@ func Complete(ctx context.Context, q store.Querier, id uuid.UUID, at time.Time) 
 // diagnosis.
 func Fail(ctx context.Context, q store.Querier, id uuid.UUID, errs []string, at time.Time) error {
 	_, err := q.Exec(ctx, `UPDATE imports SET status = 'failed', errors = $2, finished_at = COALESCE(finished_at, $3)
-	    WHERE id = $1 AND status <> 'completed'`, id, errs, at)
+	    WHERE id = $1 AND status NOT IN ('completed', 'cancelled')`, id, errs, at)
+	return store.Translate(err)
+}
+
+// StatusCancelled is an import an Admin cancelled.
+const StatusCancelled = "cancelled"
+
+// Finished tells whether an import's status is final.
+func Finished(status string) bool {
+	return status == StatusCompleted || status == StatusFailed || status == StatusCancelled
+}
+
+// List pages an org's imports by id (oldest first).
+func List(ctx context.Context, q store.Querier, orgID uuid.UUID, p store.Page) (store.Paged[Row], error) {
+	b := store.SQL.Select(columns("")...).From("imports").Where(sq.Eq{"org_id": orgID})
+	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
+}
+
+// Cancel marks an import cancelled and drops its document and staged
+// items: what it imported so far stays (every batch committed whole), and
+// a new import of the same document completes it.
+func Cancel(ctx context.Context, q store.Querier, id uuid.UUID, by *uuid.UUID, at time.Time) error {
+	if _, err := q.Exec(ctx, `DELETE FROM import_items WHERE import_id = $1`, id); err != nil {
+		return store.Translate(err)
+	}
+	_, err := q.Exec(ctx, `UPDATE imports SET status = 'cancelled', document = NULL, cancelled_by = $2,
+	        finished_at = COALESCE(finished_at, $3) WHERE id = $1`, id, by, at)
 	return store.Translate(err)
 }

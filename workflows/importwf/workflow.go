@@ -35,7 +35,7 @@ type Input struct {
 
 // Progress is what the Query and the memo show.
 type Progress struct {
-	Status           string           `json:"status"` // running, completed, failed
+	Status           string           `json:"status"` // running, completed, failed, cancelled
 	Stage            string           `json:"stage"`
 	TicketsTotal     int              `json:"tickets_total"`
 	TicketsProcessed int              `json:"tickets_processed"`
@@ -54,6 +54,28 @@ const maxCallsPerRun = 2000
 
 var a *acts.Activities // activity references; never called directly
 
+// StepOptions bound every step: 10 minutes per attempt with a heartbeat
+// every few seconds, retried with backoff on errors that may pass (the
+// database briefly away), at most 25 attempts within an hour. A step that
+// exhausts them fails the import with the last error as its reason, so no
+// import stays "running" forever; a permanent error fails it at once.
+var StepOptions = workflow.ActivityOptions{
+	StartToCloseTimeout:    10 * time.Minute,
+	ScheduleToCloseTimeout: time.Hour,
+	HeartbeatTimeout:       15 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+		MaximumInterval: 30 * time.Second, MaximumAttempts: 25, NonRetryableErrorTypes: []string{acts.ErrTypePermanent}},
+}
+
+// RecordOptions bound the activity that records a failed or cancelled
+// import: one short statement, retried for up to a day (the database must
+// come back for the record to be written at all).
+var RecordOptions = workflow.ActivityOptions{
+	StartToCloseTimeout:    30 * time.Second,
+	ScheduleToCloseTimeout: 24 * time.Hour,
+	RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute},
+}
+
 // Import runs one import to its end. Every step is idempotent (it locks the
 // import's row and finds what is done), so retries and a resumed workflow
 // after a crash create nothing twice; permanent failures fail the import.
@@ -70,24 +92,41 @@ func Import(ctx workflow.Context, in Input) (Result, error) {
 		_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
 	}
 	_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 10 * time.Minute,
-		HeartbeatTimeout:    15 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, NonRetryableErrorTypes: []string{acts.ErrTypePermanent}},
-	})
+	actx := workflow.WithActivityOptions(ctx, StepOptions)
 	var st importer.Step
-	fail := func(err error) (Result, error) {
+	// end records how the import ended when it did not complete: failed (a
+	// permanent error, or a step that used up its bounds) or cancelled
+	// (from the Temporal UI or CLI). The record is written in a
+	// disconnected context, so a cancelled workflow still writes it.
+	end := func(err error) (Result, error) {
+		dctx, cancel := workflow.NewDisconnectedContext(ctx)
+		defer cancel()
+		dctx = workflow.WithActivityOptions(dctx, RecordOptions)
+		if temporal.IsCanceledError(err) {
+			progress.Status = "cancelled"
+			_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
+			_ = workflow.ExecuteActivity(dctx, a.CancelImport, in.ImportID).Get(dctx, nil)
+			return Result{}, err
+		}
 		progress.Status, progress.Error = "failed", err.Error()
 		_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
-		dctx, cancel := workflow.NewDisconnectedContext(actx)
-		defer cancel()
 		_ = workflow.ExecuteActivity(dctx, a.FailImport, acts.FailInput{ImportID: in.ImportID, Reason: err.Error()}).Get(dctx, nil)
 		return Result{}, err
 	}
+	// stopped ends the run of an import an Admin cancelled (or that failed
+	// elsewhere): it ends normally, with the summary of what was imported.
+	stopped := func() (Result, error) {
+		progress.Status = st.Status
+		show(st)
+		workflow.GetLogger(ctx).Info("import stopped", "import_id", in.ImportID, "status", st.Status)
+		return Result{Summary: progress.Summary}, nil
+	}
 	for _, step := range []any{a.StageImport, a.ImportCatalog} {
 		if err := workflow.ExecuteActivity(actx, step, in.ImportID).Get(actx, &st); err != nil {
-			return fail(err)
+			return end(err)
+		}
+		if st.Stopped() {
+			return stopped()
 		}
 		show(st)
 	}
@@ -97,13 +136,19 @@ func Import(ctx workflow.Context, in Input) (Result, error) {
 			return Result{}, workflow.NewContinueAsNewError(ctx, Import, in)
 		}
 		if err := workflow.ExecuteActivity(actx, a.ImportTicketBatch, in.ImportID).Get(actx, &st); err != nil {
-			return fail(err)
+			return end(err)
 		}
 		in.Calls++
+		if st.Stopped() {
+			return stopped()
+		}
 		show(st)
 	}
 	if err := workflow.ExecuteActivity(actx, a.FinishImport, in.ImportID).Get(actx, &st); err != nil {
-		return fail(err)
+		return end(err)
+	}
+	if st.Stopped() {
+		return stopped()
 	}
 	progress.Status = "completed"
 	show(st)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -163,4 +164,108 @@ func principalOf(t *testing.T, env *apitest.Env, id uuid.UUID) domain.Principal 
 		t.Fatal(err)
 	}
 	return domain.Principal{UserID: user, OrgID: org, Scopes: []string{domain.ScopeAll}}
+}
+
+// A step that keeps failing with an error that looks passing (the
+// database refusing connections, say) is retried within its bounds, then
+// the import ends failed with that reason instead of running for ever.
+func TestImportWorkflowFailsWhenAStepExhaustsItsBounds(t *testing.T) {
+	t.Parallel()
+	env, id, _ := submitted(t)
+	var s testsuite.WorkflowTestSuite
+	te := s.NewTestWorkflowEnvironment()
+	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 4)}
+	importwf.Register(te, a)
+	calls := 0
+	te.OnActivity(a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
+			calls++
+			return importer.Step{}, errors.New("connection refused")
+		})
+	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	if te.GetWorkflowError() == nil {
+		t.Fatal("workflow succeeded")
+	}
+	if calls != int(importwf.StepOptions.RetryPolicy.MaximumAttempts) {
+		t.Fatalf("%d attempts, want %d", calls, importwf.StepOptions.RetryPolicy.MaximumAttempts)
+	}
+	st, err := importer.New(env.DB, env.Clock).Get(context.Background(), principalOf(t, env, id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != "failed" || len(st.Errors) != 1 || !strings.Contains(st.Errors[0], "connection refused") || st.FinishedAt == nil {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+// An Admin cancels through the API while a batch runs: the batch commits,
+// the workflow finds the import cancelled at its next step and ends
+// normally with what was imported.
+func TestImportWorkflowStopsAfterTheBatchWhenCancelled(t *testing.T) {
+	t.Parallel()
+	env, id, _ := submitted(t)
+	var s testsuite.WorkflowTestSuite
+	te := s.NewTestWorkflowEnvironment()
+	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 4)}
+	importwf.Register(te, a)
+	svc := importer.New(env.DB, env.Clock)
+	p := principalOf(t, env, id)
+	calls := 0
+	te.OnActivity(a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
+			calls++
+			st, err := a.ImportTicketBatch(ctx, importID)
+			if calls == 2 {
+				if _, err := svc.Cancel(ctx, p, importID); err != nil {
+					return st, err
+				}
+			}
+			return st, err
+		})
+	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	if err := te.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res importwf.Result
+	_ = te.GetWorkflowResult(&res)
+	if calls != 3 || res.Summary.TicketsCreated != 8 {
+		t.Fatalf("%d batch calls, summary %+v", calls, res.Summary)
+	}
+	st, err := svc.Get(context.Background(), p, id)
+	if err != nil || st.Status != "cancelled" || st.Summary.TicketsCreated != 8 {
+		t.Fatalf("status %+v %v", st, err)
+	}
+	v, _ := te.QueryWorkflow(importwf.QueryProgress)
+	var pr importwf.Progress
+	if err := v.Get(&pr); err != nil || pr.Status != "cancelled" {
+		t.Fatalf("progress %+v %v", pr, err)
+	}
+}
+
+// A workflow cancelled in Temporal (UI, CLI) records the import as
+// cancelled too.
+func TestImportWorkflowCancelledInTemporal(t *testing.T) {
+	t.Parallel()
+	env, id, _ := submitted(t)
+	var s testsuite.WorkflowTestSuite
+	te := s.NewTestWorkflowEnvironment()
+	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 4)}
+	importwf.Register(te, a)
+	calls := 0
+	te.OnActivity(a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
+			calls++
+			if calls == 2 {
+				te.CancelWorkflow()
+			}
+			return a.ImportTicketBatch(ctx, importID)
+		})
+	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	if err := te.GetWorkflowError(); !temporal.IsCanceledError(err) {
+		t.Fatalf("workflow error %v", err)
+	}
+	st, err := importer.New(env.DB, env.Clock).Get(context.Background(), principalOf(t, env, id), id)
+	if err != nil || st.Status != "cancelled" {
+		t.Fatalf("status %+v %v", st, err)
+	}
 }
