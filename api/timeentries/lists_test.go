@@ -87,8 +87,11 @@ func TestLists(t *testing.T) {
 		sameIDs(t, p.Items, o1)
 		w.do("GET", path+"?date="+today(-1)+"&limit=1&org_id="+w.owner.OrgID.String(), w.viewer, nil).Expect(t, 200).Decode(t, &p)
 		sameIDs(t, p.Items, a2)
-		// The session org of the member (their personal org) holds none of it.
+		// The member's session org is their personal org; the default spans
+		// every org they belong to, so their company time is there.
 		w.do("GET", path, w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1, a2, c1, o1)
+		w.do("GET", path+"?org_id="+w.member.OrgID.String(), w.member, nil).Expect(t, 200).Decode(t, &p)
 		sameIDs(t, p.Items)
 		w.do("GET", path+"?org_id="+w.owner.OrgID.String(), w.member, nil).Expect(t, 200).Decode(t, &p)
 		sameIDs(t, p.Items, a1, a2, c1, o1)
@@ -123,5 +126,84 @@ func TestLists(t *testing.T) {
 		w.do("GET", "/api/v1/time-entries/submitted?org_id="+w.owner.OrgID.String(), w.viewer, nil).Expect(t, 200).Decode(t, &q)
 		sameIDs(t, q, a1, o1)
 		w.do("GET", "/api/v1/time-entries/submitted?org_id=nope", w.viewer, nil).Expect(t, 422)
+	})
+}
+
+// TestListsSpanOrgs is the defect of issue 14: a user registers (personal
+// org), joins a company org and logs time there; the default lists span
+// every org the caller shares with the user, an explicit org_id narrows.
+func TestListsSpanOrgs(t *testing.T) {
+	t.Parallel()
+	w := setup(t)
+	// A second company, with the member and the admin in it too.
+	boss := w.env.Register("Boss")
+	w.env.AddMember(boss, boss.OrgID, w.member, "member")
+	w.env.AddMember(boss, boss.OrgID, w.admin, "admin")
+	w.env.AddMember(boss, boss.OrgID, w.viewer, "reporter")
+	proj2 := w.f.Project(boss.OrgID, capextestProject("TWO"))
+	tk2 := w.f.Ticket(proj2, boss.ID)
+	// Time in the member's personal org as well.
+	ownProj := w.f.Project(w.member.OrgID, capextestProject("OWN"))
+	ownTk := w.f.Ticket(ownProj, w.member.ID)
+
+	a1 := w.create(t, w.member, nil)
+	b1 := w.create(t, w.member, map[string]any{"project_id": proj2, "ticket_id": tk2})
+	p1 := w.create(t, w.member, map[string]any{"project_id": ownProj, "ticket_id": ownTk})
+	x1 := w.create(t, w.member2, nil)
+	path := "/api/v1/users/" + w.member.ID.String() + "/time-entries"
+
+	var p page
+	t.Run("the user sees their time in every org", func(t *testing.T) {
+		w.do("GET", path, w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1, b1, p1)
+		ids := w.env.Walk(path, w.member.Token)
+		if len(ids) != 3 {
+			t.Fatalf("walk across orgs: %v", ids)
+		}
+	})
+	t.Run("org_id narrows", func(t *testing.T) {
+		w.do("GET", path+"?org_id="+boss.OrgID.String(), w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, b1)
+		w.do("GET", path+"?org_id="+w.owner.OrgID.String()+"&project_id="+w.project.String(), w.member, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1)
+	})
+	t.Run("another caller sees only the orgs shared with the user", func(t *testing.T) {
+		// The admin shares the first company and the second, not the personal org.
+		w.do("GET", path, w.admin, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1, b1)
+		// The owner shares only the first company.
+		w.do("GET", path, w.owner, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1)
+		// An outsider shares nothing: an empty list, not the entries.
+		w.do("GET", path, w.outsider, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items)
+		// A Reporter (in the second company) without assignments sees nothing there.
+		w.do("GET", path, w.viewer, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1)
+		// A non-member naming an org explicitly gets 404, as before.
+		w.do("GET", path+"?org_id="+boss.OrgID.String(), w.owner, nil).Expect(t, 404)
+	})
+	t.Run("an API key stays in its org", func(t *testing.T) {
+		key := w.env.APIKeyIn(w.member, w.owner.OrgID, []string{"read"})
+		w.env.Do("GET", path, key, nil).Expect(t, 200).Decode(t, &p)
+		sameIDs(t, p.Items, a1)
+		w.env.Do("GET", path+"?org_id="+boss.OrgID.String(), key, nil).Expect(t, 404)
+	})
+	t.Run("an Admin of several orgs sees every approval queue", func(t *testing.T) {
+		w.move(t, a1, "submit", w.member, 200)
+		w.move(t, b1, "submit", w.member, 200)
+		w.move(t, p1, "submit", w.member, 200)
+		w.move(t, x1, "submit", w.member2, 200)
+		var q []timeentry.Entry
+		w.do("GET", "/api/v1/time-entries/submitted", w.admin, nil).Expect(t, 200).Decode(t, &q)
+		sameIDs(t, q, a1, b1, x1)
+		w.do("GET", "/api/v1/time-entries/submitted?org_id="+boss.OrgID.String(), w.admin, nil).Expect(t, 200).Decode(t, &q)
+		sameIDs(t, q, b1)
+		w.do("GET", "/api/v1/time-entries/submitted", boss, nil).Expect(t, 200).Decode(t, &q)
+		sameIDs(t, q, b1)
+		// Approving from the combined queue works in each org.
+		w.move(t, b1, "approve", w.admin, 200)
+		w.do("GET", "/api/v1/time-entries/submitted", w.admin, nil).Expect(t, 200).Decode(t, &q)
+		sameIDs(t, q, a1, x1)
 	})
 }

@@ -147,15 +147,16 @@ func (s *Service) ListByTicket(ctx context.Context, p domain.Principal, ticketID
 	return domain.MapPage(rows, toEntry), nil
 }
 
-// ListByUser pages a user's entries in orgID (the caller's session org when
-// nil), limited to the projects the caller can reach.
+// ListByUser pages a user's entries in orgID or, when orgID is nil, in every
+// org the caller shares with that user (an API key: its own org), limited to
+// the projects the caller can reach in each.
 func (s *Service) ListByUser(ctx context.Context, p domain.Principal, userID, orgID uuid.UUID, f ListFilter, page domain.Page) (domain.Paged[Entry], error) {
 	q := s.DB.Q()
-	dbf, err := s.orgFilter(ctx, q, p, orgID)
+	dbf, err := s.orgFilter(ctx, q, p, orgID, userID)
 	if err != nil {
 		return domain.Paged[Entry]{}, err
 	}
-	lf, err := f.toDB(dbf.OrgID)
+	lf, err := f.toDB(uuid.Nil)
 	if err != nil {
 		return domain.Paged[Entry]{}, err
 	}
@@ -167,11 +168,12 @@ func (s *Service) ListByUser(ctx context.Context, p domain.Principal, userID, or
 	return domain.MapPage(rows, toEntry), nil
 }
 
-// ListSubmitted lists every Submitted entry of orgID (default the session
-// org) that the caller can reach: the approval queue.
+// ListSubmitted lists every Submitted entry of orgID (when nil: of every org
+// the caller belongs to; an API key: its own org) that the caller can reach:
+// the approval queue.
 func (s *Service) ListSubmitted(ctx context.Context, p domain.Principal, orgID uuid.UUID) ([]Entry, error) {
 	q := s.DB.Q()
-	dbf, err := s.orgFilter(ctx, q, p, orgID)
+	dbf, err := s.orgFilter(ctx, q, p, orgID, uuid.Nil)
 	if err != nil {
 		return nil, err
 	}
@@ -187,31 +189,69 @@ func (s *Service) ListSubmitted(ctx context.Context, p domain.Principal, orgID u
 	return out, nil
 }
 
-// orgFilter authorizes a read across an org and restricts it to the projects
-// a Reporter is assigned to and an API key is limited to.
-func (s *Service) orgFilter(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID) (timedb.Filter, error) {
-	if orgID == uuid.Nil {
+// orgFilter authorizes a read across orgID and restricts it to the projects
+// a Reporter is assigned to and an API key is limited to. When orgID is nil
+// the read spans every org the caller belongs to (and shares with
+// withUser, when set); an API key never reaches past the org it was made in,
+// so for a key that is its own org.
+func (s *Service) orgFilter(ctx context.Context, q store.Querier, p domain.Principal, orgID, withUser uuid.UUID) (timedb.Filter, error) {
+	if orgID == uuid.Nil && p.IsKey() {
 		orgID = p.OrgID
 	}
-	a, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization")
+	if orgID != uuid.Nil {
+		role, err := store.MemberRole(ctx, q, orgID, p.UserID)
+		if err != nil {
+			return timedb.Filter{}, err
+		}
+		scope, err := s.orgScope(ctx, q, p, orgID, domain.ParseRole(role))
+		if err != nil {
+			return timedb.Filter{}, err
+		}
+		return timedb.Filter{Orgs: []timedb.OrgScope{scope}}, nil
+	}
+	orgs, err := timedb.SharedOrgs(ctx, q, p.UserID, withUser)
 	if err != nil {
 		return timedb.Filter{}, err
 	}
-	f := timedb.Filter{OrgID: orgID}
-	if a.Role == domain.RoleReporter {
+	f := timedb.Filter{Orgs: []timedb.OrgScope{}}
+	for _, o := range orgs {
+		scope, err := s.orgScope(ctx, q, p, o.OrgID, domain.ParseRole(o.Role))
+		if err != nil {
+			var de *domain.Error
+			if errors.As(err, &de) {
+				continue // an org the caller may not read entries in
+			}
+			return f, err
+		}
+		f.Orgs = append(f.Orgs, scope)
+	}
+	return f, nil
+}
+
+// orgScope authorizes a read of one org's entries for a member of role and
+// restricts it to the caller's projects there.
+func (s *Service) orgScope(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, role domain.Role) (timedb.OrgScope, error) {
+	_, err := domain.Authorize(p, domain.Membership{OrgID: orgID, Role: role, ProjectFiltered: true}, domain.RoleViewer, "organization")
+	if err != nil {
+		return timedb.OrgScope{}, err
+	}
+	scope := timedb.OrgScope{OrgID: orgID}
+	// The membership role, not the key-capped one: a Reporter's read key
+	// must not see more than the Reporter does.
+	if role == domain.RoleReporter {
 		assigned, err := timedb.AssignedProjects(ctx, q, orgID, p.UserID)
 		if err != nil {
-			return f, err
+			return scope, err
 		}
 		if len(p.ProjectIDs) > 0 {
 			assigned = slices.DeleteFunc(assigned, func(id uuid.UUID) bool { return !p.AllowsProject(id) })
 		}
-		f.Restricted, f.Projects = true, assigned
+		scope.Restricted, scope.Projects = true, assigned
 	} else if len(p.ProjectIDs) > 0 {
-		f.Restricted, f.Projects = true, p.ProjectIDs
+		scope.Restricted, scope.Projects = true, p.ProjectIDs
 	}
-	if f.Projects == nil {
-		f.Projects = []uuid.UUID{}
+	if scope.Projects == nil {
+		scope.Projects = []uuid.UUID{}
 	}
-	return f, nil
+	return scope, nil
 }

@@ -100,9 +100,29 @@ func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
 	return err
 }
 
-// Filter narrows a list of entries; zero fields do not filter.
+// OrgScope is one org of a list that spans several, with the caller's
+// project restriction there.
+type OrgScope struct {
+	OrgID uuid.UUID
+	// Projects restricts to these projects (API key or Reporter), when
+	// Restricted is set; an empty list then matches nothing.
+	Restricted bool
+	Projects   []uuid.UUID
+}
+
+func (o OrgScope) where() sq.Sqlizer {
+	if o.Restricted {
+		return sq.And{sq.Eq{"te.org_id": o.OrgID}, sq.Expr("te.project_id = ANY(?)", o.Projects)}
+	}
+	return sq.Eq{"te.org_id": o.OrgID}
+}
+
+// Filter narrows a list of entries; zero fields do not filter. The list
+// covers OrgID (with Restricted/Projects), or, when Orgs is set, the union
+// of those orgs.
 type Filter struct {
 	OrgID     uuid.UUID
+	Orgs      []OrgScope
 	TicketID  uuid.UUID
 	UserID    uuid.UUID
 	ProjectID uuid.UUID
@@ -115,7 +135,19 @@ type Filter struct {
 }
 
 func (f Filter) apply(b sq.SelectBuilder) sq.SelectBuilder {
-	b = b.Where(sq.Eq{"te.org_id": f.OrgID}).Where(visible)
+	if f.Orgs != nil {
+		if len(f.Orgs) == 0 {
+			return b.Where("false")
+		}
+		or := make(sq.Or, len(f.Orgs))
+		for i, o := range f.Orgs {
+			or[i] = o.where()
+		}
+		b = b.Where(or)
+	} else {
+		b = b.Where(OrgScope{OrgID: f.OrgID, Restricted: f.Restricted, Projects: f.Projects}.where())
+	}
+	b = b.Where(visible)
 	if f.TicketID != uuid.Nil {
 		b = b.Where(sq.Eq{"te.ticket_id": f.TicketID})
 	}
@@ -130,9 +162,6 @@ func (f Filter) apply(b sq.SelectBuilder) sq.SelectBuilder {
 	}
 	if f.Status != "" {
 		b = b.Where(sq.Eq{"te.status": f.Status})
-	}
-	if f.Restricted {
-		b = b.Where("te.project_id = ANY(?)", f.Projects)
 	}
 	return b
 }
@@ -172,4 +201,22 @@ func Ticket(ctx context.Context, q store.Querier, id uuid.UUID) (TicketRef, erro
 	return store.GetRaw[TicketRef](ctx, q, `SELECT t.org_id, t.project_id FROM tickets t
 		JOIN projects p ON p.id = t.project_id
 		WHERE t.id = $1 AND t.deleted_at IS NULL AND p.deleted_at IS NULL`, id)
+}
+
+// SharedOrgs lists the orgs where userID holds a live membership, with its
+// role; when withUser is set, only those where withUser is a member too.
+func SharedOrgs(ctx context.Context, q store.Querier, userID, withUser uuid.UUID) ([]OrgRole, error) {
+	sql := `SELECT m.org_id, m.role FROM memberships m WHERE m.user_id = $1 AND m.suspended_at IS NULL`
+	args := []any{userID}
+	if withUser != uuid.Nil && withUser != userID {
+		sql += ` AND EXISTS (SELECT 1 FROM memberships o WHERE o.org_id = m.org_id AND o.user_id = $2)`
+		args = append(args, withUser)
+	}
+	return store.SelectRaw[OrgRole](ctx, q, sql+` ORDER BY m.org_id`, args...)
+}
+
+// OrgRole is one membership of SharedOrgs.
+type OrgRole struct {
+	OrgID uuid.UUID `db:"org_id"`
+	Role  string    `db:"role"`
 }
