@@ -27,10 +27,13 @@ type Deps struct {
 	// front of the service; only from them is X-Forwarded-For believed
 	// (see ClientIP). Empty: the peer address is the client.
 	TrustedProxies []string
+	// RateLimit is the per-principal budget of /api/v1 (zero: off).
+	RateLimit RateLimit
 }
 
 // New builds the Fiber app: request id → recover → access log + metrics →
-// input guard (text of path and query, body size), the system routes, then every module under /api/v1.
+// input guard (text of path and query, body size) → the /api/v1 rate limit,
+// the system routes, then every module under /api/v1.
 func New(d Deps, modules ...Module) *fiber.App {
 	if d.BodyLimit == 0 {
 		d.BodyLimit = DefaultBodyLimit
@@ -53,6 +56,9 @@ func New(d Deps, modules ...Module) *fiber.App {
 	})
 	large := bodyLimits{}
 	app.Use(requestID, recoverer(d.Log), observe(d.Log, d.Metrics), guardInput(d.BodyLimit, large))
+	if l := newRateLimiter(d.RateLimit); l != nil {
+		app.Use("/api/v1", limitRequests(l, d.Auth))
+	}
 	systemRoutes(app, d)
 	r := Router{group: app.Group("/api/v1"), root: app, prefix: "/api/v1", auth: authenticate(d.Auth), large: large}
 	for _, m := range modules {

@@ -25,14 +25,17 @@ func Principal(c *fiber.Ctx) domain.Principal {
 // gate by HTTP method.
 func authenticate(a Authenticator) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		h := c.Get(fiber.HeaderAuthorization)
-		token, ok := strings.CutPrefix(h, "Bearer ")
-		if !ok || strings.TrimSpace(token) == "" {
-			return domain.Unauthorized("missing or invalid credentials")
-		}
-		p, err := a.Authenticate(c.UserContext(), strings.TrimSpace(token))
-		if err != nil {
-			return err
+		p, ok := verified(c)
+		if !ok {
+			h := c.Get(fiber.HeaderAuthorization)
+			token, ok := strings.CutPrefix(h, "Bearer ")
+			if !ok || strings.TrimSpace(token) == "" {
+				return domain.Unauthorized("missing or invalid credentials")
+			}
+			var err error
+			if p, err = a.Authenticate(c.UserContext(), strings.TrimSpace(token)); err != nil {
+				return err
+			}
 		}
 		if !p.AllowsMethod(c.Method()) {
 			return domain.Forbidden("this API key's read scope allows only GET requests")

@@ -55,6 +55,8 @@ type Options struct {
 	DBURL string
 	// TrustedProxies are passed to api.Deps (app.Test's peer is 0.0.0.0).
 	TrustedProxies []string
+	// RateLimit is the /api/v1 request budget (default: off).
+	RateLimit api.RateLimit
 }
 
 // Secret is the JWT secret of test apps.
@@ -81,7 +83,7 @@ func New(t testing.TB, o Options) *Env {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e.App = api.New(api.Deps{Log: log, Metrics: e.Metrics, Auth: e.Accounts, Health: domain.System{DB: e.DB},
-		Version: "test", Profile: "development", TrustedProxies: o.TrustedProxies}, mods...)
+		Version: "test", Profile: "development", TrustedProxies: o.TrustedProxies, RateLimit: o.RateLimit}, mods...)
 	return e
 }
 

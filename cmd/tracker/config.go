@@ -41,8 +41,11 @@ type Config struct {
 	Attachments         AttachmentConfig
 	LoginPerIP          int
 	LoginPerEmail       int
-	TrustedProxies      []string
-	LogLevel            slog.Level
+	// RateLimit is the per-principal request budget a minute of /api/v1
+	// (SERVICE_RATE_LIMIT; 0: off).
+	RateLimit      int
+	TrustedProxies []string
+	LogLevel       slog.Level
 	// SecretsKey seals stored third-party secrets (SERVICE_SECRETS_KEY).
 	SecretsKey []byte
 }
@@ -100,6 +103,12 @@ func loadConfig() (Config, []string, error) {
 	}
 	if c.LoginPerEmail, err = envInt("SERVICE_LOGIN_LIMIT_PER_EMAIL", 10); err != nil {
 		return c, nil, err
+	}
+	if c.RateLimit, err = envInt("SERVICE_RATE_LIMIT", api.DefaultRateLimit); err != nil {
+		return c, nil, err
+	}
+	if c.RateLimit < 0 {
+		return c, nil, errors.New("SERVICE_RATE_LIMIT: must be 0 (off) or a number of requests a minute")
 	}
 	if c.Attachments, err = loadAttachmentConfig(c.Profile, c.S3Endpoint, c.S3Bucket); err != nil {
 		return c, nil, err
@@ -167,6 +176,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Any("attachments", c.Attachments),
 		slog.String("secrets_key", mask(string(c.SecretsKey))),
 		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),
+		slog.Int("rate_limit_per_minute", c.RateLimit),
 		slog.String("trusted_proxies", strings.Join(c.TrustedProxies, ",")),
 	)
 }

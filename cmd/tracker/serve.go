@@ -178,7 +178,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 		log.Info("code-host webhook: SERVICE_CODEHOST_WEBHOOK_SECRET is not set; the service-wide URL refuses every delivery (per-org connections still work)")
 	}
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
-		Version: version, Profile: cfg.Profile, TrustedProxies: cfg.TrustedProxies}, modules(cfg, s)...)
+		Version: version, Profile: cfg.Profile, TrustedProxies: cfg.TrustedProxies,
+		RateLimit: api.RateLimit{PerMinute: cfg.RateLimit}}, modules(cfg, s)...)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
