@@ -18,7 +18,7 @@ import (
 func setup(t *testing.T, defaultChannel string) (*apitest.Env, apitest.User, apitest.User, apitest.User, uuid.UUID) {
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{tickets.Handlers{Tickets: ticket.New(e.DB, e.Clock)},
-			chatapi.Handlers{Chat: chat.New(e.DB, domain.SystemClock{}, defaultChannel)}}
+			chatapi.Handlers{Chat: chat.New(e.DB, domain.SystemClock{}, chat.Config{DefaultChannel: defaultChannel})}}
 	}})
 	owner := env.Register("Owner")
 	viewer := env.Member(owner, "viewer")
@@ -86,7 +86,7 @@ func TestNotifyDefaultChannelAndSubscriptions(t *testing.T) {
 	env.Do("PUT", path, owner.Token, map[string]any{"channel_id": "C1", "event_types": []string{"ticket.created", "ticket.status_changed"}}).Expect(t, 200)
 	// The relay's hook: a status_changed event queues one notification per
 	// subscribed channel, the same ids when offered again.
-	svc := chat.New(env.DB, domain.SystemClock{}, "")
+	svc := chat.New(env.DB, domain.SystemClock{}, chat.Config{})
 	env.Do("POST", "/api/v1/tickets/"+tk.String()+"/transition", owner.Token, map[string]any{"to_status": "Done"}).Expect(t, 200)
 	var evID uuid.UUID
 	var payload []byte

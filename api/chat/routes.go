@@ -1,6 +1,8 @@
-// Package chat serves the chat integration's authenticated routes:
+// Package chat serves the chat integration: the signature-verified slash
+// commands and events (no credentials), and the authenticated routes:
 // notifications (queued, 202) and their delivery records, ticket thread
-// mappings, and channel subscriptions to ticket events.
+// mappings, channel subscriptions to ticket events, workspaces connected to
+// orgs and members' linked chat identities.
 package chat
 
 import (
@@ -24,6 +26,136 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/tickets/:ticket_id/thread-mappings", api.ListUnder("ticket_id", "ticket", h.Chat.Mappings))
 	r.Put("/orgs/:org_id/integrations/chat/subscriptions", h.subscribe)
 	r.Get("/orgs/:org_id/integrations/chat/subscriptions", api.ListUnder("org_id", "organization", h.Chat.Subscriptions))
+	r.Public().Post("/integrations/chat/commands", h.command)
+	r.Public().Post("/integrations/chat/events", h.event)
+	r.Post("/orgs/:org_id/integrations/chat", h.connect)
+	r.Get("/orgs/:org_id/integrations/chat", api.ListUnder("org_id", "organization", h.Chat.Workspaces))
+	r.Delete("/orgs/:org_id/integrations/chat/:team_id", h.disconnect)
+	r.Put("/integrations/chat/identities/me", h.linkMe)
+	r.Get("/integrations/chat/identities/me", h.me)
+	r.Delete("/integrations/chat/identities/me", h.unlinkMe)
+}
+
+// signed verifies a chat request on its raw bytes before anything reads
+// them: the service's X-Chat-* headers, or Slack's own X-Slack-* names.
+func (h Handlers) signed(c *fiber.Ctx) ([]byte, error) {
+	body := append([]byte(nil), c.Body()...)
+	sig, ts := c.Get("X-Chat-Signature"), c.Get("X-Chat-Request-Timestamp")
+	if sig == "" && ts == "" {
+		sig, ts = c.Get("X-Slack-Signature"), c.Get("X-Slack-Request-Timestamp")
+	}
+	return body, h.Chat.Verify(chat.Signed{Signature: sig, Timestamp: ts, Body: body})
+}
+
+func (h Handlers) command(c *fiber.Ctx) error {
+	body, err := h.signed(c)
+	if err != nil {
+		return err
+	}
+	cmd, err := chat.ParseCommand(body)
+	if err != nil {
+		return err
+	}
+	out, err := h.Chat.HandleCommand(c.UserContext(), cmd)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) event(c *fiber.Ctx) error {
+	body, err := h.signed(c)
+	if err != nil {
+		return err
+	}
+	out, err := h.Chat.HandleEvent(c.UserContext(), body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+type connectReq struct {
+	TeamID   string `json:"team_id" validate:"required"`
+	TeamName string `json:"team_name"`
+	BotToken string `json:"bot_token"`
+}
+
+func (h Handlers) connect(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req connectReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Chat.Connect(c.UserContext(), api.Principal(c), orgID, chat.ConnectRequest{TeamID: req.TeamID,
+		TeamName: req.TeamName, BotToken: req.BotToken})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+func (h Handlers) disconnect(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	if err := h.Chat.Disconnect(c.UserContext(), api.Principal(c), orgID, c.Params("team_id")); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+type linkReq struct {
+	SlackUserID string    `json:"slack_user_id" validate:"required"`
+	OrgID       uuid.UUID `json:"org_id"`
+}
+
+// orgOf is the org an identity route is about: org_id given, else the
+// caller's token's org.
+func orgOf(c *fiber.Ctx, given uuid.UUID) uuid.UUID {
+	if given != uuid.Nil {
+		return given
+	}
+	return api.Principal(c).OrgID
+}
+
+func (h Handlers) linkMe(c *fiber.Ctx) error {
+	var req linkReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.Chat.LinkMe(c.UserContext(), api.Principal(c), orgOf(c, req.OrgID), req.SlackUserID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) me(c *fiber.Ctx) error {
+	orgID, err := api.QueryID(c, "org_id")
+	if err != nil {
+		return err
+	}
+	out, err := h.Chat.Me(c.UserContext(), api.Principal(c), orgOf(c, orgID))
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+func (h Handlers) unlinkMe(c *fiber.Ctx) error {
+	orgID, err := api.QueryID(c, "org_id")
+	if err != nil {
+		return err
+	}
+	if err := h.Chat.UnlinkMe(c.UserContext(), api.Principal(c), orgOf(c, orgID)); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
 }
 
 type notifyReq struct {

@@ -95,7 +95,8 @@ type services struct {
 	Chat        *chat.Service
 }
 
-func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
+// secretsBox seals stored third-party secrets under SERVICE_SECRETS_KEY.
+func secretsBox(cfg Config) *secretbox.Box {
 	key := cfg.SecretsKey
 	if key == nil { // tests build a Config by hand
 		key = secretbox.RandomKey()
@@ -104,6 +105,17 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 	if err != nil {
 		panic(err) // loadConfig checked the key's length
 	}
+	return box
+}
+
+// chatConfig is the chat integration's configuration.
+func chatConfig(cfg Config, box *secretbox.Box, tickets *ticket.Service) chat.Config {
+	return chat.Config{DefaultChannel: cfg.ChatDefaultChannel, SigningSecret: cfg.ChatSigningSecret, BotToken: cfg.ChatBotToken,
+		APIURL: cfg.ChatAPIURL, PublicURL: cfg.PublicURL, Box: box, Tickets: tickets}
+}
+
+func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
+	box := secretsBox(cfg)
 	tickets := ticket.New(db, clock)
 	objects, storage := openObjects(cfg)
 	s := services{
@@ -128,7 +140,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 		Imports:   importer.New(db, clock),
 		Teams:     team.New(db, clock),
 		Codehost:  codehost.New(db, tickets, cfg.CodehostSecret, box, clock, cfg.PublicURL),
-		Chat:      chat.New(db, clock, cfg.ChatDefaultChannel),
+		Chat:      chat.New(db, clock, chatConfig(cfg, box, tickets)),
 	}
 	// The identity provider client: the webhook client's SSRF guard, so an
 	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.

@@ -3,20 +3,28 @@ package main
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"tracker/domain/chat"
 	"tracker/domain/codehost"
 )
 
 // tenancyCodehostSecret is the service-wide code-host secret of the walk's app.
 const tenancyCodehostSecret = "tenancy-codehost-secret"
 
+// tenancyChatSecret is the chat signing secret of the walk's app.
+const tenancyChatSecret = "tenancy-chat-secret"
+
 // signedRoutes are the signature-verified integration endpoints: public,
 // refused with 401 unless signed.
 var signedRoutes = []string{
 	"POST /api/v1/integrations/codehost/webhook",
 	"POST /api/v1/integrations/codehost/webhook/:connection_id",
+	"POST /api/v1/integrations/chat/commands",
+	"POST /api/v1/integrations/chat/events",
 }
 
 // TestSignedRoutesRefuseForgeries sends every signature-verified route
@@ -47,6 +55,48 @@ func TestSignedRoutesRefuseForgeries(t *testing.T) {
 			req.Header.Set("X-Codehost-Event", "pull_request")
 			if sig != "" {
 				req.Header.Set("X-Codehost-Signature-256", sig)
+			}
+			if name == "bearer only" {
+				req.Header.Set("Authorization", "Bearer "+f.owner.Token)
+			}
+			res, err := f.env.App.Test(req, -1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != 401 {
+				t.Errorf("%s %s: %d", p, name, res.StatusCode)
+			}
+		}
+	}
+	// The chat routes: a command creating a ticket in TEN from the org's
+	// connected workspace, and a thread reply, forged.
+	cmd := []byte(url.Values{"team_id": {"TTEN"}, "user_id": {"UOWNER"}, "channel_id": {"C1"}, "command": {"/ticket"},
+		"text": {"create TEN forged"}}.Encode())
+	ev := []byte(`{"type":"event_callback","team_id":"TTEN","event_id":"Ev1","event":{"type":"message","user":"UOWNER",` +
+		`"text":"forged","channel":"C1","ts":"1700000001.000001","thread_ts":"1700000000.000100"}}`)
+	now := time.Now()
+	for p, body := range map[string][]byte{"/api/v1/integrations/chat/commands": cmd, "/api/v1/integrations/chat/events": ev} {
+		good, ts := chat.Sign(tenancyChatSecret, now, body)
+		wrong, _ := chat.Sign("guess", now, body)
+		stale, staleTS := chat.Sign(tenancyChatSecret, now.Add(-10*time.Minute), body)
+		other, _ := chat.Sign(tenancyChatSecret, now, append([]byte(" "), body...))
+		forged := map[string][2]string{
+			"unsigned":     {"", ""},
+			"no timestamp": {good, ""},
+			"wrong secret": {wrong, ts},
+			"stale":        {stale, staleTS},
+			"truncated":    {good[:len(good)-2], ts},
+			"other body":   {other, ts},
+			"bearer only":  {"", ""},
+		}
+		for name, h := range forged {
+			req := httptest.NewRequest("POST", p, strings.NewReader(string(body)))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			if h[0] != "" {
+				req.Header.Set("X-Chat-Signature", h[0])
+			}
+			if h[1] != "" {
+				req.Header.Set("X-Chat-Request-Timestamp", h[1])
 			}
 			if name == "bearer only" {
 				req.Header.Set("Authorization", "Bearer "+f.owner.Token)

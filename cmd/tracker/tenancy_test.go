@@ -67,7 +67,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	// imports wait in the outbox; neither matters to access checks.
 	cfg := Config{JWTSecret: apitest.Secret, Registration: "open", PublicURL: "http://tracker.test",
 		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy",
-		CodehostSecret: tenancyCodehostSecret}
+		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret}
 	cfg.Attachments.LocalDir = t.TempDir()
 	s := newServices(cfg, db, domain.SystemClock{})
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
@@ -110,6 +110,8 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	f.notification = f.create("/api/v1/integrations/chat/notify", map[string]any{"notification_type": "mention",
 		"ticket_id": f.ticket, "channel_id": "C1"})
 	f.codehost = f.create("/api/v1/orgs/"+org+"/integrations/codehost", map[string]any{"repositories": []string{"acme/app"}})
+	f.create("/api/v1/orgs/"+org+"/integrations/chat", map[string]any{"team_id": "TTEN", "bot_token": "xoxb-tenancy"})
+	env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.owner.Token, map[string]any{"org_id": org, "slack_user_id": "UOWNER"}).Expect(t, 200)
 	return f
 }
 
@@ -162,6 +164,8 @@ func (f *tenantFixture) fill(path string) string {
 			parts[i] = "project"
 		case ":key":
 			parts[i] = map[bool]string{true: "TEN", false: "k"}[parts[i-1] == "key"]
+		case ":team_id":
+			parts[i] = "TTEN"
 		case ":delivery_id":
 			parts[i] = uuid.NewString()
 		case ":period":
@@ -184,7 +188,8 @@ func (f *tenantFixture) body() map[string]any {
 		"duration_minutes": 10, "activity_type": "Coding", "loaded_rate_cents": 1, "effective_date": "2026-02-01",
 		"period": "2026-10", "reason": "x", "auto_close": true, "email": "x@example.test", "role": "member", "cascade": true,
 		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID,
-		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100"}
+		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100",
+		"team_id": f.team, "slack_user_id": "UWALK"}
 }
 
 // snapshot counts what a stray write would change.
@@ -217,9 +222,11 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM chat_notifications WHERE org_id = $1),
 		(SELECT count(*) FROM chat_thread_mappings WHERE org_id = $1),
 		(SELECT count(*) FROM chat_subscriptions WHERE org_id = $1),
+		(SELECT string_agg(team_id, ';') FROM chat_workspaces WHERE org_id = $1),
+		(SELECT string_agg(slack_user_id, ';') FROM chat_identities WHERE org_id = $1 AND user_id = $5),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
-		(SELECT auto_close_periods FROM organizations WHERE id = $1))`, f.org, f.ticket, f.sprint, f.entry).Scan(&out)
+		(SELECT auto_close_periods FROM organizations WHERE id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,6 +265,9 @@ func TestEveryRouteIsTenantScoped(t *testing.T) {
 	}
 	viewerAllowed := map[string][]int{
 		"POST /api/v1/tickets/batch-transition": {200},
+		// Any member links their own chat identity (not the org's data).
+		"PUT /api/v1/integrations/chat/identities/me":    {200},
+		"DELETE /api/v1/integrations/chat/identities/me": {204, 404},
 	}
 	for _, r := range signedRoutes {
 		viewerAllowed[r] = []int{401}

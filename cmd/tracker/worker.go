@@ -16,6 +16,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/capex"
 	"tracker/domain/chat"
+	"tracker/domain/ticket"
 	"tracker/domain/webhook"
 	"tracker/store"
 	"tracker/worker"
@@ -32,7 +33,7 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, clock domain.Cloc
 		capexport.WorkerRegistration(capex.New(db, clock)),
 		attachmentRegistration(cfg, db, clock),
 		chatwf.WorkerRegistration(&chatacts.Activities{DB: db, Clock: clock,
-			Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, chat.New(db, clock, cfg.ChatDefaultChannel)),
+			Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, chat.New(db, clock, chatConfig(cfg, secretsBox(cfg), ticket.New(db, clock)))),
 	}
 }
 

@@ -15,6 +15,8 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/ticket"
+	"tracker/internal/secretbox"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -44,14 +46,33 @@ var notifyTypes = []string{TypeAssignment, TypeMention, TypeStatusChange, TypeCo
 type Service struct {
 	DB    *store.DB
 	Clock domain.Clock
+	Config
+}
+
+// Config is the chat integration's configuration and collaborators.
+type Config struct {
 	// DefaultChannel is SERVICE_CHAT_DEFAULT_CHANNEL: where a notification
 	// goes with no channel given and no thread mapped.
 	DefaultChannel string
+	// SigningSecret is SERVICE_CHAT_SIGNING_SECRET; empty refuses every
+	// command and event (401).
+	SigningSecret string
+	// BotToken is SERVICE_CHAT_BOT_TOKEN, used where a workspace has no
+	// token of its own (users.info for identity linking).
+	BotToken string
+	// APIURL replaces the chat Web API's base URL (SERVICE_CHAT_API_URL).
+	APIURL string
+	// PublicURL links answers to the service.
+	PublicURL string
+	// Box seals workspace bot tokens.
+	Box *secretbox.Box
+	// Tickets creates tickets for /ticket create.
+	Tickets *ticket.Service
 }
 
 // New builds the service with every dependency.
-func New(db *store.DB, clock domain.Clock, defaultChannel string) *Service {
-	return &Service{DB: db, Clock: clock, DefaultChannel: defaultChannel}
+func New(db *store.DB, clock domain.Clock, cfg Config) *Service {
+	return &Service{DB: db, Clock: clock, Config: cfg}
 }
 
 var (

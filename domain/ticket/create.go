@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/store"
 	"tracker/store/ticketdb"
 )
 
@@ -44,6 +45,28 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 	if _, err := domain.Authorize(p, domain.MembershipFrom(pc.AccessRow), domain.RoleReporter, "project"); err != nil {
 		return Ticket{}, err
 	}
+	return s.create(ctx, q, pc, Actor{ID: p.UserID}, projectID, priority, in)
+}
+
+// CreateAs is Create for an integration acting on its own authority (a
+// verified signature, the org chosen by the caller): no membership check;
+// the reporter is by.ID and the audit row carries by.Via. The project must
+// be in orgID.
+func (s *Service) CreateAs(ctx context.Context, by Actor, orgID, projectID uuid.UUID, in NewTicket) (Ticket, error) {
+	var probs domain.Problems
+	checkTitle(&probs, "title", in.Title)
+	if err := probs.Err(); err != nil {
+		return Ticket{}, err
+	}
+	q := s.DB.Q()
+	pc, err := ticketdb.GetProjectForCreate(ctx, q, projectID, by.ID, nil)
+	if err != nil || pc.AccessRow.OrgID != orgID {
+		return Ticket{}, domain.NotFoundAs(store.ErrNotFound, "project")
+	}
+	return s.create(ctx, q, pc, by, projectID, "None", NewTicket{Title: in.Title, Description: in.Description})
+}
+
+func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.ProjectForCreate, by Actor, projectID uuid.UUID, priority string, in NewTicket) (Ticket, error) {
 	rules, err := s.rulesOf(pc.WorkflowRow)
 	if err != nil {
 		return Ticket{}, err
@@ -57,12 +80,12 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 	}
 	row := ticketdb.Row{
 		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID, Title: in.Title, Description: in.Description,
-		Status: status, Priority: priority, AssigneeID: in.AssigneeID, ReporterID: p.UserID, CreatedAt: s.now(),
+		Status: status, Priority: priority, AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(),
 	}
 	row.UpdatedAt = row.CreatedAt
 	// The event carries the ticket as rendered; its number is filled in by
 	// the statement that takes it from the counter.
-	audit, events, err := domain.PrepareChange(domain.Change{At: s.now(), OrgID: row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
+	audit, events, err := domain.PrepareChange(domain.Change{At: s.now(), OrgID: row.OrgID, ActorID: &by.ID, EntityType: "ticket", Via: by.Via,
 		EntityID: row.ID, Action: ActionCreated, Events: []string{domain.EventTicketCreated}, Data: toTicket(row)})
 	if err != nil {
 		return Ticket{}, err

@@ -30,7 +30,7 @@ func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRo
 	}
 	row, err := getRow(ctx, q, insertNextSQL, bin(r.ProjectID), bin(r.ID), r.Title, r.Description, r.Status, r.Priority,
 		r.AssigneeID, bin(r.ReporterID), r.SprintID, r.CreatedAt,
-		bin(audit.ID), audit.ActorID, audit.EntityType, audit.Action, string(audit.Changes), ids, topics, payloads)
+		bin(audit.ID), audit.ActorID, audit.EntityType, audit.Action, string(audit.Changes), ids, topics, payloads, via(audit.Via))
 	if err != nil {
 		return Row{}, err
 	}
@@ -38,6 +38,14 @@ func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRo
 		err = store.MarkOutbox(ctx, q)
 	}
 	return row, err
+}
+
+// via is an audit row's Via as a query argument (NULL for people).
+func via(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
 }
 
 var insertNextSQL = `WITH c AS (
@@ -49,8 +57,8 @@ var insertNextSQL = `WITH c AS (
 	            SELECT $2, c.org_id, $1, c.ticket_counter, $3, $4, $5, $6, $7, $8, $9, $10, $10 FROM c
 	            RETURNING ` + store.Cols(Columns()) + `),
 	        a AS (
-	            INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at)
-	            SELECT $11, t.org_id, $12, $13, t.id, $14, $15::jsonb, $10 FROM t),
+	            INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at, via)
+	            SELECT $11, t.org_id, $12, $13, t.id, $14, $15::jsonb, $10, $19::jsonb FROM t),
 	        o AS (
 	            INSERT INTO outbox (id, org_id, topic, payload, created_at)
 	            SELECT e.id, t.org_id, e.topic, jsonb_set(e.payload, '{data,ticket_number}', to_jsonb(t.ticket_number)), $10
