@@ -12,7 +12,7 @@ GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data
 
 export BENCH_URL
 
-.PHONY: help build temporal minio run test lint bench fuzz clean distclean
+.PHONY: help build temporal minio run test lint bench fuzz clean distclean openapi docsui
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -38,6 +38,16 @@ run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, tracker dev
 test: temporal minio ## the whole suite against real PostgreSQL, the Temporal dev server and MinIO
 	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" TRACKER_MINIO_BIN="$(CURDIR)/bin/minio" bash deploy/dev/test.sh
 	@FUZZTIME=2s bash deploy/dev/fuzz.sh
+
+openapi: ## docs/openapi.yaml from docs/openapi-root.yaml and the fragments docs/openapi/*.yaml
+	$(GO) test -count=1 ./docs -run TestOpenAPIIsCurrent -update
+
+REDOC_VERSION ?= $(shell cat api/docsui/REDOC_VERSION)
+docsui: ## refresh the embedded Redoc bundle of /docs (npm pack redoc@REDOC_VERSION into api/docsui)
+	@tmp="$$(mktemp -d)" && trap 'rm -rf "$$tmp"' EXIT && cd "$$tmp" && \
+	npm pack --silent redoc@$(REDOC_VERSION) >/dev/null && tar xzf redoc-$(REDOC_VERSION).tgz && \
+	cp package/bundles/redoc.standalone.js package/LICENSE $(CURDIR)/api/docsui/ && \
+	echo $(REDOC_VERSION) > $(CURDIR)/api/docsui/REDOC_VERSION && echo "api/docsui: redoc $(REDOC_VERSION)"
 
 lint: ## gofmt (fails on any unformatted file) and go vet
 	@unformatted="$$($(GOFILES_CMD) | xargs -0 -r gofmt -l)"; \

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/activity"
 
 	"tracker/domain"
@@ -30,6 +31,38 @@ import (
 type Webhooks struct {
 	DB   *store.DB
 	HTTP *http.Client // NewHTTPClient
+	// Attempts counts attempts by outcome and by who made them (relay:
+	// a first attempt; workflow: a retry); nil counts nothing. Its
+	// family is webhook_attempts_total{outcome, by}.
+	Attempts *prometheus.CounterVec
+}
+
+// NewAttemptsCounter is webhook_attempts_total{outcome, by}, registered on
+// reg (nil: not registered).
+func NewAttemptsCounter(reg prometheus.Registerer) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "webhook_attempts_total",
+		Help: "Webhook delivery attempts by outcome (delivered, failed, gone, skipped) and by who made them (relay, workflow)."},
+		[]string{"outcome", "by"})
+	if reg == nil {
+		return c
+	}
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) { // a worker restarted in the same process
+			if prev, ok := are.ExistingCollector.(*prometheus.CounterVec); ok {
+				return prev
+			}
+		}
+		return c // counted, not exported
+	}
+	return c
+}
+
+// count records an attempt's outcome.
+func (a *Webhooks) count(res DeliverResult, by string) {
+	if a.Attempts != nil && res.RecordID != uuid.Nil {
+		a.Attempts.WithLabelValues(res.Outcome, by).Inc()
+	}
 }
 
 // Outcomes of one delivery attempt.
@@ -68,6 +101,32 @@ func (in DeliverInput) row() webhookdb.Delivery {
 // records it as a delivery row. It runs with a single Temporal attempt: the
 // workflow owns the retry schedule.
 func (a *Webhooks) DeliverWebhook(ctx context.Context, in DeliverInput) (DeliverResult, error) {
+	res, err := a.attempt(ctx, in)
+	if err == nil {
+		a.count(res, "workflow")
+	}
+	if err == nil && res.RecordID != uuid.Nil {
+		activity.GetLogger(ctx).Info("webhook attempt", "webhook_id", in.WebhookID, "event_id", in.EventID,
+			"attempt", in.Attempt, "redelivery", in.Redelivery, "status", res.StatusCode, "outcome", res.Outcome)
+	}
+	return res, err
+}
+
+// Attempt makes one attempt and records it, idempotently: an attempt
+// already recorded as finished is reported, never posted again; one
+// recorded as started but never finished (its process died mid-request)
+// is posted again under the same delivery id (at least once). The relay
+// calls it for a delivery's first attempt; DeliverWebhook, the activity,
+// for the attempts Temporal schedules.
+func (a *Webhooks) Attempt(ctx context.Context, in DeliverInput) (DeliverResult, error) {
+	res, err := a.attempt(ctx, in)
+	if err == nil {
+		a.count(res, "relay")
+	}
+	return res, err
+}
+
+func (a *Webhooks) attempt(ctx context.Context, in DeliverInput) (DeliverResult, error) {
 	w, err := webhookdb.Get(ctx, a.DB.Q(), in.OrgID, in.WebhookID)
 	if errors.Is(err, store.ErrNotFound) {
 		return DeliverResult{Outcome: OutcomeSkipped, Reason: "webhook deleted"}, nil
@@ -122,8 +181,6 @@ func (a *Webhooks) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliver
 			return DeliverResult{}, err
 		}
 	}
-	activity.GetLogger(ctx).Info("webhook attempt", "webhook_id", in.WebhookID, "event_id", in.EventID,
-		"attempt", in.Attempt, "redelivery", in.Redelivery, "status", res.StatusCode, "outcome", res.Outcome)
 	return res, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"tracker/domain/idempotency"
 )
 
 // Module is a feature's route table.
@@ -29,6 +31,9 @@ type Deps struct {
 	TrustedProxies []string
 	// RateLimit is the per-principal budget of /api/v1 (zero: off).
 	RateLimit RateLimit
+	// Idempotency keeps the responses of POSTs made with an
+	// Idempotency-Key (nil: the header is ignored).
+	Idempotency *idempotency.Service
 }
 
 // New builds the Fiber app: request id → recover → access log + metrics →
@@ -59,8 +64,9 @@ func New(d Deps, modules ...Module) *fiber.App {
 	if l := newRateLimiter(d.RateLimit); l != nil {
 		app.Use("/api/v1", limitRequests(l, d.Auth))
 	}
+	app.Use("/api/v1", notModified)
 	systemRoutes(app, d)
-	r := Router{group: app.Group("/api/v1"), root: app, prefix: "/api/v1", auth: authenticate(d.Auth), large: large}
+	r := Router{group: app.Group("/api/v1"), root: app, prefix: "/api/v1", auth: authenticate(d.Auth), large: large, idem: idempotent(d.Idempotency)}
 	for _, m := range modules {
 		m.Routes(r)
 	}

@@ -54,6 +54,8 @@ type Router struct {
 	prefix string
 	auth   fiber.Handler
 	large  bodyLimits
+	// idem makes POSTs with an Idempotency-Key safe to retry.
+	idem fiber.Handler
 }
 
 func (r Router) with(h []fiber.Handler) []fiber.Handler {
@@ -64,7 +66,11 @@ func (r Router) with(h []fiber.Handler) []fiber.Handler {
 func (r Router) Get(path string, h ...fiber.Handler) { r.group.Get(path, r.with(h)...) }
 
 // Post registers an authenticated POST route.
-func (r Router) Post(path string, h ...fiber.Handler) { r.group.Post(path, r.with(h)...) }
+// A request with an Idempotency-Key header is run once per key (see
+// idempotent).
+func (r Router) Post(path string, h ...fiber.Handler) {
+	r.group.Post(path, r.with(append([]fiber.Handler{r.idem}, h...))...)
+}
 
 // Put registers an authenticated PUT route.
 func (r Router) Put(path string, h ...fiber.Handler) { r.group.Put(path, r.with(h)...) }
@@ -80,7 +86,7 @@ func (r Router) Delete(path string, h ...fiber.Handler) { r.group.Delete(path, r
 // client cannot make the server hold a large body.
 func (r Router) Upload(path string, limit int, h ...fiber.Handler) {
 	r.large[routeKey(fiber.MethodPost, r.prefix+path)] = limit
-	r.group.Post(path, r.with(append([]fiber.Handler{ReadBody(limit)}, h...))...)
+	r.group.Post(path, r.with(append([]fiber.Handler{ReadBody(limit), r.idem}, h...))...)
 }
 
 // Public is the /api/v1 group without authentication, for the spec's public

@@ -28,16 +28,17 @@ var kindStatus = map[domain.Kind]struct {
 	status int
 	code   string
 }{
-	domain.KindValidation:   {fiber.StatusUnprocessableEntity, "VALIDATION_ERROR"},
-	domain.KindNotFound:     {fiber.StatusNotFound, "not_found"},
-	domain.KindForbidden:    {fiber.StatusForbidden, "FORBIDDEN"},
-	domain.KindConflict:     {fiber.StatusConflict, "CONFLICT"},
-	domain.KindUnauthorized: {fiber.StatusUnauthorized, "unauthorized"},
-	domain.KindBadRequest:   {fiber.StatusBadRequest, "BAD_REQUEST"},
-	domain.KindRateLimited:  {fiber.StatusTooManyRequests, "RATE_LIMITED"},
-	domain.KindUnavailable:  {fiber.StatusServiceUnavailable, "SERVICE_UNAVAILABLE"},
-	domain.KindInternal:     {fiber.StatusInternalServerError, "INTERNAL"},
-	domain.KindTooLarge:     {fiber.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
+	domain.KindValidation:         {fiber.StatusUnprocessableEntity, "VALIDATION_ERROR"},
+	domain.KindNotFound:           {fiber.StatusNotFound, "not_found"},
+	domain.KindForbidden:          {fiber.StatusForbidden, "FORBIDDEN"},
+	domain.KindConflict:           {fiber.StatusConflict, "CONFLICT"},
+	domain.KindUnauthorized:       {fiber.StatusUnauthorized, "unauthorized"},
+	domain.KindBadRequest:         {fiber.StatusBadRequest, "BAD_REQUEST"},
+	domain.KindRateLimited:        {fiber.StatusTooManyRequests, "RATE_LIMITED"},
+	domain.KindUnavailable:        {fiber.StatusServiceUnavailable, "SERVICE_UNAVAILABLE"},
+	domain.KindInternal:           {fiber.StatusInternalServerError, "INTERNAL"},
+	domain.KindTooLarge:           {fiber.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE"},
+	domain.KindPreconditionFailed: {fiber.StatusPreconditionFailed, "PRECONDITION_FAILED"},
 }
 
 // ErrorHandler is the one place that writes error bodies: it maps the
@@ -54,6 +55,9 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 		if de.Kind == domain.KindInternal {
 			log.ErrorContext(c.UserContext(), "request failed", "request_id", RequestID(c),
 				"method", c.Method(), "path", c.Path(), "error", err.Error())
+		}
+		if isSCIM(c) {
+			return writeSCIMError(c, de, err)
 		}
 		details := de.Details
 		if details == nil {

@@ -7,6 +7,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"tracker/api/docsui"
+	"tracker/docs"
 )
 
 // HealthChecker reports on the database.
@@ -51,4 +54,25 @@ func systemRoutes(app *fiber.App, d Deps) {
 		return c.JSON(version{Version: d.Version, Service: ServiceName, Profile: d.Profile})
 	})
 	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{})))
+	contractRoutes(app)
+}
+
+// contractRoutes serve the API contract (docs/openapi.yaml, embedded) as
+// YAML and JSON, and the API reference page rendering it; all public.
+func contractRoutes(app *fiber.App) {
+	app.Get("/api/v1/openapi.yaml", func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderContentType, "application/yaml; charset=utf-8")
+		c.Set(fiber.HeaderCacheControl, "no-cache")
+		return c.Send(docs.YAML)
+	})
+	app.Get("/api/v1/openapi.json", func(c *fiber.Ctx) error {
+		j, err := docs.JSON()
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+		c.Set(fiber.HeaderCacheControl, "no-cache")
+		return c.Send(j)
+	})
+	docsui.Routes(app)
 }

@@ -29,6 +29,9 @@ const (
 	KindUnavailable
 	// KindTooLarge is a request body over its route's limit.
 	KindTooLarge
+	// KindPreconditionFailed is a conditional write (If-Match) on a stale
+	// version (412).
+	KindPreconditionFailed
 )
 
 // Error is the only error type the domain returns to callers on purpose.

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -169,18 +170,27 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	})
 }
 
-// TestEventsWrittenWhileTemporalIsDown: the API keeps answering while the
-// Temporal server is stopped; the events go out once it is back.
+// TestEventsWrittenWhileTemporalIsDown: the relay makes every delivery's
+// first attempt itself, so events written while Temporal is down are
+// delivered at once; a delivery whose first attempt fails needs Temporal for
+// its retries, so its outbox row stays pending through the outage and the
+// retry comes once Temporal is back, under the same delivery id.
 func TestEventsWrittenWhileTemporalIsDown(t *testing.T) {
 	t.Parallel()
 	db, url := storetest.NewWithURL(t)
 	srv := workertest.Start(t)
-	s := newStack(t, url, srv, nil)
+	s := newStack(t, url, srv, map[string]string{"TRACKER_TEST_WEBHOOK_RETRY_SCALE": "0.001"})
 	s.run("api")
 	s.run("worker")
 	u := s.register("owner")
-	rcv := newReceiver(t, ok)
-	s.createWebhook(u, rcv, domain.EventTicketCreated, domain.EventCommentCreated)
+	var failing atomic.Bool
+	rcv := newReceiver(t, func(int) int {
+		if failing.Load() {
+			return 500
+		}
+		return 200
+	})
+	hook := s.createWebhook(u, rcv, domain.EventTicketCreated, domain.EventCommentCreated)
 	project := s.createProject(db, u, "DOWN")
 
 	s.createTicket(db, u, project, "Before the outage")
@@ -201,27 +211,39 @@ func TestEventsWrittenWhileTemporalIsDown(t *testing.T) {
 			want++
 		}
 	}
-	time.Sleep(2 * time.Second)
-	if n := len(rcv.got()); n != 1 {
-		t.Fatalf("%d deliveries while Temporal was down", n)
-	}
-	if n := scalar(t, db, `SELECT count(*) FROM outbox WHERE dispatched_at IS NULL`); n < want-1 {
-		t.Fatalf("%d outbox rows pending, want at least %d", n, want-1)
-	}
+	waitFor(t, 30*time.Second, "deliveries during the outage", func() bool { return len(rcv.got()) >= want })
 
+	failing.Store(true)
+	s.createTicket(db, u, project, "Refused during the outage")
+	want++
+	waitFor(t, 30*time.Second, "the refused first attempt", func() bool { return len(rcv.got()) >= want })
+	time.Sleep(time.Second)
+	if n := scalar(t, db, `SELECT count(*) FROM outbox WHERE dispatched_at IS NULL AND topic = 'ticket.created'`); n != 1 {
+		t.Fatalf("%d ticket.created rows pending, want the refused one", n)
+	}
+	failing.Store(false)
 	srv.Start()
-	waitFor(t, 120*time.Second, "the events written during the outage", func() bool { return len(rcv.got()) >= want })
-	seen := map[uuid.UUID]bool{}
+	waitFor(t, 120*time.Second, "the retry after the outage", func() bool { return len(rcv.got()) >= want+1 })
+	byEvent := map[uuid.UUID][]hit{}
 	for _, h := range rcv.got() {
 		if h.SigErr != nil {
 			t.Errorf("signature: %v", h.SigErr)
 		}
-		if seen[h.Event.ID] {
-			t.Errorf("event %s delivered twice", h.Event.ID)
+		if got, wantID := h.Header.Get(webhook.HeaderDelivery), webhook.DeliveryKey(h.Event.ID, hook).String(); got != wantID {
+			t.Errorf("delivery id %s, want %s", got, wantID)
 		}
-		seen[h.Event.ID] = true
+		byEvent[h.Event.ID] = append(byEvent[h.Event.ID], h)
 	}
-	if len(seen) != want {
-		t.Fatalf("%d distinct events delivered, want %d", len(seen), want)
+	if len(byEvent) != want {
+		t.Fatalf("%d distinct events delivered, want %d", len(byEvent), want)
+	}
+	twice := 0
+	for _, hs := range byEvent {
+		if len(hs) > 1 {
+			twice++
+		}
+	}
+	if twice != 1 {
+		t.Fatalf("%d events posted more than once, want only the refused one", twice)
 	}
 }

@@ -37,6 +37,14 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	if cfg.MaxConns < 16 && !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = 16
 	}
+	after := cfg.AfterConnect
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		RegisterUUID(conn.TypeMap())
+		if after != nil {
+			return after(ctx, conn)
+		}
+		return nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open pool: %w", err)
@@ -68,6 +76,9 @@ const maxTxAttempts = 3
 // Serialization failures and deadlocks are retried, so fn must not have side
 // effects outside the transaction.
 func (db *DB) InTx(ctx context.Context, fn func(q Querier) error) error {
+	if r := requestOf(ctx, db); r != nil {
+		return r.savepoint(ctx, fn)
+	}
 	var err error
 	for attempt := 0; attempt < maxTxAttempts; attempt++ {
 		err = db.inTxOnce(ctx, fn)
@@ -103,4 +114,20 @@ func retryable(err error) bool {
 		return pgErr.Code == "40001" || pgErr.Code == "40P01"
 	}
 	return false
+}
+
+// savepoint runs fn in a savepoint of the request transaction: fn's writes
+// are undone when it fails and commit with the request otherwise. A
+// serialization failure cannot be retried here (the request transaction
+// would have to start over); it fails the request.
+func (r *Request) savepoint(ctx context.Context, fn func(q Querier) error) error {
+	sp, err := r.tx.Begin(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	defer func() { _ = sp.Rollback(ctx) }()
+	if err := fn(&tx{Tx: sp, request: r}); err != nil {
+		return err
+	}
+	return translate(sp.Commit(ctx))
 }

@@ -64,9 +64,17 @@ func (n *notifier) stop() { n.once.Do(func() { close(n.done) }) }
 type tx struct {
 	pgx.Tx
 	wroteOutbox bool
+	// request is the request transaction this is (or is a savepoint of).
+	request *Request
 }
 
-func (t *tx) outboxWritten() { t.wroteOutbox = true }
+func (t *tx) outboxWritten() {
+	if t.request != nil {
+		t.request.markOutbox()
+		return
+	}
+	t.wroteOutbox = true
+}
 
 // poolQuerier is DB.Q(): a statement outside a transaction commits at once.
 type poolQuerier struct {
@@ -80,6 +88,12 @@ func (p poolQuerier) outboxWritten() { p.db.notify.outboxWritten() }
 // they are committed. A Querier this package did not hand out (a raw pool or
 // transaction) notifies in its own transaction.
 func MarkOutbox(ctx context.Context, q Querier) error {
+	if p, ok := q.(poolQuerier); ok {
+		if r := requestOf(ctx, p.db); r != nil {
+			r.markOutbox()
+			return nil
+		}
+	}
 	if m, ok := q.(interface{ outboxWritten() }); ok {
 		m.outboxWritten()
 		return nil

@@ -29,6 +29,13 @@ type Registration struct {
 	// Register adds workflows and activities to the worker before it starts.
 	// Activity names (struct method names) must be unique worker-wide.
 	Register func(r sdkworker.Registry)
+	// RegisterDB adds the DB-heavy activities (ones that hold a database
+	// connection for long: import steps, purge batches) to the worker of
+	// the DB queue (workflows.DBTaskQueue), whose concurrency is the
+	// database pool's size; the workflow routes them there with
+	// workflows.OnDBQueue. Register them in Register too: activity tasks
+	// scheduled on the main queue before the routing existed still run.
+	RegisterDB func(r sdkworker.Registry)
 	// Start runs once the worker is up, in its own goroutine, retried with
 	// backoff until it returns nil (create or update Schedules here). It
 	// must be idempotent: every worker replica runs it at every start.

@@ -299,7 +299,18 @@ func TestWorkerOptionsStopGracefullyAndFitThePool(t *testing.T) {
 	if o.WorkerStopTimeout != 45*time.Second {
 		t.Fatalf("WorkerStopTimeout %s", o.WorkerStopTimeout)
 	}
-	if want := int(db.Pool.Config().MaxConns); o.MaxConcurrentActivityExecutionSize != max(want, 4) {
-		t.Fatalf("MaxConcurrentActivityExecutionSize %d, pool %d", o.MaxConcurrentActivityExecutionSize, want)
+	if o.MaxConcurrentActivityExecutionSize != DefaultHTTPConcurrency {
+		t.Fatalf("main queue (outbound HTTP): MaxConcurrentActivityExecutionSize %d", o.MaxConcurrentActivityExecutionSize)
+	}
+	if o := workerOptions(Deps{DB: db, HTTPConcurrency: 8}); o.MaxConcurrentActivityExecutionSize != 8 {
+		t.Fatalf("configured HTTP concurrency: %d", o.MaxConcurrentActivityExecutionSize)
+	}
+	dbo := dbWorkerOptions(Deps{DB: db})
+	if pool := int(db.Pool.Config().MaxConns); dbo.MaxConcurrentActivityExecutionSize != max(pool*3/4, 2) ||
+		dbo.MaxConcurrentActivityExecutionSize >= pool {
+		t.Fatalf("DB queue: MaxConcurrentActivityExecutionSize %d, pool %d", dbo.MaxConcurrentActivityExecutionSize, pool)
+	}
+	if dbo.WorkerStopTimeout != 45*time.Second {
+		t.Fatalf("DB queue WorkerStopTimeout %s", dbo.WorkerStopTimeout)
 	}
 }

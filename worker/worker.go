@@ -8,15 +8,18 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"tracker/store"
+	"tracker/workflows"
 )
 
 // Deps configure the worker.
@@ -36,6 +39,10 @@ type Deps struct {
 	// completes webhook attempts and import batches instead of burning an
 	// attempt on each.
 	StopTimeout time.Duration
+	// HTTPConcurrency is how many outbound HTTP activities run at once
+	// (default DefaultHTTPConcurrency); DB-heavy ones are bounded by the
+	// database pool instead (see dbWorkerOptions).
+	HTTPConcurrency int
 	// PollInterval is the relay's backstop poll (default 2 s); LISTEN/NOTIFY
 	// wakes it sooner.
 	PollInterval time.Duration
@@ -61,6 +68,8 @@ type OutboxConfig struct {
 type CascadeConfig struct {
 	BatchSize  int
 	BatchPause time.Duration
+	Budget     time.Duration // how long one purge call keeps deleting (default 20 s)
+	MaxCalls   int           // purge calls per workflow run before continue-as-new (default 500)
 }
 
 // Run connects to Temporal (retrying with backoff for as long as it is
@@ -85,23 +94,54 @@ func Run(ctx context.Context, d Deps) error {
 		return nil // ctx ended while Temporal was unreachable
 	}
 	defer c.Close()
-
-	regs := append([]Registration{builtin(d)}, d.Registrations...)
-	var w sdkworker.Worker
-	err = retry(ctx, log, "start worker", func() error {
-		// A fresh worker per try: one that failed to start is not reused.
-		w = sdkworker.New(c, d.TaskQueue, workerOptions(d))
-		for _, r := range regs {
-			if r.Register != nil {
-				r.Register(w)
-			}
+	ns := d.Namespace
+	if ns == "" {
+		ns = client.DefaultNamespace
+	}
+	// The relay starts workflows with the custom search attributes: they
+	// must exist first. A namespace whose operator API is closed to the
+	// worker (a hosted Temporal) has them registered by its operator.
+	err = retry(ctx, log, "register search attributes", func() error {
+		err := EnsureSearchAttributes(ctx, c, ns)
+		var denied *serviceerror.PermissionDenied
+		if errors.As(err, &denied) {
+			log.Warn("may not register search attributes; register them with the operator CLI", "error", err)
+			return nil
 		}
-		return w.Start()
+		return err
 	})
 	if err != nil {
 		return nil
 	}
-	defer w.Stop()
+
+	regs := append([]Registration{builtin(d)}, d.Registrations...)
+	// Two workers: workflows and outbound HTTP activities on the task
+	// queue, DB-heavy activities on the DB queue beside it, each with its
+	// own limit of activities at once.
+	for _, q := range []struct {
+		name     string
+		opts     sdkworker.Options
+		register func(Registration) func(sdkworker.Registry)
+	}{
+		{d.TaskQueue, workerOptions(d), func(r Registration) func(sdkworker.Registry) { return r.Register }},
+		{workflows.DBTaskQueue(d.TaskQueue), dbWorkerOptions(d), func(r Registration) func(sdkworker.Registry) { return r.RegisterDB }},
+	} {
+		var w sdkworker.Worker
+		err = retry(ctx, log, "start worker", func() error {
+			// A fresh worker per try: one that failed to start is not reused.
+			w = sdkworker.New(c, q.name, q.opts)
+			for _, r := range regs {
+				if reg := q.register(r); reg != nil {
+					reg(w)
+				}
+			}
+			return w.Start()
+		})
+		if err != nil {
+			return nil
+		}
+		defer w.Stop()
+	}
 	log.Info("worker started", "address", d.Address, "namespace", d.Namespace)
 
 	env := Env{Client: c, TaskQueue: d.TaskQueue, Log: log}
@@ -123,16 +163,33 @@ func Run(ctx context.Context, d Deps) error {
 // DefaultStopTimeout is the worker's default StopTimeout.
 const DefaultStopTimeout = 45 * time.Second
 
-// workerOptions bound the worker: a graceful stop, and no more activities
-// at once than the database pool has connections (each DB-heavy activity
-// holds one; more would only queue inside the pool past their timeouts).
+// DefaultHTTPConcurrency is how many outbound HTTP activities (webhook
+// attempts, chat posts) a worker runs at once: they wait on receivers, not
+// on the database, so many more than the pool's connections.
+const DefaultHTTPConcurrency = 64
+
+// workerOptions bound the main worker (workflows, outbound HTTP): a
+// graceful stop, and HTTPConcurrency activities at once.
 func workerOptions(d Deps) sdkworker.Options {
-	o := sdkworker.Options{WorkerStopTimeout: d.StopTimeout}
+	o := sdkworker.Options{WorkerStopTimeout: d.StopTimeout, MaxConcurrentActivityExecutionSize: d.HTTPConcurrency}
 	if o.WorkerStopTimeout <= 0 {
 		o.WorkerStopTimeout = DefaultStopTimeout
 	}
+	if o.MaxConcurrentActivityExecutionSize <= 0 {
+		o.MaxConcurrentActivityExecutionSize = DefaultHTTPConcurrency
+	}
+	return o
+}
+
+// dbWorkerOptions bound the DB queue's worker: no more activities at once
+// than the database pool has connections (each DB-heavy activity holds
+// one; more would only queue inside the pool past their timeouts), less a
+// quarter left to the relay and the short bookkeeping activities.
+func dbWorkerOptions(d Deps) sdkworker.Options {
+	o := workerOptions(d)
+	o.MaxConcurrentActivityExecutionSize = 4
 	if d.DB != nil && d.DB.Pool != nil {
-		o.MaxConcurrentActivityExecutionSize = max(int(d.DB.Pool.Config().MaxConns), 4)
+		o.MaxConcurrentActivityExecutionSize = max(int(d.DB.Pool.Config().MaxConns)*3/4, 2)
 	}
 	return o
 }

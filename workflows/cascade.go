@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -16,6 +17,9 @@ type CascadeInput struct {
 	Job      domain.CascadeJob
 	Steps    []string
 	Affected int64
+	// MaxCalls is how many purge calls one run makes before it continues
+	// as new (0: 500; tests lower it).
+	MaxCalls int `json:",omitempty"`
 }
 
 // CascadeResult is how the purge ended.
@@ -23,6 +27,10 @@ type CascadeResult struct {
 	Affected int64
 	Skipped  string // why nothing was purged, if so
 }
+
+// MemoAffected is the memo key of the rows purged so far; the count rides
+// in the input, so it carries on across continue-as-new.
+const MemoAffected = "affected"
 
 // maxCallsPerRun bounds one run's history; the purge continues as new.
 const maxCallsPerRun = 500
@@ -48,22 +56,26 @@ var CascadeStepOptions = workflow.ActivityOptions{
 // commit as they go and heartbeat), so a crash anywhere resumes with what
 // is left.
 func CascadeDelete(ctx workflow.Context, in CascadeInput) (CascadeResult, error) {
-	ctx = workflow.WithActivityOptions(ctx, CascadeStepOptions)
+	ctx = OnDBQueue(ctx, CascadeStepOptions)
 	if in.Steps == nil {
 		var check activities.CascadeCheck
 		if err := workflow.ExecuteActivity(ctx, cascade.CheckCascade, in.Job).Get(ctx, &check); err != nil {
 			return CascadeResult{}, err
 		}
 		if !check.Proceed {
+			SetStatus(ctx, "skipped", check.Reason)
 			return CascadeResult{Skipped: check.Reason}, nil
 		}
 		in.Steps = check.Steps
 	}
-	calls := 0
+	calls, limit := 0, maxCallsPerRun
+	if in.MaxCalls > 0 {
+		limit = in.MaxCalls
+	}
 	for len(in.Steps) > 0 {
 		step := in.Steps[0]
 		for {
-			if calls >= maxCallsPerRun {
+			if calls >= limit {
 				return CascadeResult{}, workflow.NewContinueAsNewError(ctx, CascadeDelete, in)
 			}
 			var r activities.CascadeStepResult
@@ -73,12 +85,15 @@ func CascadeDelete(ctx workflow.Context, in CascadeInput) (CascadeResult, error)
 			}
 			calls++
 			in.Affected += r.Affected
+			SetStatus(ctx, "purging", fmt.Sprintf("step %s; %d rows purged so far", step, in.Affected))
+			_ = workflow.UpsertMemo(ctx, map[string]any{MemoAffected: in.Affected})
 			if r.Done {
 				break
 			}
 		}
 		in.Steps = in.Steps[1:]
 	}
+	SetStatus(ctx, "done", fmt.Sprintf("%d rows purged", in.Affected))
 	workflow.GetLogger(ctx).Info("cascade purge done", "entity_type", in.Job.EntityType,
 		"entity_id", in.Job.EntityID, "affected", in.Affected)
 	return CascadeResult{Affected: in.Affected}, nil

@@ -7,6 +7,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"tracker/domain"
 	"tracker/domain/webhook"
@@ -50,4 +51,22 @@ func StartOnce(ctx context.Context, c Starter, id, taskQueue string, wf any, arg
 		return fmt.Errorf("start %s: %w", id, err)
 	}
 	return nil
+}
+
+// DBQueueSuffix names the task queue of DB-heavy activities (import steps,
+// purge batches): a worker polls <task queue>-db with at most as many
+// activities at once as its database pool has connections, while outbound
+// HTTP (webhook attempts, chat posts) and the workflows themselves run on
+// <task queue> with their own, larger, limit. Routing is deterministic:
+// the queue is derived from the workflow's own task queue.
+const DBQueueSuffix = "-db"
+
+// DBTaskQueue is the DB-heavy activities' queue beside taskQueue.
+func DBTaskQueue(taskQueue string) string { return taskQueue + DBQueueSuffix }
+
+// OnDBQueue routes the activities of ctx with options o to the DB-heavy
+// queue beside the workflow's own.
+func OnDBQueue(ctx workflow.Context, o workflow.ActivityOptions) workflow.Context {
+	o.TaskQueue = DBTaskQueue(workflow.GetInfo(ctx).TaskQueueName)
+	return workflow.WithActivityOptions(ctx, o)
 }

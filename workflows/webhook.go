@@ -5,6 +5,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +28,10 @@ type WebhookDeliveryInput struct {
 	// means webhook.RetrySchedule. It travels in the input (not read from
 	// config) so a replay sees the schedule the run started with.
 	Schedule []time.Duration
+	// FirstAttempt is the index in Schedule of the first attempt this run
+	// makes: 1 when the relay made the first attempt itself and it failed
+	// (the workflow takes over the retries), 0 otherwise.
+	FirstAttempt int `json:",omitempty"`
 }
 
 // WebhookDeliveryResult is how the delivery ended.
@@ -65,6 +70,9 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 	ref := activities.WebhookRef{OrgID: in.OrgID, WebhookID: in.WebhookID}
 	res := WebhookDeliveryResult{}
 	for i, offset := range schedule {
+		if i < in.FirstAttempt {
+			continue
+		}
 		if wait := start.Add(offset).Sub(workflow.Now(ctx)); wait > 0 {
 			if err := workflow.Sleep(ctx, wait); err != nil {
 				return res, err
@@ -80,20 +88,25 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 				return res, err
 			}
 			workflow.GetLogger(ctx).Warn("webhook attempt lost", "attempt", i+1, "error", err)
+			showRetry(ctx, start, schedule, i, lost.Reason)
 			continue
 		}
 		res.StatusCode = r.StatusCode
 		switch r.Outcome {
 		case activities.OutcomeDelivered, activities.OutcomeSkipped:
 			res.Outcome = r.Outcome
+			SetStatus(ctx, r.Outcome, fmt.Sprintf("%s at attempt %d of %d", r.Outcome, i+1, len(schedule)))
 			return res, nil
 		case activities.OutcomeGone:
 			res.Outcome, res.Disabled = r.Outcome, true
+			SetStatus(ctx, r.Outcome, "the receiver answered 410 Gone: webhook switched off")
 			in := activities.DisableInput{WebhookRef: ref, Reason: "receiver answered 410 Gone"}
 			return res, workflow.ExecuteActivity(booksCtx, wh.DisableWebhook, in).Get(ctx, nil)
 		}
+		showRetry(ctx, start, schedule, i, r.Reason)
 	}
 	res.Outcome = OutcomeExhausted
+	SetStatus(ctx, OutcomeExhausted, fmt.Sprintf("all %d attempts failed", len(schedule)))
 	if in.Redelivery > 0 { // a manual retry does not count against the webhook
 		return res, nil
 	}
@@ -103,6 +116,16 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 	}
 	res.Disabled = ex.Disabled
 	return res, nil
+}
+
+// showRetry marks a delivery whose attempt i failed as retrying, with when
+// the next attempt is due.
+func showRetry(ctx workflow.Context, start time.Time, schedule []time.Duration, i int, reason string) {
+	if i+1 >= len(schedule) {
+		return
+	}
+	SetStatus(ctx, "retrying", fmt.Sprintf("attempt %d of %d failed (%s); next at %s", i+1, len(schedule), reason,
+		start.Add(schedule[i+1]).UTC().Format(time.RFC3339)))
 }
 
 // lostReason is the delivery row's error for an attempt that never came

@@ -7,13 +7,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/slack-go/slack"
 	"go.temporal.io/sdk/temporal"
 
 	"tracker/domain"
+	"tracker/domain/chat"
 	"tracker/store"
 	"tracker/store/chatdb"
 )
@@ -25,6 +28,10 @@ const Prefix = "Chat."
 const (
 	PostNotificationName = Prefix + "PostNotification"
 	MarkFailedName       = Prefix + "MarkFailed"
+	WriteReplyName       = Prefix + "WriteReply"
+	PlanFollowupName     = Prefix + "PlanFollowup"
+	MapThreadName        = Prefix + "MapThread"
+	RespondName          = Prefix + "Respond"
 )
 
 // Error types of the application errors the activities return.
@@ -42,11 +49,17 @@ type Poster interface {
 	PostMessageContext(ctx context.Context, channelID string, options ...slack.MsgOption) (string, string, error)
 }
 
-// Activities post notifications; methods take one input struct.
+// Activities post notifications, write thread replies as comments and run
+// a created ticket's follow-up; methods take one input struct.
 type Activities struct {
 	DB    *store.DB
-	Slack Poster
+	Slack Poster // the service's client (SERVICE_CHAT_BOT_TOKEN)
 	Clock domain.Clock
+	// Chat runs the use cases; when set, an org's notifications are posted
+	// with its connected workspace's own bot token where it has one.
+	Chat *chat.Service
+	// HTTP posts to response_url (nil: a client with a 10 s timeout).
+	HTTP *http.Client
 }
 
 // NewSlackClient builds the slack-go client of the bot token; apiURL, when
@@ -97,7 +110,11 @@ func (a *Activities) PostNotification(ctx context.Context, in PostInput) (PostRe
 	if n.ThreadTS != nil && *n.ThreadTS != "" {
 		opts = append(opts, slack.MsgOptionTS(*n.ThreadTS))
 	}
-	_, ts, err := a.Slack.PostMessageContext(ctx, n.ChannelID, opts...)
+	poster, err := a.poster(ctx, n.OrgID)
+	if err != nil {
+		return PostResult{}, err
+	}
+	_, ts, err := poster.PostMessageContext(ctx, n.ChannelID, opts...)
 	if err == nil {
 		return PostResult{Status: "sent", MessageTS: ts}, a.record(ctx, n.ID, "sent", nil, &ts)
 	}
@@ -136,4 +153,118 @@ type FailInput struct {
 // MarkFailed records that a notification will not be delivered.
 func (a *Activities) MarkFailed(ctx context.Context, in FailInput) error {
 	return chatdb.MarkFailed(ctx, a.DB.Q(), in.NotificationID, in.Error, a.Clock.Now())
+}
+
+// poster is the client posting an org's messages: its workspace's bot
+// token when it has one, else the service's.
+func (a *Activities) poster(ctx context.Context, orgID uuid.UUID) (Poster, error) {
+	if a.Chat == nil {
+		return a.Slack, nil
+	}
+	w, err := chatdb.WorkspaceOfOrg(ctx, a.DB.Q(), orgID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && len(w.BotTokenEnc) == 0) {
+		return a.Slack, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, ok, err := a.Chat.ClientFor(ctx, orgID, w.TeamID)
+	if err != nil || !ok {
+		return a.Slack, err
+	}
+	return c, nil
+}
+
+// WriteReply writes a thread reply as a comment, once per event id (the
+// outcome is recorded; a retry reads it back).
+func (a *Activities) WriteReply(ctx context.Context, job chat.ReplyJob) (chat.ReplyOutcome, error) {
+	return a.Chat.WriteReply(ctx, job)
+}
+
+// FollowupInput is a created ticket's follow-up: the outbox row's id (the
+// delivery records derive from it) and its job.
+type FollowupInput struct {
+	JobID uuid.UUID        `json:"job_id"`
+	Job   chat.FollowupJob `json:"job"`
+}
+
+// PlanFollowup writes the follow-up's delivery records (idempotent).
+func (a *Activities) PlanFollowup(ctx context.Context, in FollowupInput) (chat.FollowupPlan, error) {
+	plan, err := a.Chat.PlanFollowup(ctx, in.JobID, in.Job)
+	if err != nil && domain.AsError(err).Kind != domain.KindInternal {
+		return plan, temporal.NewNonRetryableApplicationError(err.Error(), ErrPermanent, err)
+	}
+	return plan, err
+}
+
+// MapInput is an announcement to map to its ticket.
+type MapInput struct {
+	OrgID     uuid.UUID `json:"org_id"`
+	TicketID  uuid.UUID `json:"ticket_id"`
+	ChannelID string    `json:"channel_id"`
+	ThreadTS  string    `json:"thread_ts"`
+}
+
+// MapThread maps the announcement's thread to the ticket (idempotent).
+func (a *Activities) MapThread(ctx context.Context, in MapInput) error {
+	err := a.Chat.MapAnnouncement(ctx, in.OrgID, in.TicketID, in.ChannelID, in.ThreadTS)
+	if err != nil && domain.AsError(err).Kind != domain.KindInternal {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrPermanent, err)
+	}
+	return err
+}
+
+// RespondInput is the follow-up answer to a command's response_url.
+type RespondInput struct {
+	NotificationID uuid.UUID `json:"notification_id"`
+	ResponseURL    string    `json:"response_url"`
+	Text           string    `json:"text"`
+}
+
+// Respond posts an ephemeral follow-up to the command's response_url and
+// records it; a record already sent or failed is not posted again. A 429
+// waits Retry-After; a 4xx (the URL expired or was used up) is permanent.
+func (a *Activities) Respond(ctx context.Context, in RespondInput) (PostResult, error) {
+	n, err := chatdb.GetNotification(ctx, a.DB.Q(), in.NotificationID)
+	if errors.Is(err, store.ErrNotFound) {
+		return PostResult{}, temporal.NewNonRetryableApplicationError("response record not found", ErrPermanent, err)
+	}
+	if err != nil {
+		return PostResult{}, err
+	}
+	if n.Status != "queued" {
+		return PostResult{Status: n.Status}, nil
+	}
+	if err := chatdb.SetQueuedText(ctx, a.DB.Q(), n.ID, in.Text, a.Clock.Now()); err != nil {
+		return PostResult{}, err
+	}
+	hc := a.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 10 * time.Second}
+	}
+	err = slack.PostWebhookCustomHTTPContext(ctx, in.ResponseURL, hc, &slack.WebhookMessage{Text: in.Text,
+		ResponseType: slack.ResponseTypeEphemeral})
+	if err == nil {
+		return PostResult{Status: "sent"}, a.record(ctx, n.ID, "sent", nil, nil)
+	}
+	msg := err.Error()
+	var rl *slack.RateLimitedError
+	if errors.As(err, &rl) {
+		if rerr := a.record(ctx, n.ID, "queued", &msg, nil); rerr != nil {
+			return PostResult{}, rerr
+		}
+		return PostResult{}, temporal.NewApplicationErrorWithOptions(msg, ErrRateLimited,
+			temporal.ApplicationErrorOptions{NextRetryDelay: rl.RetryAfter, Cause: err})
+	}
+	var sc slack.StatusCodeError
+	if errors.As(err, &sc) && sc.Code >= 400 && sc.Code < 500 {
+		if rerr := a.record(ctx, n.ID, "failed", &msg, nil); rerr != nil {
+			return PostResult{}, rerr
+		}
+		return PostResult{}, temporal.NewNonRetryableApplicationError(msg, ErrPermanent, err)
+	}
+	if rerr := a.record(ctx, n.ID, "queued", &msg, nil); rerr != nil {
+		return PostResult{}, rerr
+	}
+	return PostResult{}, fmt.Errorf("response_url: %w", err)
 }

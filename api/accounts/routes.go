@@ -15,8 +15,13 @@ import (
 
 // Handlers serve the account routes.
 type Handlers struct {
-	Accounts *account.Service
-	Limits   api.LoginLimits
+	accounts *account.Service
+	limits   api.LoginLimits
+}
+
+// New builds the handlers with every dependency they need.
+func New(accounts *account.Service, limits api.LoginLimits) Handlers {
+	return Handlers{accounts: accounts, limits: limits}
 }
 
 // Routes registers the account routes.
@@ -24,7 +29,7 @@ func (h Handlers) Routes(r api.Router) {
 	pub := r.Public()
 	// The brute-force guard covers every public route that takes a
 	// credential or hashes a password.
-	limits := api.LoginLimiters(h.Limits)
+	limits := api.LoginLimiters(h.limits)
 	guard := func(h fiber.Handler) []fiber.Handler { return append(slices.Clip(limits), h) }
 	pub.Post("/auth/register", guard(h.register)...)
 	pub.Post("/auth/login", guard(h.login)...)
@@ -50,7 +55,7 @@ func (h Handlers) register(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	res, err := h.Accounts.Register(c.UserContext(), account.RegisterInput{Email: req.Email, Password: req.Password,
+	res, err := h.accounts.Register(c.UserContext(), account.RegisterInput{Email: req.Email, Password: req.Password,
 		DisplayName: req.DisplayName, InviteCode: req.InviteCode})
 	if err != nil {
 		return err
@@ -68,7 +73,7 @@ func (h Handlers) login(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	res, err := h.Accounts.Login(c.UserContext(), req.Email, req.Password)
+	res, err := h.accounts.Login(c.UserContext(), req.Email, req.Password)
 	if err != nil {
 		return err
 	}
@@ -84,7 +89,7 @@ func (h Handlers) refresh(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	res, err := h.Accounts.Refresh(c.UserContext(), req.RefreshToken)
+	res, err := h.accounts.Refresh(c.UserContext(), req.RefreshToken)
 	if err != nil {
 		return err
 	}
@@ -96,14 +101,14 @@ func (h Handlers) logout(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	if err := h.Accounts.Logout(c.UserContext(), req.RefreshToken); err != nil {
+	if err := h.accounts.Logout(c.UserContext(), req.RefreshToken); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
 
 func (h Handlers) me(c *fiber.Ctx) error {
-	me, err := h.Accounts.Me(c.UserContext(), api.Principal(c))
+	me, err := h.accounts.Me(c.UserContext(), api.Principal(c))
 	if err != nil {
 		return err
 	}
@@ -123,7 +128,7 @@ func (h Handlers) createKey(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	k, err := h.Accounts.CreateKey(c.UserContext(), api.Principal(c), account.CreateKeyInput{
+	k, err := h.accounts.CreateKey(c.UserContext(), api.Principal(c), account.CreateKeyInput{
 		Name: req.Name, Scopes: req.Scopes, ProjectIDs: req.ProjectIDs, ExpiresAt: req.ExpiresAt, OrgID: req.OrgID})
 	if err != nil {
 		return err
@@ -132,7 +137,7 @@ func (h Handlers) createKey(c *fiber.Ctx) error {
 }
 
 func (h Handlers) listKeys(c *fiber.Ctx) error {
-	keys, err := h.Accounts.ListKeys(c.UserContext(), api.Principal(c))
+	keys, err := h.accounts.ListKeys(c.UserContext(), api.Principal(c))
 	if err != nil {
 		return err
 	}
@@ -144,14 +149,14 @@ func (h Handlers) deleteKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Accounts.DeleteKey(c.UserContext(), api.Principal(c), id); err != nil {
+	if err := h.accounts.DeleteKey(c.UserContext(), api.Principal(c), id); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
 }
 
 func (h Handlers) onboardStatus(c *fiber.Ctx) error {
-	need, err := h.Accounts.NeedsOnboarding(c.UserContext())
+	need, err := h.accounts.NeedsOnboarding(c.UserContext())
 	if err != nil {
 		return err
 	}
@@ -170,7 +175,7 @@ func (h Handlers) onboard(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	res, err := h.Accounts.Onboard(c.UserContext(), account.OnboardInput{Email: req.Email, Password: req.Password,
+	res, err := h.accounts.Onboard(c.UserContext(), account.OnboardInput{Email: req.Email, Password: req.Password,
 		OrgName: req.OrgName, OrgSlug: req.OrgSlug})
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ import (
 	"tracker/api/orgs"
 	"tracker/domain"
 	"tracker/domain/account"
+	"tracker/domain/idempotency"
 	"tracker/domain/org"
 	"tracker/store"
 	"tracker/store/storetest"
@@ -32,15 +33,20 @@ import (
 
 // Env is one test's app and database.
 type Env struct {
-	T        testing.TB
-	DB       *store.DB
-	DBURL    string
-	App      *fiber.App
-	Accounts *account.Service
-	Orgs     *org.Service
-	Metrics  *api.Metrics
+	// NoContract turns off the check of every request and response against
+	// docs/openapi.yaml (see contract.go); it is on by default.
+	NoContract bool
+	T          testing.TB
+	DB         *store.DB
+	DBURL      string
+	App        *fiber.App
+	Accounts   *account.Service
+	Orgs       *org.Service
+	Metrics    *api.Metrics
 	// Clock is what feature services under test are built with.
 	Clock domain.Clock
+	// Log is the app's logger (discarded); modules that log take it.
+	Log *slog.Logger
 }
 
 // Options configure the app under test.
@@ -77,13 +83,14 @@ func New(t testing.TB, o Options) *Env {
 		o.Registration, time.Minute)
 	e.Orgs = org.New(e.DB, e.Clock, "http://tracker.test")
 	e.Metrics = api.NewMetrics()
-	mods := []api.Module{accounts.Handlers{Accounts: e.Accounts, Limits: o.Limits}, orgs.Handlers{Orgs: e.Orgs}}
+	e.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	mods := []api.Module{accounts.New(e.Accounts, o.Limits), orgs.New(e.Orgs)}
 	if o.Modules != nil {
 		mods = append(mods, o.Modules(e)...)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e.App = api.New(api.Deps{Log: log, Metrics: e.Metrics, Auth: e.Accounts, Health: domain.System{DB: e.DB},
-		Version: "test", Profile: "development", TrustedProxies: o.TrustedProxies, RateLimit: o.RateLimit}, mods...)
+	e.App = api.New(api.Deps{Log: e.Log, Metrics: e.Metrics, Auth: e.Accounts, Health: domain.System{DB: e.DB},
+		Version: "test", Profile: "development", TrustedProxies: o.TrustedProxies, RateLimit: o.RateLimit,
+		Idempotency: idempotency.New(e.DB, e.Clock)}, mods...)
 	return e
 }
 
@@ -137,19 +144,29 @@ func (r Resp) Expect(t testing.TB, want int) Resp {
 // an API key; body is marshalled to JSON unless it is a string or []byte.
 func (e *Env) Do(method, path, token string, body any) Resp {
 	e.T.Helper()
-	var rd io.Reader
+	return e.DoHeaders(method, path, token, body, nil)
+}
+
+// DoHeaders is Do with extra request headers (Idempotency-Key, If-Match).
+func (e *Env) DoHeaders(method, path, token string, body any, headers map[string]string) Resp {
+	e.T.Helper()
+	var raw []byte
 	switch b := body.(type) {
 	case nil:
 	case string:
-		rd = strings.NewReader(b)
+		raw = []byte(b)
 	case []byte:
-		rd = bytes.NewReader(b)
+		raw = b
 	default:
 		j, err := json.Marshal(b)
 		if err != nil {
 			e.T.Fatalf("marshal body: %v", err)
 		}
-		rd = bytes.NewReader(j)
+		raw = j
+	}
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(raw)
 	}
 	req := httptest.NewRequest(method, path, rd)
 	if body != nil {
@@ -158,13 +175,19 @@ func (e *Env) Do(method, path, token string, body any) Resp {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	sent := req.Header.Clone()
 	res, err := e.App.Test(req, -1)
 	if err != nil {
 		e.T.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return Resp{Status: res.StatusCode, Body: b, Header: res.Header}
+	out := Resp{Status: res.StatusCode, Body: b, Header: res.Header}
+	e.checkContract(method, path, sent, raw, out)
+	return out
 }
 
 // User is a registered user with a session.

@@ -17,26 +17,32 @@ import (
 
 // Handlers serve the attachment routes.
 type Handlers struct {
-	Attachments *attachment.Service
-	// Storage serves the local store's presigned URLs; nil with S3.
-	Storage http.Handler
+	attachments *attachment.Service
+	// storage serves the local store's presigned URLs; nil with S3.
+	storage http.Handler
+}
+
+// New builds the handlers with every dependency they need; storage is nil
+// with S3 (the local store serves its presigned URLs itself).
+func New(attachments *attachment.Service, storage http.Handler) Handlers {
+	return Handlers{attachments: attachments, storage: storage}
 }
 
 // Routes registers the attachment routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/tickets/:ticket_id/attachments/presign", h.presign)
 	r.Post("/tickets/:ticket_id/attachments/confirm", h.confirm)
-	r.Get("/tickets/:ticket_id/attachments", api.ListUnder("ticket_id", "ticket", h.Attachments.List))
-	r.Get("/attachments/:id", api.ByID("attachment", h.Attachments.Get))
-	r.Delete("/attachments/:id", api.DeleteByID("attachment", h.Attachments.Delete))
-	if h.Storage != nil {
-		storage := adaptor.HTTPHandler(h.Storage)
+	r.Get("/tickets/:ticket_id/attachments", api.ListUnder("ticket_id", "ticket", h.attachments.List))
+	r.Get("/attachments/:id", api.ByID("attachment", h.attachments.Get))
+	r.Delete("/attachments/:id", api.DeleteByID("attachment", h.attachments.Delete))
+	if h.storage != nil {
+		storage := adaptor.HTTPHandler(h.storage)
 		for _, m := range []string{fiber.MethodGet, fiber.MethodHead} {
 			r.Root().Add(m, objectstore.StoragePrefix+"*", storage)
 		}
 		// The local store receives the upload's body, bounded by the largest
 		// attachment (and by the signed content length).
-		r.RootUpload(fiber.MethodPut, objectstore.StoragePrefix, int(h.Attachments.MaxBytes()), storage)
+		r.RootUpload(fiber.MethodPut, objectstore.StoragePrefix, int(h.attachments.MaxBytes()), storage)
 	}
 }
 
@@ -55,7 +61,7 @@ func (h Handlers) presign(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Attachments.Presign(c.UserContext(), api.Principal(c), ticketID,
+	out, err := h.attachments.Presign(c.UserContext(), api.Principal(c), ticketID,
 		attachment.PresignInput{Filename: req.Filename, ContentType: req.ContentType, SizeBytes: req.SizeBytes})
 	if err != nil {
 		return err
@@ -80,7 +86,7 @@ func (h Handlers) confirm(c *fiber.Ctx) error {
 	}
 	in := attachment.ConfirmInput{Filename: req.Filename, ContentType: req.ContentType, SizeBytes: req.SizeBytes,
 		StorageKey: req.StorageKey, UploadedBy: req.UploadedBy}
-	out, err := h.Attachments.Confirm(c.UserContext(), api.Principal(c), ticketID, in)
+	out, err := h.attachments.Confirm(c.UserContext(), api.Principal(c), ticketID, in)
 	if err != nil {
 		return err
 	}

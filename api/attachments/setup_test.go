@@ -61,8 +61,8 @@ func setup(t *testing.T, backend string) world {
 	var svc *attachment.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
-		return []api.Module{attachments.Handlers{Attachments: svc, Storage: storage},
-			exchange.Handlers{Export: export.New(e.DB, e.Clock), Imports: importer.New(e.DB, e.Clock)}}
+		return []api.Module{attachments.New(svc, storage),
+			exchange.New(export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock), e.Log, exchange.Settings{})}
 	}})
 	go func() { _ = env.App.Listener(ln) }()
 	t.Cleanup(func() { _ = env.App.Shutdown() })

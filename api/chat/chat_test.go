@@ -18,7 +18,7 @@ import (
 func setup(t *testing.T, defaultChannel string) (*apitest.Env, apitest.User, apitest.User, apitest.User, uuid.UUID) {
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{tickets.Handlers{Tickets: ticket.New(e.DB, e.Clock)},
-			chatapi.Handlers{Chat: chat.New(e.DB, domain.SystemClock{}, chat.Config{DefaultChannel: defaultChannel})}}
+			chatapi.New(chat.New(e.DB, domain.SystemClock{}, chat.Config{DefaultChannel: defaultChannel}))}
 	}})
 	owner := env.Register("Owner")
 	viewer := env.Member(owner, "viewer")
@@ -101,5 +101,32 @@ func TestNotifyDefaultChannelAndSubscriptions(t *testing.T) {
 	rec = env.Do("GET", "/api/v1/integrations/chat/notifications/"+ids[0].String(), owner.Token, nil).Expect(t, 200).Map(t)
 	if rec["channel_id"] != "C1" || rec["text"] != "*ABC-1* Login &lt;!channel&gt; moved from *Backlog* to *Done*" {
 		t.Fatalf("auto %v", rec)
+	}
+	// Assignment: a ticket.updated that changed the assignee, named.
+	env.Do("PUT", path, owner.Token, map[string]any{"channel_id": "C2", "event_types": []string{"ticket.assigned"}}).Expect(t, 200)
+	env.Do("PATCH", "/api/v1/tickets/"+tk.String(), owner.Token, map[string]any{"title": "Login <!channel> broken"}).Expect(t, 200)
+	env.Do("PATCH", "/api/v1/tickets/"+tk.String(), owner.Token, map[string]any{"assignee_id": owner.ID}).Expect(t, 200)
+	rows, err := env.DB.Pool.Query(context.Background(), `SELECT id, payload::text::bytea FROM outbox WHERE topic = 'ticket.updated' ORDER BY created_at, id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queued [][]uuid.UUID
+	for rows.Next() {
+		if err := rows.Scan(&evID, &payload); err != nil {
+			t.Fatal(err)
+		}
+		ids, err := svc.QueueForEvent(context.Background(), evID, owner.OrgID, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		queued = append(queued, ids)
+	}
+	rows.Close()
+	if len(queued) != 2 || len(queued[0]) != 0 || len(queued[1]) != 1 {
+		t.Fatalf("assignment notifications %v", queued)
+	}
+	rec = env.Do("GET", "/api/v1/integrations/chat/notifications/"+queued[1][0].String(), owner.Token, nil).Expect(t, 200).Map(t)
+	if rec["channel_id"] != "C2" || rec["text"] != "*ABC-1* Login &lt;!channel&gt; broken was assigned to Owner" {
+		t.Fatalf("assigned %v", rec)
 	}
 }

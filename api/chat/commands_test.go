@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,36 +18,71 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	chatapi "tracker/api/chat"
+	"tracker/api/comments"
 	"tracker/api/tickets"
 	"tracker/domain"
 	"tracker/domain/chat"
+	"tracker/domain/comment"
 	"tracker/domain/ticket"
 	"tracker/internal/secretbox"
 )
 
 const signingSecret = "8f742231b10e8888abcd99yyyzzz85a5"
 
-// slackAPI is a stand-in for the chat Web API's users.info: it answers
-// the profile of the users it knows and records every call.
+// slackAPI is a stand-in for the chat Web API speaking its HTTP API:
+// users.info answers the profile of the users it knows, chat.postMessage
+// answers ok with a fresh ts (or the scripted error codes, in order), and
+// /commands/… takes response_url posts. Every call is recorded.
 type slackAPI struct {
-	mu     sync.Mutex
-	emails map[string]string // chat user id → email
-	calls  []url.Values
+	mu        sync.Mutex
+	emails    map[string]string // chat user id → email
+	names     map[string]string // chat user id → display name
+	calls     []url.Values      // users.info
+	posts     []url.Values      // chat.postMessage, with "auth" the Authorization header
+	responses []map[string]any  // response_url posts, with "path"
+	failPosts []string          // error codes the next chat.postMessage calls answer
 }
 
 func (s *slackAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	_ = r.ParseForm()
+	w.Header().Set("Content-Type", "application/json")
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if strings.HasPrefix(r.URL.Path, "/commands/") {
+		var m map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		m["path"] = r.URL.Path
+		s.responses = append(s.responses, m)
+		_, _ = w.Write([]byte(`ok`))
+		return
+	}
+	_ = r.ParseForm()
+	if strings.HasSuffix(r.URL.Path, "/chat.postMessage") {
+		f := url.Values{}
+		for k, v := range r.PostForm {
+			f[k] = v
+		}
+		f.Set("auth", r.Header.Get("Authorization"))
+		s.posts = append(s.posts, f)
+		if len(s.failPosts) > 0 {
+			code := s.failPosts[0]
+			s.failPosts = s.failPosts[1:]
+			_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": code})
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": f.Get("channel"),
+			"ts": fmt.Sprintf("1700001000.%06d", len(s.posts))})
+		return
+	}
 	s.calls = append(s.calls, r.Form)
 	email, ok := s.emails[r.Form.Get("user")]
-	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if !strings.HasSuffix(r.URL.Path, "/users.info") || !ok {
+	name := s.names[r.Form.Get("user")]
+	if !strings.HasSuffix(r.URL.Path, "/users.info") || (!ok && name == "") {
 		_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "user_not_found"})
 		return
 	}
 	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "user": map[string]any{"id": r.Form.Get("user"),
-		"name": "someone", "real_name": "Some One", "profile": map[string]any{"email": email, "real_name": "Some One"}}})
+		"name": "someone", "real_name": "Some One", "profile": map[string]any{"email": email, "real_name": "Some One",
+			"display_name": name}}})
 }
 
 type chatFixture struct {
@@ -56,6 +92,8 @@ type chatFixture struct {
 	project               uuid.UUID
 	ticket                ticket.Ticket
 	slack                 *slackAPI
+	slackURL              string
+	chat                  *chat.Service
 	secret                string
 }
 
@@ -65,16 +103,18 @@ func newChat(t *testing.T, secret string) *chatFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sa := &slackAPI{emails: map[string]string{}}
+	sa := &slackAPI{emails: map[string]string{}, names: map[string]string{}}
 	srv := httptest.NewServer(sa)
 	t.Cleanup(srv.Close)
+	var svc *chat.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		ts := ticket.New(e.DB, e.Clock)
-		return []api.Module{tickets.Handlers{Tickets: ts},
-			chatapi.Handlers{Chat: chat.New(e.DB, domain.SystemClock{}, chat.Config{SigningSecret: secret, BotToken: "xoxb-service",
-				APIURL: srv.URL + "/api/", PublicURL: "http://tracker.test", Box: box, Tickets: ts})}}
+		svc = chat.New(e.DB, domain.SystemClock{}, chat.Config{SigningSecret: secret, BotToken: "xoxb-service",
+			APIURL: srv.URL + "/api/", PublicURL: "http://tracker.test", Box: box, Tickets: ts})
+		return []api.Module{tickets.Handlers{Tickets: ts}, comments.New(comment.New(e.DB, e.Clock)),
+			chatapi.New(svc)}
 	}})
-	f := &chatFixture{env: env, slack: sa, secret: secret}
+	f := &chatFixture{env: env, slack: sa, slackURL: srv.URL, chat: svc, secret: secret}
 	f.owner = env.Register("Owner")
 	f.member = env.Member(f.owner, "member")
 	f.viewer = env.Member(f.owner, "viewer")
@@ -115,7 +155,7 @@ func (f *chatFixture) post(t *testing.T, path, contentType string, body []byte, 
 func (f *chatFixture) command(t *testing.T, team, user, text string) map[string]any {
 	t.Helper()
 	form := url.Values{"team_id": {team}, "channel_id": {"C100"}, "user_id": {user}, "user_name": {"ada"},
-		"command": {"/ticket"}, "text": {text}, "response_url": {"https://hooks.slack.test/commands/1/2"}}
+		"command": {"/ticket"}, "text": {text}, "response_url": {f.slackURL + "/commands/1/2"}}
 	return f.post(t, "/api/v1/integrations/chat/commands", "application/x-www-form-urlencoded", []byte(form.Encode()), time.Now(), nil).
 		Expect(t, 200).Map(t)
 }
@@ -265,7 +305,7 @@ func TestCommandsAsLinkedMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(payload, &job); err != nil || job.TicketID != id || job.ChannelID != "C100" ||
-		job.ResponseURL != "https://hooks.slack.test/commands/1/2" || job.OrgID != f.owner.OrgID || job.TeamID != "T1" {
+		job.ResponseURL != f.slackURL+"/commands/1/2" || job.OrgID != f.owner.OrgID || job.TeamID != "T1" {
 		t.Fatalf("job %+v %v", job, err)
 	}
 

@@ -15,21 +15,26 @@ import (
 
 // Handlers serve the chat routes.
 type Handlers struct {
-	Chat *chat.Service
+	chat *chat.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(svc *chat.Service) Handlers {
+	return Handlers{chat: svc}
 }
 
 // Routes registers the chat routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/integrations/chat/notify", h.notify)
-	r.Get("/integrations/chat/notifications/:id", api.ByID("notification", h.Chat.Get))
+	r.Get("/integrations/chat/notifications/:id", api.ByID("notification", h.chat.Get))
 	r.Post("/integrations/chat/thread-mappings", h.createMapping)
-	r.Get("/tickets/:ticket_id/thread-mappings", api.ListUnder("ticket_id", "ticket", h.Chat.Mappings))
+	r.Get("/tickets/:ticket_id/thread-mappings", api.ListUnder("ticket_id", "ticket", h.chat.Mappings))
 	r.Put("/orgs/:org_id/integrations/chat/subscriptions", h.subscribe)
-	r.Get("/orgs/:org_id/integrations/chat/subscriptions", api.ListUnder("org_id", "organization", h.Chat.Subscriptions))
+	r.Get("/orgs/:org_id/integrations/chat/subscriptions", api.ListUnder("org_id", "organization", h.chat.Subscriptions))
 	r.Public().Post("/integrations/chat/commands", h.command)
 	r.Public().Post("/integrations/chat/events", h.event)
 	r.Post("/orgs/:org_id/integrations/chat", h.connect)
-	r.Get("/orgs/:org_id/integrations/chat", api.ListUnder("org_id", "organization", h.Chat.Workspaces))
+	r.Get("/orgs/:org_id/integrations/chat", api.ListUnder("org_id", "organization", h.chat.Workspaces))
 	r.Delete("/orgs/:org_id/integrations/chat/:team_id", h.disconnect)
 	r.Put("/integrations/chat/identities/me", h.linkMe)
 	r.Get("/integrations/chat/identities/me", h.me)
@@ -44,7 +49,7 @@ func (h Handlers) signed(c *fiber.Ctx) ([]byte, error) {
 	if sig == "" && ts == "" {
 		sig, ts = c.Get("X-Slack-Signature"), c.Get("X-Slack-Request-Timestamp")
 	}
-	return body, h.Chat.Verify(chat.Signed{Signature: sig, Timestamp: ts, Body: body})
+	return body, h.chat.Verify(chat.Signed{Signature: sig, Timestamp: ts, Body: body})
 }
 
 func (h Handlers) command(c *fiber.Ctx) error {
@@ -56,7 +61,7 @@ func (h Handlers) command(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Chat.HandleCommand(c.UserContext(), cmd)
+	out, err := h.chat.HandleCommand(c.UserContext(), cmd)
 	if err != nil {
 		return err
 	}
@@ -68,7 +73,7 @@ func (h Handlers) event(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Chat.HandleEvent(c.UserContext(), body)
+	out, err := h.chat.HandleEvent(c.UserContext(), body)
 	if err != nil {
 		return err
 	}
@@ -90,7 +95,7 @@ func (h Handlers) connect(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Chat.Connect(c.UserContext(), api.Principal(c), orgID, chat.ConnectRequest{TeamID: req.TeamID,
+	out, err := h.chat.Connect(c.UserContext(), api.Principal(c), orgID, chat.ConnectRequest{TeamID: req.TeamID,
 		TeamName: req.TeamName, BotToken: req.BotToken})
 	if err != nil {
 		return err
@@ -103,7 +108,7 @@ func (h Handlers) disconnect(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Chat.Disconnect(c.UserContext(), api.Principal(c), orgID, c.Params("team_id")); err != nil {
+	if err := h.chat.Disconnect(c.UserContext(), api.Principal(c), orgID, c.Params("team_id")); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -128,7 +133,7 @@ func (h Handlers) linkMe(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Chat.LinkMe(c.UserContext(), api.Principal(c), orgOf(c, req.OrgID), req.SlackUserID)
+	out, err := h.chat.LinkMe(c.UserContext(), api.Principal(c), orgOf(c, req.OrgID), req.SlackUserID)
 	if err != nil {
 		return err
 	}
@@ -140,7 +145,7 @@ func (h Handlers) me(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Chat.Me(c.UserContext(), api.Principal(c), orgOf(c, orgID))
+	out, err := h.chat.Me(c.UserContext(), api.Principal(c), orgOf(c, orgID))
 	if err != nil {
 		return err
 	}
@@ -152,7 +157,7 @@ func (h Handlers) unlinkMe(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Chat.UnlinkMe(c.UserContext(), api.Principal(c), orgOf(c, orgID)); err != nil {
+	if err := h.chat.UnlinkMe(c.UserContext(), api.Principal(c), orgOf(c, orgID)); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -175,7 +180,7 @@ func (h Handlers) notify(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Chat.Notify(c.UserContext(), api.Principal(c), chat.NotifyRequest{Type: req.NotificationType,
+	out, err := h.chat.Notify(c.UserContext(), api.Principal(c), chat.NotifyRequest{Type: req.NotificationType,
 		TicketID: req.TicketID, ChannelID: req.ChannelID, UserSlackID: req.UserSlackID, Message: req.Message,
 		OldStatus: req.OldStatus, NewStatus: req.NewStatus, ActorName: req.ActorName, ThreadTS: req.ThreadTS})
 	if err != nil {
@@ -195,7 +200,7 @@ func (h Handlers) createMapping(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Chat.CreateMapping(c.UserContext(), api.Principal(c), req.TicketID, req.ChannelID, req.ThreadTS)
+	out, err := h.chat.CreateMapping(c.UserContext(), api.Principal(c), req.TicketID, req.ChannelID, req.ThreadTS)
 	if err != nil {
 		return err
 	}
@@ -216,7 +221,7 @@ func (h Handlers) subscribe(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Chat.Subscribe(c.UserContext(), api.Principal(c), orgID, req.ChannelID, req.EventTypes)
+	out, err := h.chat.Subscribe(c.UserContext(), api.Principal(c), orgID, req.ChannelID, req.EventTypes)
 	if err != nil {
 		return err
 	}

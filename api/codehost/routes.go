@@ -14,7 +14,12 @@ import (
 
 // Handlers serve the code-host routes.
 type Handlers struct {
-	Codehost *codehost.Service
+	codehost *codehost.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(svc *codehost.Service) Handlers {
+	return Handlers{codehost: svc}
 }
 
 // Routes registers the code-host routes.
@@ -22,7 +27,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Public().Post("/integrations/codehost/webhook", h.webhook)
 	r.Public().Post("/integrations/codehost/webhook/:connection_id", h.webhook)
 	r.Post("/orgs/:org_id/integrations/codehost", h.create)
-	r.Get("/orgs/:org_id/integrations/codehost", api.ListUnder("org_id", "organization", h.Codehost.List))
+	r.Get("/orgs/:org_id/integrations/codehost", api.ListUnder("org_id", "organization", h.codehost.List))
 	r.Delete("/orgs/:org_id/integrations/codehost/:id", h.delete)
 }
 
@@ -42,7 +47,7 @@ func (h Handlers) webhook(c *fiber.Ctx) error {
 		}
 		d.ConnectionID = &id
 	}
-	out, err := h.Codehost.Handle(c.UserContext(), d)
+	out, err := h.codehost.Handle(c.UserContext(), d)
 	if err != nil {
 		return err
 	}
@@ -64,7 +69,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	out, err := h.Codehost.Create(c.UserContext(), api.Principal(c), orgID, req.Repositories)
+	out, err := h.codehost.Create(c.UserContext(), api.Principal(c), orgID, req.Repositories)
 	if err != nil {
 		return err
 	}
@@ -80,7 +85,7 @@ func (h Handlers) delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Codehost.Delete(c.UserContext(), api.Principal(c), orgID, id); err != nil {
+	if err := h.codehost.Delete(c.UserContext(), api.Principal(c), orgID, id); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

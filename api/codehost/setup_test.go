@@ -45,7 +45,7 @@ func setupWith(t *testing.T, secret string) *fixture {
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		ts := ticket.New(e.DB, e.Clock)
 		return []api.Module{tickets.Handlers{Tickets: ts},
-			codehost.Handlers{Codehost: chdomain.New(e.DB, ts, secret, box, domain.SystemClock{}, "http://tracker.test")}}
+			codehost.New(chdomain.New(e.DB, ts, secret, box, domain.SystemClock{}, "http://tracker.test"))}
 	}})
 	f := &fixture{env: env, owner: env.Register("Owner")}
 	f.member = env.Member(f.owner, "member")

@@ -11,14 +11,19 @@ import (
 
 // Handlers serve the comment routes.
 type Handlers struct {
-	Comments *comment.Service
+	comments *comment.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(comments *comment.Service) Handlers {
+	return Handlers{comments: comments}
 }
 
 // Routes registers the comment routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/tickets/:ticket_id/comments", h.create)
-	r.Get("/tickets/:ticket_id/comments", api.ListUnder("ticket_id", "ticket", h.Comments.List))
-	r.Get("/comments/:id", api.ByID("comment", h.Comments.Get))
+	r.Get("/tickets/:ticket_id/comments", api.ListUnder("ticket_id", "ticket", h.comments.List))
+	r.Get("/comments/:id", api.ByID("comment", h.comments.Get))
 	r.Patch("/comments/:id", h.update)
 	r.Delete("/comments/:id", h.delete)
 }
@@ -38,7 +43,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Comments.Create(c.UserContext(), api.Principal(c), ticketID, req.Body, req.ParentCommentID)
+	out, err := h.comments.Create(c.UserContext(), api.Principal(c), ticketID, req.Body, req.ParentCommentID)
 	if err != nil {
 		return err
 	}
@@ -58,7 +63,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Comments.Update(c.UserContext(), api.Principal(c), id, req.Body)
+	out, err := h.comments.Update(c.UserContext(), api.Principal(c), id, req.Body)
 	if err != nil {
 		return err
 	}
@@ -70,7 +75,7 @@ func (h Handlers) delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Comments.Delete(c.UserContext(), api.Principal(c), id); err != nil {
+	if err := h.comments.Delete(c.UserContext(), api.Principal(c), id); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -23,20 +23,11 @@ type world struct {
 
 func setup(t *testing.T) world {
 	t.Helper()
-	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{comments.Handlers{Comments: comment.New(e.DB, e.Clock)}}
+	a := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		return []api.Module{comments.New(comment.New(e.DB, e.Clock))}
 	}})
-	w := world{env: env, owner: env.Register("Owner")}
-	w.admin = env.Member(w.owner, "admin")
-	w.member = env.Member(w.owner, "member")
-	w.viewer = env.Member(w.owner, "viewer")
-	w.reporter = env.Member(w.owner, "reporter")
-	w.unassignedReporter = env.Member(w.owner, "reporter")
-	w.outside = env.Register("Outsider")
-	w.project = worktest.NewProject(t, env.DB, w.owner.OrgID, "CMT")
-	w.project.Assign(t, env.DB, w.reporter.ID)
-	w.ticket = worktest.NewTicket(t, env.DB, w.project, w.owner.ID, worktest.Ticket{})
-	return w
+	return world{env: a.Env, owner: a.Owner, admin: a.Admin, member: a.Member, viewer: a.Viewer, reporter: a.Reporter, unassignedReporter: a.UnassignedReporter,
+		outside: a.Outsider, project: worktest.Project{ID: a.Project.ID, OrgID: a.Project.OrgID, Key: a.Project.Key}, ticket: a.Ticket.ID}
 }
 
 func (w world) comment(t *testing.T, as apitest.User, ticket uuid.UUID, body string, parent *string) map[string]any {

@@ -26,7 +26,7 @@ func (h Handlers) export(c *fiber.Ctx) error {
 	if format != export.FormatJSON && format != export.FormatSQLite {
 		return domain.Invalid("format: must be json or sqlite")
 	}
-	sc, err := h.Export.Prepare(c.UserContext(), api.Principal(c), orgID, c.Query("project"))
+	sc, err := h.exports.Prepare(c.UserContext(), api.Principal(c), orgID, c.Query("project"))
 	if err != nil {
 		return err
 	}
@@ -39,9 +39,9 @@ func (h Handlers) export(c *fiber.Ctx) error {
 	// The stream is written after the handler returns: the request's
 	// context is then done, so the export keeps its values only.
 	ctx := context.WithoutCancel(c.UserContext())
-	log, reqID := h.log(), api.RequestID(c)
+	log, reqID := h.log, api.RequestID(c)
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		if err := h.Export.WriteJSON(ctx, sc, w); err != nil {
+		if err := h.exports.WriteJSON(ctx, sc, w); err != nil {
 			log.ErrorContext(ctx, "export stream failed", "request_id", reqID, "org_id", sc.Org.ID, "error", err)
 		}
 	})
@@ -49,12 +49,12 @@ func (h Handlers) export(c *fiber.Ctx) error {
 }
 
 func (h Handlers) sendSQLite(c *fiber.Ctx, sc export.Scope) error {
-	dir, err := os.MkdirTemp(h.TempDir, "tracker-export-*")
+	dir, err := os.MkdirTemp(h.settings.TempDir, "tracker-export-*")
 	if err != nil {
 		return err
 	}
 	path := filepath.Join(dir, "export.sqlite")
-	if err := h.Export.WriteSQLite(c.UserContext(), sc, path); err != nil {
+	if err := h.exports.WriteSQLite(c.UserContext(), sc, path); err != nil {
 		_ = os.RemoveAll(dir)
 		return err
 	}

@@ -34,7 +34,7 @@ func setup(t *testing.T, o exporttest.Options) *fixture {
 	f.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		exp, imp := export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock)
 		exp.BatchSize, imp.Wait, imp.Poll = 7, 300*time.Millisecond, 20*time.Millisecond
-		return []api.Module{exchange.Handlers{Export: exp, Imports: imp, TempDir: t.TempDir()}}
+		return []api.Module{exchange.New(exp, imp, e.Log, exchange.Settings{TempDir: t.TempDir()})}
 	}})
 	f.runner = importer.NewRunner(f.env.DB, f.env.Clock, 5)
 	f.owner = f.env.Register("Owner")

@@ -29,7 +29,7 @@ func (h Handlers) importDocument(c *fiber.Ctx) error {
 			return err
 		}
 	}
-	id, err := h.Imports.Submit(c.UserContext(), p, orgID, c.Body())
+	id, err := h.imports.Submit(c.UserContext(), p, orgID, c.Body())
 	var ve *importer.VersionError
 	if errors.As(err, &ve) {
 		return c.Status(fiber.StatusUnprocessableEntity).JSON(versionError{Error: ve.Error(), Details: ve.Details()})
@@ -37,7 +37,7 @@ func (h Handlers) importDocument(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	st, err := h.Imports.Await(c.UserContext(), id)
+	st, err := h.imports.Await(c.UserContext(), id)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (h Handlers) getImport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	st, err := h.Imports.Get(c.UserContext(), api.Principal(c), id)
+	st, err := h.imports.Get(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (h Handlers) cancelImport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	st, err := h.Imports.Cancel(c.UserContext(), api.Principal(c), id)
+	st, err := h.imports.Cancel(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}

@@ -62,6 +62,9 @@ func TestRoundTrip(t *testing.T) {
 			docA.Projects[0].Team == nil || *docA.Projects[0].Team != "Platform" || docA.Projects[1].Team != nil {
 			t.Fatalf("teams %+v, project teams %v %v", docA.Teams, docA.Projects[0].Team, docA.Projects[1].Team)
 		}
+		if pis := docA.Projects[0].PlacedInService; pis == nil || *pis != "2026-02-20" || docA.Projects[1].PlacedInService != nil {
+			t.Fatalf("placed_in_service %v %v", pis, docA.Projects[1].PlacedInService)
+		}
 		former := docA.Users[slices.IndexFunc(docA.Users, func(u export.User) bool { return u.Email == f.seeded.Emails[3] })]
 		if former.Role != nil {
 			t.Fatalf("a former member is listed with role %v", *former.Role)

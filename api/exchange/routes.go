@@ -14,13 +14,29 @@ import (
 
 // Handlers serve export and import.
 type Handlers struct {
-	Export  *export.Service
-	Imports *importer.Service
-	Log     *slog.Logger // errors of a stream already under way (default slog.Default)
-	TempDir string       // where sqlite exports are written (default os.TempDir)
-	// ImportLimit caps an import document's bytes (default
+	exports  *export.Service
+	imports  *importer.Service
+	log      *slog.Logger // errors of a stream already under way
+	settings Settings
+}
+
+// Settings are the exchange's knobs, read once in cmd/tracker's config.
+type Settings struct {
+	// TempDir is where sqlite exports are written ("" is os.TempDir).
+	TempDir string
+	// ImportLimit caps an import document's bytes (0 is
 	// DefaultImportLimit); every other route takes api.DefaultBodyLimit.
 	ImportLimit int
+}
+
+// New builds the handlers with every dependency they need. log receives the
+// errors of an export stream already under way (its status line is sent):
+// pass the service's masking logger, never slog.Default.
+func New(exports *export.Service, imports *importer.Service, log *slog.Logger, settings Settings) Handlers {
+	if log == nil {
+		panic("exchange.New: nil logger")
+	}
+	return Handlers{exports: exports, imports: imports, log: log, settings: settings}
 }
 
 // DefaultImportLimit admits import documents of ~100,000 tickets with
@@ -30,19 +46,12 @@ const DefaultImportLimit = 256 << 20
 // Routes registers the routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/export", h.export)
-	limit := h.ImportLimit
+	limit := h.settings.ImportLimit
 	if limit == 0 {
 		limit = DefaultImportLimit
 	}
 	r.Upload("/import", limit, h.importDocument)
 	r.Get("/imports/:id", h.getImport)
-	r.Get("/orgs/:org_id/imports", api.ListUnder("org_id", "organization", h.Imports.List))
+	r.Get("/orgs/:org_id/imports", api.ListUnder("org_id", "organization", h.imports.List))
 	r.Post("/imports/:id/cancel", h.cancelImport)
-}
-
-func (h Handlers) log() *slog.Logger {
-	if h.Log != nil {
-		return h.Log
-	}
-	return slog.Default()
 }

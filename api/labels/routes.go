@@ -11,17 +11,22 @@ import (
 
 // Handlers serve the label routes.
 type Handlers struct {
-	Labels *label.Service
+	labels *label.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(labels *label.Service) Handlers {
+	return Handlers{labels: labels}
 }
 
 // Routes registers the label routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/labels", h.create)
-	r.Get("/orgs/:org_id/labels", api.ListUnder("org_id", "organization", h.Labels.List))
-	r.Get("/labels/:id", api.ByID("label", h.Labels.Get))
+	r.Get("/orgs/:org_id/labels", api.ListUnder("org_id", "organization", h.labels.List))
+	r.Get("/labels/:id", api.ByID("label", h.labels.Get))
 	r.Patch("/labels/:id", h.update)
-	r.Delete("/labels/:id", api.CascadeDelete("label", h.Labels.Delete))
-	r.Post("/labels/:id/batch-assign", api.BatchAssign("label", h.Labels.BatchAssign))
+	r.Delete("/labels/:id", api.CascadeDelete("label", h.labels.Delete))
+	r.Post("/labels/:id/batch-assign", api.BatchAssign("label", h.labels.BatchAssign))
 	r.Post("/tickets/:ticket_id/labels", h.replaceTicketLabels)
 	r.Get("/tickets/:ticket_id/labels", h.ticketLabels)
 	r.Post("/tickets/:ticket_id/labels/:label_id", h.addTicketLabel)
@@ -42,7 +47,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Labels.Create(c.UserContext(), api.Principal(c), orgID, req.Name, req.Color)
+	out, err := h.labels.Create(c.UserContext(), api.Principal(c), orgID, req.Name, req.Color)
 	if err != nil {
 		return err
 	}
@@ -63,7 +68,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Labels.Update(c.UserContext(), api.Principal(c), id, label.Patch{Name: req.Name, Color: req.Color})
+	out, err := h.labels.Update(c.UserContext(), api.Principal(c), id, label.Patch{Name: req.Name, Color: req.Color})
 	if err != nil {
 		return err
 	}

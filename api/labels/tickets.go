@@ -21,7 +21,7 @@ func (h Handlers) replaceTicketLabels(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Labels.ReplaceTicketLabels(c.UserContext(), api.Principal(c), ticketID, req.LabelIDs)
+	out, err := h.labels.ReplaceTicketLabels(c.UserContext(), api.Principal(c), ticketID, req.LabelIDs)
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (h Handlers) ticketLabels(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Labels.TicketLabels(c.UserContext(), api.Principal(c), ticketID)
+	out, err := h.labels.TicketLabels(c.UserContext(), api.Principal(c), ticketID)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (h Handlers) addTicketLabel(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Labels.AddTicketLabel(c.UserContext(), api.Principal(c), ticketID, labelID)
+	out, err := h.labels.AddTicketLabel(c.UserContext(), api.Principal(c), ticketID, labelID)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (h Handlers) removeTicketLabel(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Labels.RemoveTicketLabel(c.UserContext(), api.Principal(c), ticketID, labelID); err != nil {
+	if err := h.labels.RemoveTicketLabel(c.UserContext(), api.Principal(c), ticketID, labelID); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

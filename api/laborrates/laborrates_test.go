@@ -16,7 +16,7 @@ import (
 func TestLaborRates(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{laborrates.Handlers{Rates: laborrate.New(e.DB, e.Clock)}}
+		return []api.Module{laborrates.New(laborrate.New(e.DB, e.Clock))}
 	}})
 	owner := env.Register("Owner")
 	admin := env.Member(owner, "admin")

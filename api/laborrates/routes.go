@@ -14,13 +14,18 @@ const DefaultPageLimit = 50
 
 // Handlers serve the labor rate routes.
 type Handlers struct {
-	Rates *laborrate.Service
+	rates *laborrate.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(rates *laborrate.Service) Handlers {
+	return Handlers{rates: rates}
 }
 
 // Routes registers the labor rate routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/labor-rates", h.create)
-	r.Get("/labor-rates/:id", api.ByID("labor rate", h.Rates.Get))
+	r.Get("/labor-rates/:id", api.ByID("labor rate", h.rates.Get))
 	r.Get("/users/:user_id/orgs/:org_id/labor-rates/current", h.current)
 	r.Get("/users/:user_id/orgs/:org_id/labor-rates", h.list)
 }
@@ -37,7 +42,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	rate, err := h.Rates.Create(c.UserContext(), api.Principal(c), laborrate.CreateInput{
+	rate, err := h.rates.Create(c.UserContext(), api.Principal(c), laborrate.CreateInput{
 		UserID: req.UserID, OrgID: req.OrgID, LoadedRateCents: *req.LoadedRateCents, EffectiveDate: req.EffectiveDate,
 	})
 	if err != nil {
@@ -60,7 +65,7 @@ func (h Handlers) current(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rate, err := h.Rates.Current(c.UserContext(), api.Principal(c), userID, orgID)
+	rate, err := h.rates.Current(c.UserContext(), api.Principal(c), userID, orgID)
 	if err != nil {
 		return err
 	}
@@ -76,7 +81,7 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rates, err := h.Rates.List(c.UserContext(), api.Principal(c), userID, orgID, page)
+	rates, err := h.rates.List(c.UserContext(), api.Principal(c), userID, orgID, page)
 	if err != nil {
 		return err
 	}

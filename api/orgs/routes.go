@@ -11,7 +11,12 @@ import (
 
 // Handlers serve the org routes.
 type Handlers struct {
-	Orgs *org.Service
+	orgs *org.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(orgs *org.Service) Handlers {
+	return Handlers{orgs: orgs}
 }
 
 // Routes registers the org routes.
@@ -37,7 +42,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	o, err := h.Orgs.Create(c.UserContext(), api.Principal(c), req.Name, req.Slug)
+	o, err := h.orgs.Create(c.UserContext(), api.Principal(c), req.Name, req.Slug)
 	if err != nil {
 		return err
 	}
@@ -45,7 +50,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 }
 
 func (h Handlers) list(c *fiber.Ctx) error {
-	orgs, err := h.Orgs.List(c.UserContext(), api.Principal(c))
+	orgs, err := h.orgs.List(c.UserContext(), api.Principal(c))
 	if err != nil {
 		return err
 	}
@@ -66,7 +71,7 @@ func (h Handlers) addMember(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	m, err := h.Orgs.AddMember(c.UserContext(), api.Principal(c), orgID, req.UserID, req.Role)
+	m, err := h.orgs.AddMember(c.UserContext(), api.Principal(c), orgID, req.UserID, req.Role)
 	if err != nil {
 		return err
 	}
@@ -82,7 +87,7 @@ func (h Handlers) listMembers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	members, err := h.Orgs.ListMembers(c.UserContext(), api.Principal(c), orgID, page)
+	members, err := h.orgs.ListMembers(c.UserContext(), api.Principal(c), orgID, page)
 	if err != nil {
 		return err
 	}
@@ -103,7 +108,7 @@ func (h Handlers) createInvite(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	inv, err := h.Orgs.CreateInvite(c.UserContext(), api.Principal(c), orgID, req.Email, req.Role)
+	inv, err := h.orgs.CreateInvite(c.UserContext(), api.Principal(c), orgID, req.Email, req.Role)
 	if err != nil {
 		return err
 	}
@@ -115,7 +120,7 @@ func (h Handlers) listInvites(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	invs, err := h.Orgs.ListInvites(c.UserContext(), api.Principal(c), orgID)
+	invs, err := h.orgs.ListInvites(c.UserContext(), api.Principal(c), orgID)
 	if err != nil {
 		return err
 	}
@@ -131,7 +136,7 @@ func (h Handlers) revokeInvite(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Orgs.RevokeInvite(c.UserContext(), api.Principal(c), orgID, id); err != nil {
+	if err := h.orgs.RevokeInvite(c.UserContext(), api.Principal(c), orgID, id); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -158,7 +163,7 @@ func (h Handlers) updateMember(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	m, err := h.Orgs.UpdateMemberRole(c.UserContext(), api.Principal(c), orgID, userID, req.Role)
+	m, err := h.orgs.UpdateMemberRole(c.UserContext(), api.Principal(c), orgID, userID, req.Role)
 	if err != nil {
 		return err
 	}
@@ -170,7 +175,7 @@ func (h Handlers) removeMember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Orgs.RemoveMember(c.UserContext(), api.Principal(c), orgID, userID); err != nil {
+	if err := h.orgs.RemoveMember(c.UserContext(), api.Principal(c), orgID, userID); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -23,6 +23,7 @@ type createReq struct {
 	DevelopmentPhase   *string `json:"development_phase"`
 	CostCenterID       *string `json:"cost_center_id"`
 	AmortizationMonths *int64  `json:"amortization_months"`
+	PlacedInService    *string `json:"placed_in_service"`
 }
 
 func (r createReq) input() (project.CreateInput, error) {
@@ -33,6 +34,7 @@ func (r createReq) input() (project.CreateInput, error) {
 		TeamID: idPtr(&p, "team_id", r.TeamID), WorkflowID: idPtr(&p, "workflow_id", r.WorkflowID),
 		BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod, CapitalizationType: r.CapitalizationType,
 		DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID, AmortizationMonths: r.AmortizationMonths,
+		PlacedInService: r.PlacedInService,
 	}
 	return in, p.Err()
 }
@@ -64,6 +66,7 @@ type patchReq struct {
 	AmortizationMonths domain.Opt[int64]  `json:"amortization_months"`
 	BudgetCents        domain.Opt[int64]  `json:"budget_cents"`
 	BudgetPeriod       domain.Opt[string] `json:"budget_period"`
+	PlacedInService    domain.Opt[string] `json:"placed_in_service"`
 }
 
 func (r patchReq) input() (project.PatchInput, error) {
@@ -77,6 +80,7 @@ func (r patchReq) input() (project.PatchInput, error) {
 		Name: r.Name, Description: r.Description, TeamID: team, WorkflowID: wf,
 		CapitalizationType: r.CapitalizationType, DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID,
 		AmortizationMonths: r.AmortizationMonths, BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod,
+		PlacedInService: r.PlacedInService,
 	}, nil
 }
 

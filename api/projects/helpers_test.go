@@ -20,7 +20,7 @@ func newEnv(t *testing.T) *apitest.Env {
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
 			projects.Handlers{Projects: project.New(e.DB, e.Clock)},
-			workflows.Handlers{Workflows: workflow.New(e.DB, e.Clock)},
+			workflows.New(workflow.New(e.DB, e.Clock)),
 		}
 	}})
 }

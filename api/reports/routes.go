@@ -3,6 +3,9 @@
 package reports
 
 import (
+	"bufio"
+	"log/slog"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -20,41 +23,53 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/reports/capitalization", h.report)
 	r.Get("/reports/capitalization/export", h.exportCSV)
+	r.Get("/reports/capitalization/entries", h.entries)
+	r.Get("/reports/capitalization/trend.svg", h.trendSVG)
 	r.Get("/reports/capitalization/exports", h.listExports)
 	r.Post("/reports/capitalization/exports", h.requestExport)
 	r.Get("/reports/capitalization/exports/:id", h.getExport)
 	r.Get("/reports/capitalization/exports/:id/download", h.download)
+	r.Get("/reports/amortization", h.amortization)
 	h.periodRoutes(r)
 }
 
 // query reads the report's query string; withGroup also reads group_by
 // (the CSV export has no grouping).
 func query(c *fiber.Ctx, withGroup bool) (capex.Query, error) {
-	var raw capex.RawQuery
-	var err error
-	if raw.OrgID, err = api.QueryID(c, "org_id"); err != nil {
-		return capex.Query{}, err
-	}
-	if raw.TeamID, err = api.QueryID(c, "team_id"); err != nil {
-		return capex.Query{}, err
-	}
-	if raw.UserID, err = api.QueryID(c, "user_id"); err != nil {
-		return capex.Query{}, err
-	}
-	if raw.IncludeUsers, err = api.QueryBool(c, "include_users"); err != nil {
-		return capex.Query{}, err
-	}
-	if raw.IncludeBudget, err = api.QueryBool(c, "include_budget"); err != nil {
+	raw, err := rawQuery(c)
+	if err != nil {
 		return capex.Query{}, err
 	}
 	raw.Period = c.Query("period")
 	if withGroup {
 		raw.GroupBy = c.Query("group_by")
 	}
+	return capex.ParseQuery(raw)
+}
+
+// rawQuery reads the report's filters.
+func rawQuery(c *fiber.Ctx) (capex.RawQuery, error) {
+	var raw capex.RawQuery
+	var err error
+	if raw.OrgID, err = api.QueryID(c, "org_id"); err != nil {
+		return raw, err
+	}
+	if raw.TeamID, err = api.QueryID(c, "team_id"); err != nil {
+		return raw, err
+	}
+	if raw.UserID, err = api.QueryID(c, "user_id"); err != nil {
+		return raw, err
+	}
+	if raw.IncludeUsers, err = api.QueryBool(c, "include_users"); err != nil {
+		return raw, err
+	}
+	if raw.IncludeBudget, err = api.QueryBool(c, "include_budget"); err != nil {
+		return raw, err
+	}
 	raw.CostCenterID = c.Query("cost_center_id")
 	raw.ActivityType = c.Query("activity_type")
 	raw.Tag = c.Query("tag")
-	return capex.ParseQuery(raw)
+	return raw, nil
 }
 
 func (h Handlers) report(c *fiber.Ctx) error {
@@ -148,4 +163,90 @@ func (h Handlers) download(c *fiber.Ctx) error {
 		return err
 	}
 	return sendCSV(c, "capitalization-"+e.Period+"-"+e.ID.String()+".csv", data)
+}
+
+// entriesResp is a drill-down page with the list's cursor fields.
+type entriesResp struct {
+	capex.Entries
+	NextCursor *string `json:"next_cursor"`
+	HasMore    bool    `json:"has_more"`
+}
+
+// entries serves the approved entries behind a report line: JSON pages
+// (limit, cursor) or, with format=csv, every entry as one CSV file.
+func (h Handlers) entries(c *fiber.Ctx) error {
+	format := c.Query("format")
+	if format != "" && format != "csv" && format != "json" {
+		return domain.Invalid("format: must be json or csv")
+	}
+	q, err := query(c, false)
+	if err != nil {
+		return err
+	}
+	eq := capex.EntriesQuery{Query: q}
+	if eq.ProjectID, err = api.QueryID(c, "project_id"); err != nil {
+		return err
+	}
+	if format == "csv" {
+		write, err := h.Reports.EntriesCSV(c.UserContext(), api.Principal(c), eq)
+		if err != nil {
+			return err
+		}
+		// Streamed row by row after the handler returns (the request's
+		// context is then done: the stream keeps its values only), so
+		// 100k entries never sit in memory; an error mid-stream ends it.
+		c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+		c.Set(fiber.HeaderContentDisposition, `attachment; filename="capitalization-entries-`+q.Period.String()+`.csv"`)
+		reqID := api.RequestID(c)
+		c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+			if err := write(w); err != nil {
+				slog.Default().Error("drill-down CSV stream failed", "request_id", reqID, "error", err)
+			}
+		})
+		return nil
+	}
+	page, err := api.PageParams(c, 100)
+	if err != nil {
+		return err
+	}
+	out, err := h.Reports.Entries(c.UserContext(), api.Principal(c), eq, page)
+	if err != nil {
+		return err
+	}
+	resp := entriesResp{Entries: out, HasMore: out.Next != nil}
+	if out.Next != nil {
+		s := api.EncodeCursor(*out.Next)
+		resp.NextCursor = &s
+	}
+	return c.JSON(resp)
+}
+
+// amortization serves the amortization schedule as JSON or, with
+// format=csv, as a CSV file.
+func (h Handlers) amortization(c *fiber.Ctx) error {
+	format := c.Query("format")
+	if format != "" && format != "csv" && format != "json" {
+		return domain.Invalid("format: must be json or csv")
+	}
+	orgID, err := api.QueryID(c, "org_id")
+	if err != nil {
+		return err
+	}
+	projectID, err := api.QueryID(c, "project_id")
+	if err != nil {
+		return err
+	}
+	rep, err := h.Reports.Amortization(c.UserContext(), api.Principal(c), capex.AmortRequest{
+		OrgID: orgID, ProjectID: projectID, From: c.Query("from"), To: c.Query("to")})
+	if err != nil {
+		return err
+	}
+	if format == "csv" {
+		data, err := capex.WriteAmortCSV(rep)
+		if err != nil {
+			return err
+		}
+		return sendCSV(c, "amortization-"+rep.From+"-"+rep.To+".csv", data)
+	}
+	return c.JSON(rep)
 }

@@ -24,8 +24,9 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/sprints/:id/start", api.ByID("sprint", h.Sprints.Start))
 	r.Post("/sprints/:id/complete", api.ByID("sprint", h.Sprints.Complete))
 	r.Post("/sprints/:id/batch-assign", api.BatchAssign("sprint", h.Sprints.BatchAssign))
-	r.Get("/sprints/:id/board", api.ByID("sprint", h.Sprints.Board))
+	r.Get("/sprints/:id/board", h.board)
 	r.Get("/sprints/:id/burndown", api.ByID("sprint", h.Sprints.Burndown))
+	r.Get("/sprints/:id/burndown.svg", h.burndownSVG)
 }
 
 type createReq struct {
@@ -74,4 +75,17 @@ func (h Handlers) update(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(out)
+}
+
+// board is the sprint board, narrowed by the search query q when given.
+func (h Handlers) board(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "sprint")
+	if err != nil {
+		return err
+	}
+	b, err := h.Sprints.BoardQ(c.UserContext(), api.Principal(c), id, c.Query("q"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(b)
 }

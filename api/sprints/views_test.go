@@ -60,6 +60,12 @@ func TestBoard(t *testing.T) {
 		if tk["id"] != a.String() || tk["title"] != "a" || tk["priority"] != "None" || tk["sprint_id"] != sid(s) || tk["reporter_id"] != w.owner.ID.String() {
 			t.Fatalf("ticket %v", tk)
 		}
+		// q narrows the board (the search language); columns stay.
+		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board?q=category:in_progress+-b", w.viewer.Token, nil).Expect(t, 200).Decode(t, &b)
+		if got := b.layout(); got != "Backlog:0,Todo:0,InProgress:1,InReview:0,Done:0,Cancelled:0" {
+			t.Fatalf("q columns %s", got)
+		}
+		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board?q=nope:x", w.viewer.Token, nil).Expect(t, 422)
 	})
 
 	t.Run("200 the project's own workflow; unknown statuses last", func(t *testing.T) {

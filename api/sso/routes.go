@@ -16,7 +16,12 @@ import (
 
 // Handlers serve the SSO routes.
 type Handlers struct {
-	SSO *sso.Service
+	sso *sso.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(svc *sso.Service) Handlers {
+	return Handlers{sso: svc}
 }
 
 // Routes registers the SSO routes.
@@ -47,7 +52,7 @@ func (h Handlers) put(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.SSO.Put(c.UserContext(), api.Principal(c), orgID, sso.ConfigInput{IssuerURL: req.IssuerURL, ClientID: req.ClientID,
+	out, err := h.sso.Put(c.UserContext(), api.Principal(c), orgID, sso.ConfigInput{IssuerURL: req.IssuerURL, ClientID: req.ClientID,
 		ClientSecret: req.ClientSecret, AllowedDomains: req.AllowedDomains, DefaultRole: req.DefaultRole})
 	if err != nil {
 		return err
@@ -60,7 +65,7 @@ func (h Handlers) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.SSO.Get(c.UserContext(), api.Principal(c), orgID)
+	out, err := h.sso.Get(c.UserContext(), api.Principal(c), orgID)
 	if err != nil {
 		return err
 	}
@@ -72,7 +77,7 @@ func (h Handlers) delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.SSO.Delete(c.UserContext(), api.Principal(c), orgID); err != nil {
+	if err := h.sso.Delete(c.UserContext(), api.Principal(c), orgID); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -83,7 +88,7 @@ func (h Handlers) discover(c *fiber.Ctx) error {
 	if err != nil {
 		return domain.Invalid("org_id: required, a UUID")
 	}
-	out, err := h.SSO.Discover(c.UserContext(), orgID)
+	out, err := h.sso.Discover(c.UserContext(), orgID)
 	if err != nil {
 		return err
 	}
@@ -94,7 +99,7 @@ func (h Handlers) discover(c *fiber.Ctx) error {
 // is redirected to SERVICE_PUBLIC_URL with the tokens in the fragment,
 // which never reaches a server's logs.
 func (h Handlers) callback(c *fiber.Ctx) error {
-	out, err := h.SSO.Callback(c.UserContext(), c.Query("code"), c.Query("state"))
+	out, err := h.sso.Callback(c.UserContext(), c.Query("code"), c.Query("state"))
 	if err != nil {
 		return err
 	}
@@ -102,7 +107,7 @@ func (h Handlers) callback(c *fiber.Ctx) error {
 	if strings.Contains(c.Get(fiber.HeaderAccept), "text/html") {
 		frag := url.Values{"access_token": {out.AccessToken}, "refresh_token": {out.RefreshToken},
 			"user_id": {out.UserID.String()}, "token_type": {"Bearer"}}
-		return c.Redirect(strings.TrimRight(h.SSO.PublicURL(), "/")+"/#"+frag.Encode(), fiber.StatusSeeOther)
+		return c.Redirect(strings.TrimRight(h.sso.PublicURL(), "/")+"/#"+frag.Encode(), fiber.StatusSeeOther)
 	}
 	return c.JSON(out)
 }
@@ -113,7 +118,7 @@ func (h Handlers) scimToken(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.SSO.IssueScimToken(c.UserContext(), api.Principal(c), orgID)
+	out, err := h.sso.IssueScimToken(c.UserContext(), api.Principal(c), orgID)
 	if err != nil {
 		return err
 	}

@@ -68,8 +68,8 @@ func setup(t *testing.T) *world {
 		return domain.SystemClock{}.Now().Add(time.Duration(w.skew.Load()))
 	})
 	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{ssoapi.Handlers{SSO: sso.New(e.DB, box, clock, e.Accounts, &http.Client{Timeout: 10 * time.Second},
-			"http://tracker.test", true)}}
+		return []api.Module{ssoapi.New(sso.New(e.DB, box, clock, e.Accounts, &http.Client{Timeout: 10 * time.Second},
+			"http://tracker.test", true))}
 	}})
 	w.owner = w.env.Register("Owner")
 	return w

@@ -18,7 +18,7 @@ func newEnv(t *testing.T) *apitest.Env {
 	t.Helper()
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
-			tags.Handlers{Tags: tag.New(e.DB, e.Clock)},
+			tags.New(tag.New(e.DB, e.Clock)),
 			projects.Handlers{Projects: project.New(e.DB, e.Clock)},
 		}
 	}})

@@ -14,7 +14,12 @@ import (
 
 // Handlers serve the tag routes.
 type Handlers struct {
-	Tags *tag.Service
+	tags *tag.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(tags *tag.Service) Handlers {
+	return Handlers{tags: tags}
 }
 
 // Routes registers the tag routes. The search route has one segment less
@@ -69,7 +74,7 @@ func (h Handlers) put(c *fiber.Ctx) error {
 			pairs = append(pairs, tag.Pair{Key: t.Key, Value: t.Value})
 		}
 	}
-	out, err := h.Tags.Put(c.UserContext(), api.Principal(c), e, pairs)
+	out, err := h.tags.Put(c.UserContext(), api.Principal(c), e, pairs)
 	if err != nil {
 		return err
 	}
@@ -81,7 +86,7 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Tags.List(c.UserContext(), api.Principal(c), e)
+	out, err := h.tags.List(c.UserContext(), api.Principal(c), e)
 	if err != nil {
 		return err
 	}
@@ -97,7 +102,7 @@ func (h Handlers) delete(c *fiber.Ctx) error {
 	if err != nil {
 		return domain.NotFound("tag")
 	}
-	if err := h.Tags.Delete(c.UserContext(), api.Principal(c), e, key); err != nil {
+	if err := h.tags.Delete(c.UserContext(), api.Principal(c), e, key); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
@@ -124,7 +129,7 @@ func (h Handlers) search(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Tags.Search(c.UserContext(), api.Principal(c), orgID, c.Query("key"), c.Query("value"), page)
+	out, err := h.tags.Search(c.UserContext(), api.Principal(c), orgID, c.Query("key"), c.Query("value"), page)
 	if err != nil {
 		return err
 	}

@@ -11,17 +11,22 @@ import (
 
 // Handlers serve the team routes.
 type Handlers struct {
-	Teams *team.Service
+	teams *team.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(teams *team.Service) Handlers {
+	return Handlers{teams: teams}
 }
 
 // Routes registers the team routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/teams", h.create)
-	r.Get("/orgs/:org_id/teams", api.ListUnder("org_id", "organization", h.Teams.List))
-	r.Get("/teams/:id", api.ByID("team", h.Teams.Get))
+	r.Get("/orgs/:org_id/teams", api.ListUnder("org_id", "organization", h.teams.List))
+	r.Get("/teams/:id", api.ByID("team", h.teams.Get))
 	r.Patch("/teams/:id", h.update)
-	r.Delete("/teams/:id", api.CascadeDelete("team", h.Teams.Delete))
-	r.Get("/teams/:id/members", api.ListUnder("id", "team", h.Teams.Members))
+	r.Delete("/teams/:id", api.CascadeDelete("team", h.teams.Delete))
+	r.Get("/teams/:id/members", api.ListUnder("id", "team", h.teams.Members))
 	r.Put("/teams/:id/members/:user_id", h.addMember)
 	r.Delete("/teams/:id/members/:user_id", h.removeMember)
 }
@@ -39,7 +44,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Teams.Create(c.UserContext(), api.Principal(c), orgID, req.Name)
+	out, err := h.teams.Create(c.UserContext(), api.Principal(c), orgID, req.Name)
 	if err != nil {
 		return err
 	}
@@ -59,7 +64,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Teams.Rename(c.UserContext(), api.Principal(c), id, req.Name)
+	out, err := h.teams.Rename(c.UserContext(), api.Principal(c), id, req.Name)
 	if err != nil {
 		return err
 	}
@@ -76,7 +81,7 @@ func (h Handlers) addMember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	created, err := h.Teams.AddMember(c.UserContext(), api.Principal(c), id, userID)
+	created, err := h.teams.AddMember(c.UserContext(), api.Principal(c), id, userID)
 	if err != nil {
 		return err
 	}
@@ -96,7 +101,7 @@ func (h Handlers) removeMember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Teams.RemoveMember(c.UserContext(), api.Principal(c), id, userID); err != nil {
+	if err := h.teams.RemoveMember(c.UserContext(), api.Principal(c), id, userID); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -23,9 +23,9 @@ func newEnv(t *testing.T) *apitest.Env {
 	t.Helper()
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
-			teams.Handlers{Teams: team.New(e.DB, domain.SystemClock{})},
+			teams.New(team.New(e.DB, domain.SystemClock{})),
 			projects.Handlers{Projects: project.New(e.DB, e.Clock)},
-			tags.Handlers{Tags: tag.New(e.DB, e.Clock)},
+			tags.New(tag.New(e.DB, e.Clock)),
 			reports.Handlers{Reports: capex.New(e.DB, e.Clock)},
 		}
 	}})

@@ -13,6 +13,7 @@ type createReq struct {
 	Status      string  `json:"status"`
 	Priority    string  `json:"priority"`
 	AssigneeID  *string `json:"assignee_id"`
+	ParentID    *string `json:"parent_id"`
 	// reporter_id is deprecated and ignored: the reporter is the caller.
 }
 
@@ -25,6 +26,13 @@ func (r createReq) toDomain() (ticket.NewTicket, error) {
 		}
 		out.AssigneeID = &id
 	}
+	if r.ParentID != nil {
+		id, err := uuid.Parse(*r.ParentID)
+		if err != nil {
+			return out, domain.Invalid("parent_id: must be a UUID")
+		}
+		out.ParentID = &id
+	}
 	return out, nil
 }
 
@@ -36,12 +44,16 @@ type patchReq struct {
 	Status      domain.Opt[string] `json:"status"`
 	Priority    domain.Opt[string] `json:"priority"`
 	AssigneeID  domain.Opt[string] `json:"assignee_id"`
+	ParentID    domain.Opt[string] `json:"parent_id"`
 }
 
 func (r patchReq) toDomain() (ticket.Patch, error) {
 	out := ticket.Patch{Title: r.Title, Description: r.Description, Status: r.Status, Priority: r.Priority}
 	var err error
-	out.AssigneeID, err = optID("assignee_id", r.AssigneeID)
+	if out.AssigneeID, err = optID("assignee_id", r.AssigneeID); err != nil {
+		return out, err
+	}
+	out.ParentID, err = optID("parent_id", r.ParentID)
 	return out, err
 }
 

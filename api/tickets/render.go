@@ -13,6 +13,7 @@ import (
 // render answers a changed ticket: the Ticket itself, or, when the workflow
 // warned about an unlisted move, an object with ticket and warning.
 func render(c *fiber.Ctx, res ticket.Result) error {
+	api.SetETag(c, res.Ticket.Version)
 	if res.Warning != "" {
 		return c.JSON(fiber.Map{"ticket": res.Ticket, "warning": res.Warning})
 	}
@@ -22,6 +23,7 @@ func render(c *fiber.Ctx, res ticket.Result) error {
 // sendTicket writes one ticket without reflection (see Ticket.AppendJSON).
 func sendTicket(c *fiber.Ctx, status int, t ticket.Ticket) error {
 	c.Status(status).Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	api.SetETag(c, t.Version)
 	return c.Send(t.AppendJSON(make([]byte, 0, 512)))
 }
 

@@ -63,6 +63,11 @@ func TestResolve(t *testing.T) {
 		if res.Ticket != nil || len(res.Suggestions) != 1 || res.Suggestions[0].ID != tk.ID {
 			t.Fatalf("%+v", res)
 		}
+		// A typo still suggests the title (pg_trgm word similarity).
+		res = resolve(t, f.owner.Token, "ref=crashs", 200)
+		if res.Ticket != nil || len(res.Suggestions) != 1 || res.Suggestions[0].ID != tk.ID {
+			t.Fatalf("typo: %+v", res)
+		}
 		res = resolve(t, f.owner.Token, "ref="+uuid.NewString(), 200)
 		if res.Ticket != nil {
 			t.Fatal("found a random uuid")

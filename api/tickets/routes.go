@@ -4,12 +4,15 @@ package tickets
 
 import (
 	"tracker/api"
+	"tracker/domain/search"
 	"tracker/domain/ticket"
 )
 
 // Handlers serve the ticket routes.
 type Handlers struct {
 	Tickets *ticket.Service
+	// Search runs ?q= queries; nil builds one on Tickets' database and clock.
+	Search *search.Service
 }
 
 // Routes registers the ticket routes. The fixed paths (/tickets/resolve,
@@ -17,15 +20,20 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects/:project_id/tickets", h.create)
 	r.Get("/projects/:project_id/tickets", h.list)
+	r.Get("/orgs/:org_id/tickets", h.searchOrg)
 	r.Get("/tickets/resolve", h.resolve)
 	r.Post("/tickets/batch-update", h.batchUpdate)
 	r.Post("/tickets/batch-delete", h.batchDelete)
 	r.Post("/tickets/batch-transition", h.batchTransition)
 	r.Get("/tickets/:id", h.get)
-	r.Patch("/tickets/:id", h.update)
-	r.Delete("/tickets/:id", api.CascadeDelete("ticket", h.Tickets.Delete))
+	r.Patch("/tickets/:id", api.IfMatch, h.update)
+	r.Delete("/tickets/:id", api.IfMatch, api.CascadeDelete("ticket", h.Tickets.Delete))
 	r.Post("/tickets/:id/transition", h.transition)
 	r.Get("/tickets/:id/transitions", api.ByID("ticket", h.Tickets.Transitions))
 	r.Get("/tickets/:id/available-transitions", h.available)
 	r.Get("/tickets/:ticket_id/activity", h.activity)
+	r.Get("/tickets/:id/children", h.children)
+	r.Post("/tickets/:id/links", h.addLink)
+	r.Get("/tickets/:id/links", h.links)
+	r.Delete("/tickets/:id/links/:link_id", h.removeLink)
 }

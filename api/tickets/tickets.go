@@ -44,6 +44,9 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if c.Query("q") != "" || c.Query("count") != "" {
+		return h.searchProject(c, projectID)
+	}
 	page, err := api.PageParams(c, 20)
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ func (h Handlers) listByTicket(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	entries, err := h.Entries.ListByTicket(c.UserContext(), api.Principal(c), ticketID, f, page)
+	entries, err := h.entries.ListByTicket(c.UserContext(), api.Principal(c), ticketID, f, page)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h Handlers) listByUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	entries, err := h.Entries.ListByUser(c.UserContext(), api.Principal(c), userID, orgID, f, page)
+	entries, err := h.entries.ListByUser(c.UserContext(), api.Principal(c), userID, orgID, f, page)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (h Handlers) submitted(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	entries, err := h.Entries.ListSubmitted(c.UserContext(), api.Principal(c), orgID)
+	entries, err := h.entries.ListSubmitted(c.UserContext(), api.Principal(c), orgID)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,12 @@ import (
 
 // Handlers serve the time entry routes.
 type Handlers struct {
-	Entries *timeentry.Service
+	entries *timeentry.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(entries *timeentry.Service) Handlers {
+	return Handlers{entries: entries}
 }
 
 // Routes registers the time entry routes. The submitted queue comes before
@@ -21,11 +26,11 @@ type Handlers struct {
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/time-entries/submitted", h.submitted)
 	r.Post("/time-entries", h.create)
-	r.Get("/time-entries/:id", api.ByID("time entry", h.Entries.Get))
+	r.Get("/time-entries/:id", api.ByID("time entry", h.entries.Get))
 	r.Patch("/time-entries/:id", h.update)
 	r.Delete("/time-entries/:id", h.delete)
-	r.Post("/time-entries/:id/submit", api.ByID("time entry", h.Entries.Submit))
-	r.Post("/time-entries/:id/approve", api.ByID("time entry", h.Entries.Approve))
+	r.Post("/time-entries/:id/submit", api.ByID("time entry", h.entries.Submit))
+	r.Post("/time-entries/:id/approve", api.ByID("time entry", h.entries.Approve))
 	r.Get("/tickets/:ticket_id/time-entries", h.listByTicket)
 	r.Get("/users/:user_id/time-entries", h.listByUser)
 }
@@ -45,7 +50,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	e, err := h.Entries.Create(c.UserContext(), api.Principal(c), timeentry.CreateInput{
+	e, err := h.entries.Create(c.UserContext(), api.Principal(c), timeentry.CreateInput{
 		UserID: req.UserID, TicketID: req.TicketID, ProjectID: req.ProjectID, Date: req.Date,
 		DurationMinutes: *req.DurationMinutes, Description: req.Description, ActivityType: req.ActivityType,
 	})
@@ -71,7 +76,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	e, err := h.Entries.Update(c.UserContext(), api.Principal(c), id, timeentry.Patch(req))
+	e, err := h.entries.Update(c.UserContext(), api.Principal(c), id, timeentry.Patch(req))
 	if err != nil {
 		return err
 	}
@@ -83,7 +88,7 @@ func (h Handlers) delete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Entries.Delete(c.UserContext(), api.Principal(c), id); err != nil {
+	if err := h.entries.Delete(c.UserContext(), api.Principal(c), id); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -26,7 +26,7 @@ type world struct {
 func setup(t *testing.T) *world {
 	t.Helper()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{timeentries.Handlers{Entries: timeentry.New(e.DB, e.Clock)}}
+		return []api.Module{timeentries.New(timeentry.New(e.DB, e.Clock))}
 	}})
 	w := &world{env: env, f: capextest.F{T: t, DB: env.DB}}
 	w.owner = env.Register("Owner")

@@ -10,15 +10,20 @@ import (
 
 // Handlers serve the webhook routes.
 type Handlers struct {
-	Webhooks *webhook.Service
+	webhooks *webhook.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(webhooks *webhook.Service) Handlers {
+	return Handlers{webhooks: webhooks}
 }
 
 // Routes registers the webhook routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/webhooks", h.create)
-	r.Get("/orgs/:org_id/webhooks", api.ListUnder("org_id", "organization", h.Webhooks.List))
-	r.Get("/webhooks/:id", api.ByID("webhook", h.Webhooks.Get))
-	r.Delete("/webhooks/:id", api.DeleteByID("webhook", h.Webhooks.Delete))
+	r.Get("/orgs/:org_id/webhooks", api.ListUnder("org_id", "organization", h.webhooks.List))
+	r.Get("/webhooks/:id", api.ByID("webhook", h.webhooks.Get))
+	r.Delete("/webhooks/:id", api.DeleteByID("webhook", h.webhooks.Delete))
 	r.Get("/webhooks/:id/deliveries", h.deliveries)
 	r.Post("/webhooks/:id/deliveries/:delivery_id/redeliver", h.redeliver)
 }
@@ -39,7 +44,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	w, err := h.Webhooks.Create(c.UserContext(), api.Principal(c), orgID,
+	w, err := h.webhooks.Create(c.UserContext(), api.Principal(c), orgID,
 		webhook.CreateInput{URL: req.URL, EventTypes: req.EventTypes})
 	if err != nil {
 		return err
@@ -56,7 +61,7 @@ func (h Handlers) deliveries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ds, err := h.Webhooks.ListDeliveries(c.UserContext(), api.Principal(c), id, page)
+	ds, err := h.webhooks.ListDeliveries(c.UserContext(), api.Principal(c), id, page)
 	if err != nil {
 		return err
 	}
@@ -72,7 +77,7 @@ func (h Handlers) redeliver(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := h.Webhooks.Redeliver(c.UserContext(), api.Principal(c), id, deliveryID)
+	r, err := h.webhooks.Redeliver(c.UserContext(), api.Principal(c), id, deliveryID)
 	if err != nil {
 		return err
 	}

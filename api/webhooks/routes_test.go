@@ -21,7 +21,7 @@ import (
 func setup(t *testing.T) (*apitest.Env, apitest.User) {
 	t.Helper()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{webhooks.Handlers{Webhooks: webhook.New(e.DB, e.Clock)}}
+		return []api.Module{webhooks.New(webhook.New(e.DB, e.Clock))}
 	}})
 	return env, env.Register("Owner")
 }

@@ -12,16 +12,21 @@ import (
 
 // Handlers serve the workflow routes.
 type Handlers struct {
-	Workflows *workflow.Service
+	workflows *workflow.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(workflows *workflow.Service) Handlers {
+	return Handlers{workflows: workflows}
 }
 
 // Routes registers the workflow routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/workflows", h.create)
-	r.Get("/orgs/:org_id/workflows", api.ListUnder("org_id", "organization", h.Workflows.List))
-	r.Get("/workflows/:id", api.ByID("workflow", h.Workflows.Get))
+	r.Get("/orgs/:org_id/workflows", api.ListUnder("org_id", "organization", h.workflows.List))
+	r.Get("/workflows/:id", api.ByID("workflow", h.workflows.Get))
 	r.Patch("/workflows/:id", h.update)
-	r.Delete("/workflows/:id", api.DeleteByID("workflow", h.Workflows.Delete))
+	r.Delete("/workflows/:id", api.DeleteByID("workflow", h.workflows.Delete))
 }
 
 type createReq struct {
@@ -40,7 +45,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	w, err := h.Workflows.Create(c.UserContext(), api.Principal(c), orgID, workflow.CreateInput{
+	w, err := h.workflows.Create(c.UserContext(), api.Principal(c), orgID, workflow.CreateInput{
 		Name: req.Name, Statuses: req.Statuses, Transitions: req.Transitions, Enforcement: req.Enforcement})
 	if err != nil {
 		return err
@@ -64,7 +69,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	w, err := h.Workflows.Update(c.UserContext(), api.Principal(c), id, workflow.PatchInput{
+	w, err := h.workflows.Update(c.UserContext(), api.Principal(c), id, workflow.PatchInput{
 		Name: req.Name, Statuses: req.Statuses, Transitions: req.Transitions, Enforcement: req.Enforcement})
 	if err != nil {
 		return err

@@ -36,6 +36,7 @@ import (
 	"tracker/store/storetest"
 	"tracker/store/webhookdb"
 	"tracker/worker"
+	"tracker/workflows"
 )
 
 func envInt(name string, def int) int {
@@ -79,7 +80,7 @@ func run() error {
 	cli, _ := filepath.Abs("bin/temporal")
 	dev, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{ExistingPath: cli,
 		ClientOptions: &client.Options{HostPort: addr, Namespace: "default", Logger: quiet},
-		DBFilename:    filepath.Join(dir, "temporal.db"), LogLevel: "error",
+		DBFilename:    filepath.Join(dir, "temporal.db"), LogLevel: "error", SearchAttributes: workflows.DevServerSearchAttributes(),
 		ExtraArgs: []string{"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}})
 	if err != nil {
 		return fmt.Errorf("dev server (make temporal first): %w", err)

@@ -24,6 +24,7 @@ func modes(c config, w world) []mode {
 		return v
 	}
 	const report, export = "/api/v1/reports/capitalization", "/api/v1/reports/capitalization/export"
+	const entries = "/api/v1/reports/capitalization/entries"
 	return []mode{
 		{"default", report, base()},
 		{"include_budget+users", report, base("include_budget", "true", "include_users", "true")},
@@ -31,6 +32,8 @@ func modes(c config, w world) []mode {
 		{"group_by=user", report, base("group_by", "user")},
 		{"tag filter", report, base("tag", w.tag)},
 		{"csv export", export, base()},
+		{"drill-down page+users", entries, base("include_users", "true", "limit", "100")},
+		{"drill-down csv (all)", entries, base("format", "csv")},
 	}
 }
 

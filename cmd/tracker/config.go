@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"tracker/api"
+	"tracker/api/exchange"
 	"tracker/internal/secretbox"
 )
 
@@ -39,8 +40,11 @@ type Config struct {
 	S3SecretKey         string
 	S3Region            string
 	Attachments         AttachmentConfig
-	LoginPerIP          int
-	LoginPerEmail       int
+	// Exchange holds the export/import knobs (zero: os.TempDir and
+	// exchange.DefaultImportLimit; tests set them here, not in the package).
+	Exchange      exchange.Settings
+	LoginPerIP    int
+	LoginPerEmail int
 	// RateLimit is the per-principal request budget a minute of /api/v1
 	// (SERVICE_RATE_LIMIT; 0: off).
 	RateLimit      int

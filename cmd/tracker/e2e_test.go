@@ -173,6 +173,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 	c.expect(401, "GET", "/api/v1/auth/me", k, nil)
 
 	ssoSecrets := ssoEndToEnd(t, c, oidc, token, orgID)
+	ssoSecrets = append(ssoSecrets, scimEndToEnd(t, c, oidc, token, orgID)...)
 
 	h := c.expect(200, "GET", "/health", "", nil)
 	if h["db_healthy"] != true || h["migration_version"].(float64) < 1 {

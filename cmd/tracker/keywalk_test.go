@@ -53,6 +53,7 @@ func TestRestrictedKeyReachesNoOrgLevelRoute(t *testing.T) {
 	filtered := map[string]bool{ // reads filtered to the key's projects
 		"GET /api/v1/projects":                    true,
 		"GET /api/v1/orgs/:org_id/tags/search":    true,
+		"GET /api/v1/orgs/:org_id/tickets":        true,
 		"GET /api/v1/users/:user_id/time-entries": true,
 		"GET /api/v1/time-entries/submitted":      true,
 		// Reported per ticket: the fixture's ticket fails, in a 200.

@@ -22,12 +22,14 @@ import (
 	"tracker/api/orgs"
 	"tracker/api/projects"
 	"tracker/api/reports"
+	scimapi "tracker/api/scim"
 	"tracker/api/sprints"
 	"tracker/api/sso"
 	"tracker/api/tags"
 	"tracker/api/teams"
 	"tracker/api/tickets"
 	"tracker/api/timeentries"
+	"tracker/api/views"
 	"tracker/api/webhooks"
 	"tracker/api/workflows"
 	"tracker/domain"
@@ -38,17 +40,20 @@ import (
 	"tracker/domain/codehost"
 	"tracker/domain/comment"
 	"tracker/domain/export"
+	"tracker/domain/idempotency"
 	"tracker/domain/importer"
 	"tracker/domain/label"
 	"tracker/domain/laborrate"
 	"tracker/domain/org"
 	"tracker/domain/project"
+	scimdomain "tracker/domain/scim"
 	"tracker/domain/sprint"
 	ssodomain "tracker/domain/sso"
 	"tracker/domain/tag"
 	"tracker/domain/team"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
+	"tracker/domain/view"
 	"tracker/domain/webhook"
 	"tracker/domain/workflow"
 	"tracker/internal/secretbox"
@@ -75,6 +80,7 @@ type services struct {
 	Workflows *workflow.Service
 	Tags      *tag.Service
 	Tickets   *ticket.Service
+	Views     *view.Service
 	Webhooks  *webhook.Service
 	Comments  *comment.Service
 	Labels    *label.Service
@@ -91,8 +97,11 @@ type services struct {
 	Storage     http.Handler
 	Teams       *team.Service
 	SSO         *ssodomain.Service
+	SCIM        *scimdomain.Service
 	Codehost    *codehost.Service
 	Chat        *chat.Service
+	// Idempotency keeps the responses of POSTs made with an Idempotency-Key.
+	Idempotency *idempotency.Service
 }
 
 // secretsBox seals stored third-party secrets under SERVICE_SECRETS_KEY.
@@ -124,23 +133,26 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 		DB: db,
 		Accounts: account.New(db, clock, account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour},
 			cfg.Registration, time.Minute),
-		Orgs:      org.New(db, clock, cfg.PublicURL),
-		Projects:  project.New(db, clock),
-		Workflows: workflow.New(db, clock),
-		Tags:      tag.New(db, clock),
-		Tickets:   tickets,
-		Webhooks:  webhook.New(db, clock),
-		Comments:  comment.New(db, clock),
-		Labels:    label.New(db, clock),
-		Sprints:   sprint.NewService(db, clock),
-		Entries:   timeentry.New(db, clock),
-		Rates:     laborrate.New(db, clock),
-		Capex:     capex.New(db, clock),
-		Export:    export.New(db, clock),
-		Imports:   importer.New(db, clock),
-		Teams:     team.New(db, clock),
-		Codehost:  codehost.New(db, tickets, cfg.CodehostSecret, box, clock, cfg.PublicURL),
-		Chat:      chat.New(db, clock, chatConfig(cfg, box, tickets)),
+		Orgs:        org.New(db, clock, cfg.PublicURL),
+		Projects:    project.New(db, clock),
+		Workflows:   workflow.New(db, clock),
+		Tags:        tag.New(db, clock),
+		Tickets:     tickets,
+		Views:       view.New(db, clock),
+		Webhooks:    webhook.New(db, clock),
+		Comments:    comment.New(db, clock),
+		Labels:      label.New(db, clock),
+		Sprints:     sprint.NewService(db, clock),
+		Entries:     timeentry.New(db, clock),
+		Rates:       laborrate.New(db, clock),
+		Capex:       capex.New(db, clock),
+		Export:      export.New(db, clock),
+		Imports:     importer.New(db, clock),
+		Teams:       team.New(db, clock),
+		Codehost:    codehost.New(db, tickets, cfg.CodehostSecret, box, clock, cfg.PublicURL),
+		Chat:        chat.New(db, clock, chatConfig(cfg, box, tickets)),
+		SCIM:        scimdomain.New(db, clock, cfg.PublicURL),
+		Idempotency: idempotency.New(db, clock),
 	}
 	// The identity provider client: the webhook client's SSRF guard, so an
 	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
@@ -150,27 +162,29 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 }
 
 // modules lists every feature's routes.
-func modules(cfg Config, s services) []api.Module {
+func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 	return []api.Module{
-		accounts.Handlers{Accounts: s.Accounts, Limits: api.LoginLimits{PerIP: cfg.LoginPerIP, PerEmail: cfg.LoginPerEmail}},
-		orgs.Handlers{Orgs: s.Orgs},
+		accounts.New(s.Accounts, api.LoginLimits{PerIP: cfg.LoginPerIP, PerEmail: cfg.LoginPerEmail}),
+		orgs.New(s.Orgs),
 		projects.Handlers{Projects: s.Projects},
-		workflows.Handlers{Workflows: s.Workflows},
-		tags.Handlers{Tags: s.Tags},
-		tickets.Handlers{Tickets: s.Tickets},
-		webhooks.Handlers{Webhooks: s.Webhooks},
-		comments.Handlers{Comments: s.Comments},
-		labels.Handlers{Labels: s.Labels},
+		workflows.New(s.Workflows),
+		tags.New(s.Tags),
+		tickets.Handlers{Tickets: s.Tickets, Search: s.Views.Search},
+		views.New(s.Views),
+		webhooks.New(s.Webhooks),
+		comments.New(s.Comments),
+		labels.New(s.Labels),
 		sprints.Handlers{Sprints: s.Sprints},
-		timeentries.Handlers{Entries: s.Entries},
-		laborrates.Handlers{Rates: s.Rates},
+		timeentries.New(s.Entries),
+		laborrates.New(s.Rates),
 		reports.Handlers{Reports: s.Capex},
-		exchange.Handlers{Export: s.Export, Imports: s.Imports},
-		attachments.Handlers{Attachments: s.Attachments, Storage: s.Storage},
-		teams.Handlers{Teams: s.Teams},
-		sso.Handlers{SSO: s.SSO},
-		codehostapi.Handlers{Codehost: s.Codehost},
-		chatapi.Handlers{Chat: s.Chat},
+		exchange.New(s.Export, s.Imports, log, cfg.Exchange),
+		attachments.New(s.Attachments, s.Storage),
+		teams.New(s.Teams),
+		sso.New(s.SSO),
+		scimapi.New(s.SCIM),
+		codehostapi.New(s.Codehost),
+		chatapi.New(s.Chat),
 	}
 }
 
@@ -191,7 +205,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	}
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
 		Version: version, Profile: cfg.Profile, TrustedProxies: cfg.TrustedProxies,
-		RateLimit: api.RateLimit{PerMinute: cfg.RateLimit}}, modules(cfg, s)...)
+		RateLimit: api.RateLimit{PerMinute: cfg.RateLimit}, Idempotency: s.Idempotency}, modules(cfg, s, log)...)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {

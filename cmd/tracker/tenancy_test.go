@@ -19,7 +19,7 @@ import (
 
 // secrets are strings only org A's data contains; no answer to anyone else
 // may carry them.
-var secrets = []string{"SECRET-TITLE", "Secret Project", "secret body", "secret-label", "hook.example.com", "Secret Sprint",
+var secrets = []string{"SECRET-TITLE", "Secret Project", "Secret View", "secret body", "secret-label", "hook.example.com", "Secret Sprint",
 	"secret-file.txt", "Secret Team"}
 
 // ownScope are routes about the caller's own account, not an org's data.
@@ -27,6 +27,7 @@ func ownScope(method, path string) bool {
 	switch {
 	case strings.HasPrefix(path, "/api/v1/auth/"), strings.HasPrefix(path, "/api/v1/api-keys"),
 		path == "/api/v1/onboard", path == "/api/v1/version", path == "/health", path == "/metrics",
+		path == "/api/v1/openapi.json", path == "/api/v1/openapi.yaml", strings.HasPrefix(path, "/docs"),
 		path == "/api/v1/orgs" && (method == "GET" || method == "POST"):
 		return true
 	}
@@ -38,6 +39,7 @@ type tenantFixture struct {
 	env                                          *apitest.Env
 	owner, viewer, outsider                      apitest.User
 	org, project, ticket, comment, label, sprint uuid.UUID
+	view                                         uuid.UUID
 	workflow, webhook, invite, entry, rate       uuid.UUID
 	export, imp                                  uuid.UUID
 	attachment                                   uuid.UUID
@@ -70,8 +72,10 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret}
 	cfg.Attachments.LocalDir = t.TempDir()
 	s := newServices(cfg, db, domain.SystemClock{})
-	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
-		Auth: s.Accounts, Health: domain.System{DB: db}, Version: "test", Profile: "development"}, modules(cfg, s)...)
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	app := api.New(api.Deps{Log: log, Metrics: api.NewMetrics(),
+		Auth: s.Accounts, Health: domain.System{DB: db}, Version: "test", Profile: "development",
+		Idempotency: s.Idempotency}, modules(cfg, s, log)...)
 	env := &apitest.Env{T: t, DB: db, App: app}
 	f := &tenantFixture{env: env}
 	f.owner = env.Register("Owner")
@@ -83,6 +87,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	f.ticket = f.create("/api/v1/projects/"+f.project.String()+"/tickets", map[string]any{"title": "SECRET-TITLE"})
 	f.comment = f.create("/api/v1/tickets/"+f.ticket.String()+"/comments", map[string]any{"body": "secret body"})
 	f.label = f.create("/api/v1/orgs/"+org+"/labels", map[string]any{"name": "secret-label", "color": "#abc"})
+	f.view = f.create("/api/v1/orgs/"+org+"/views", map[string]any{"name": "Secret View", "q": "SECRET", "visibility": "shared"})
 	env.Do("POST", "/api/v1/tickets/"+f.ticket.String()+"/labels/"+f.label.String(), f.owner.Token, nil).Expect(t, 200)
 	f.sprint = f.create("/api/v1/projects/"+f.project.String()+"/sprints", map[string]any{"name": "Secret Sprint",
 		"start_date": "2026-11-01", "end_date": "2026-11-14"})
@@ -141,7 +146,7 @@ func (f *tenantFixture) fill(path string) string {
 	byResource := map[string]uuid.UUID{"projects": f.project, "tickets": f.ticket, "comments": f.comment,
 		"labels": f.label, "sprints": f.sprint, "workflows": f.workflow, "webhooks": f.webhook, "time-entries": f.entry,
 		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite,
-		"attachments": f.attachment, "teams": f.team, "codehost": f.codehost, "notifications": f.notification}
+		"attachments": f.attachment, "views": f.view, "teams": f.team, "codehost": f.codehost, "notifications": f.notification}
 	for i, p := range parts {
 		switch p {
 		case ":id":
@@ -166,7 +171,7 @@ func (f *tenantFixture) fill(path string) string {
 			parts[i] = map[bool]string{true: "TEN", false: "k"}[parts[i-1] == "key"]
 		case ":team_id":
 			parts[i] = "TTEN"
-		case ":delivery_id":
+		case ":delivery_id", ":link_id":
 			parts[i] = uuid.NewString()
 		case ":period":
 			parts[i] = "2026-10"
@@ -202,6 +207,8 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM comments WHERE org_id = $1),
 		(SELECT count(*) FROM labels WHERE org_id = $1 AND deleted_at IS NULL),
 		(SELECT count(*) FROM ticket_labels WHERE org_id = $1),
+		(SELECT count(*) FROM ticket_links WHERE org_id = $1),
+		(SELECT string_agg(name || q || shared::text, ';') FROM saved_views WHERE org_id = $1 AND owner_id = $5),
 		(SELECT status || name FROM sprints WHERE id = $3),
 		(SELECT count(*) FROM workflows WHERE org_id = $1),
 		(SELECT count(*) FROM webhooks WHERE org_id = $1),
@@ -264,6 +271,8 @@ func TestEveryRouteIsTenantScoped(t *testing.T) {
 		outsiderAllowed[r] = []int{401}
 	}
 	viewerAllowed := map[string][]int{
+		// Any member keeps private views of their own.
+		"POST /api/v1/orgs/:org_id/views":       {201},
 		"POST /api/v1/tickets/batch-transition": {200},
 		// Any member links their own chat identity (not the org's data).
 		"PUT /api/v1/integrations/chat/identities/me":    {200},

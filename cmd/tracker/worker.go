@@ -16,6 +16,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/capex"
 	"tracker/domain/chat"
+	"tracker/domain/idempotency"
 	"tracker/domain/ticket"
 	"tracker/domain/webhook"
 	"tracker/store"
@@ -32,9 +33,16 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, clock domain.Cloc
 		importwf.WorkerRegistration(db, clock, knobs.Import),
 		capexport.WorkerRegistration(capex.New(db, clock)),
 		attachmentRegistration(cfg, db, clock),
-		chatwf.WorkerRegistration(&chatacts.Activities{DB: db, Clock: clock,
-			Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, chat.New(db, clock, chatConfig(cfg, secretsBox(cfg), ticket.New(db, clock)))),
+		chatRegistration(cfg, db, clock),
 	}
+}
+
+// chatRegistration is the chat feature's durable work: notifications,
+// thread replies written as comments, and created tickets' follow-ups.
+func chatRegistration(cfg Config, db *store.DB, clock domain.Clock) worker.Registration {
+	svc := chat.New(db, clock, chatConfig(cfg, secretsBox(cfg), ticket.New(db, clock)))
+	return chatwf.WorkerRegistration(&chatacts.Activities{DB: db, Clock: clock, Chat: svc,
+		Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, svc)
 }
 
 // runWorker runs the Temporal worker and the outbox relay until ctx ends.
@@ -51,8 +59,9 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, 
 	d := worker.Deps{
 		Log: log, DB: db, Metrics: metrics.Registry,
 		Address: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, TaskQueue: cfg.TaskQueue,
-		Webhooks:      worker.WebhookConfig{AllowPrivate: cfg.WebhookAllowPrivate},
-		Cascade:       worker.CascadeConfig{BatchSize: knobs.CascadeBatch, BatchPause: knobs.CascadePause},
+		Webhooks: worker.WebhookConfig{AllowPrivate: cfg.WebhookAllowPrivate},
+		Cascade: worker.CascadeConfig{BatchSize: knobs.CascadeBatch, BatchPause: knobs.CascadePause,
+			Budget: knobs.CascadeBudget, MaxCalls: knobs.CascadeCalls},
 		Outbox:        worker.OutboxConfig{MaxAttempts: knobs.OutboxMaxAttempts, Concurrency: knobs.OutboxConcurrency},
 		PollInterval:  2 * time.Second,
 		Registrations: registrations(cfg, log, db, domain.SystemClock{}, knobs),
@@ -60,7 +69,26 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, 
 	if knobs.RetryScale > 0 {
 		d.Webhooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)
 	}
+	go pruneIdempotencyKeys(ctx, log, idempotency.New(db, domain.SystemClock{}))
 	return worker.Run(ctx, d)
+}
+
+// pruneIdempotencyKeys deletes expired Idempotency-Key responses hourly,
+// beside the relay's pruning of dispatched outbox rows (replicas pruning at
+// once only split the work).
+func pruneIdempotencyKeys(ctx context.Context, log *slog.Logger, s *idempotency.Service) {
+	for {
+		if n, err := s.Prune(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("pruning expired idempotency keys failed", "error", err)
+		} else if n > 0 {
+			log.Info("pruned expired idempotency keys", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Hour):
+		}
+	}
 }
 
 // workerKnobs are worker-only settings beyond Config: the metrics listener
@@ -72,6 +100,11 @@ type workerKnobs struct {
 	RetryScale   float64       // TRACKER_TEST_WEBHOOK_RETRY_SCALE: multiplies the retry offsets
 	CascadeBatch int           // TRACKER_TEST_CASCADE_BATCH: rows per purge batch
 	CascadePause time.Duration // TRACKER_TEST_CASCADE_PAUSE: sleep between purge batches
+	// TRACKER_TEST_CASCADE_BUDGET: how long one purge call keeps deleting
+	// (tiny: a call per batch, so a purge continues as new sooner)
+	CascadeBudget time.Duration
+	// TRACKER_TEST_CASCADE_CALLS: purge calls per run before continue-as-new
+	CascadeCalls int
 
 	OutboxMaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park an outbox row (default 20)
 	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 16)
@@ -96,6 +129,16 @@ func loadWorkerKnobs() (workerKnobs, error) {
 	if s := os.Getenv("TRACKER_TEST_CASCADE_PAUSE"); s != "" {
 		if k.CascadePause, err = time.ParseDuration(s); err != nil {
 			return k, errors.New("TRACKER_TEST_CASCADE_PAUSE: must be a duration such as 50ms")
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_CASCADE_CALLS"); s != "" {
+		if k.CascadeCalls, err = strconv.Atoi(s); err != nil || k.CascadeCalls < 1 {
+			return k, errors.New("TRACKER_TEST_CASCADE_CALLS: must be a positive integer")
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_CASCADE_BUDGET"); s != "" {
+		if k.CascadeBudget, err = time.ParseDuration(s); err != nil || k.CascadeBudget <= 0 {
+			return k, errors.New("TRACKER_TEST_CASCADE_BUDGET: must be a positive duration such as 1ms")
 		}
 	}
 	for name, dst := range map[string]*int{"SERVICE_OUTBOX_MAX_ATTEMPTS": &k.OutboxMaxAttempts,

@@ -13,5 +13,6 @@ done <<'TARGETS'
 ./domain/capex FuzzSafeCell
 ./domain/codehost FuzzExtractRefs
 ./domain/importer FuzzDecode
+./domain/search/query FuzzParse
 ./domain/ticket FuzzParseRef
 TARGETS

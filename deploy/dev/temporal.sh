@@ -5,7 +5,8 @@
 #   temporal_ensure    reuse a server already listening on the port; else build bin/temporal if
 #                      missing (make temporal) and start `temporal server start-dev` in the
 #                      background (SQLite state in .data/temporal.db, WAL journal and
-#                      synchronous=normal: far fewer fsyncs per workflow; log in .data/temporal.log),
+#                      synchronous=normal: far fewer fsyncs per workflow; log in .data/temporal.log;
+#                      the custom search attributes TrackerOrgId, TrackerJobKind, TrackerStatus),
 #                      then wait until the port answers
 #   temporal_cleanup   stop the server, but only if temporal_ensure started it
 # Run directly:
@@ -49,6 +50,8 @@ temporal_ensure() {
     --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
     --db-filename "$TRACKER_DATA/temporal.db" \
     --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
+    --search-attribute TrackerOrgId=Keyword --search-attribute TrackerJobKind=Keyword \
+    --search-attribute TrackerStatus=Keyword \
     </dev/null >>"$TEMPORAL_LOG" 2>&1 &
   TEMPORAL_PID=$!
   printf '%s\n' "$TEMPORAL_PID" >"$TEMPORAL_PIDFILE"

@@ -5,7 +5,10 @@
 #      databases from this URL
 #   2. TRACKER_TEMPORAL_CLI=bin/temporal, which the end-to-end tests start their dev servers with,
 #      and TRACKER_MINIO_BIN=bin/minio, the S3-compatible server the attachment tests start
-#   3. go test -count=1 -p 2 -timeout 60m ./...   (GO_TEST_FLAGS and GO_TEST_PKGS override)
+#   3. TRACKER_CHROMIUM, the headless browser the chart rendering test draws an SVG with: Debian's
+#      chromium, installed with apt-get when missing (the test then requires it; it skips only
+#      when no browser could be installed)
+#   4. go test -count=1 -p 2 -timeout 60m ./...   (GO_TEST_FLAGS and GO_TEST_PKGS override)
 # The exit code is go test's; a private cluster it started is stopped on exit.
 set -euo pipefail
 
@@ -30,6 +33,21 @@ if [ ! -x "$TRACKER_MINIO_BIN" ]; then
   "${MAKE:-make}" --no-print-directory minio
 fi
 DEV_LOG_TAG="test" dev_log "TRACKER_MINIO_BIN=$TRACKER_MINIO_BIN"
+
+chromium_bin="${TRACKER_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}"
+if [ -z "$chromium_bin" ] && command -v apt-get >/dev/null; then
+  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo -n"
+  DEV_LOG_TAG="test" dev_log "installing chromium (apt-get install -y chromium)"
+  $sudo apt-get install -y chromium >/dev/null 2>&1 ||
+    { $sudo apt-get update >/dev/null 2>&1 && $sudo apt-get install -y chromium >/dev/null 2>&1; } || true
+  chromium_bin="$(command -v chromium || true)"
+fi
+if [ -n "$chromium_bin" ]; then
+  export TRACKER_CHROMIUM="$chromium_bin"
+  DEV_LOG_TAG="test" dev_log "TRACKER_CHROMIUM=$TRACKER_CHROMIUM"
+else
+  DEV_LOG_TAG="test" dev_log "no chromium could be installed: the chart rendering test is skipped"
+fi
 
 read -r -a flags <<<"${GO_TEST_FLAGS:--count=1 -p 2 -timeout 60m}"
 read -r -a pkgs <<<"${GO_TEST_PKGS:-./...}"

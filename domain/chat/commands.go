@@ -263,8 +263,10 @@ func (s *Service) create(ctx context.Context, c Command, key, title string) (Rep
 		return reply, err
 	}
 	if c.ChannelID != "" && channelPattern.MatchString(c.ChannelID) {
-		job := FollowupJob{OrgID: sc.orgID, TicketID: t.ID, TeamID: c.TeamID, ChannelID: c.ChannelID, ResponseURL: c.ResponseURL,
-			Text: reply.Text}
+		job := FollowupJob{OrgID: sc.orgID, TicketID: t.ID, TeamID: c.TeamID, ChannelID: c.ChannelID, Text: reply.Text}
+		if s.ResponseURLAllowed(c.ResponseURL) {
+			job.ResponseURL = c.ResponseURL
+		}
 		if err := domain.Enqueue(ctx, q, sc.orgID, domain.NewID(), TopicCommandFollowup, job, s.now()); err != nil {
 			return reply, err
 		}

@@ -88,11 +88,12 @@ func (s *Service) Subscriptions(ctx context.Context, p domain.Principal, orgID u
 type eventTicket struct {
 	Type string `json:"type"`
 	Data struct {
-		ID           uuid.UUID `json:"id"`
-		ProjectID    uuid.UUID `json:"project_id"`
-		TicketNumber int32     `json:"ticket_number"`
-		Title        string    `json:"title"`
-		Status       string    `json:"status"`
+		ID           uuid.UUID  `json:"id"`
+		ProjectID    uuid.UUID  `json:"project_id"`
+		TicketNumber int32      `json:"ticket_number"`
+		Title        string     `json:"title"`
+		Status       string     `json:"status"`
+		AssigneeID   *uuid.UUID `json:"assignee_id"`
 	} `json:"data"`
 	Changes []domain.FieldChange `json:"changes"`
 }
@@ -123,7 +124,13 @@ func (s *Service) QueueForEvent(ctx context.Context, eventID, orgID uuid.UUID, p
 		if err != nil {
 			return err
 		}
-		text := eventText(kind, fmt.Sprintf("%s-%d", key, ev.Data.TicketNumber), ev)
+		assignee := ""
+		if kind == EventTicketAssigned && ev.Data.AssigneeID != nil {
+			if assignee, err = chatdb.UserName(ctx, q, *ev.Data.AssigneeID); err != nil {
+				return err
+			}
+		}
+		text := eventText(kind, fmt.Sprintf("%s-%d", key, ev.Data.TicketNumber), ev, assignee)
 		now := s.now()
 		for _, sub := range subs {
 			id := uuid.NewSHA1(eventID, sub.ID[:])
@@ -140,7 +147,7 @@ func (s *Service) QueueForEvent(ctx context.Context, eventID, orgID uuid.UUID, p
 	return ids, err
 }
 
-func eventText(kind, ref string, ev eventTicket) string {
+func eventText(kind, ref string, ev eventTicket, assignee string) string {
 	subject := "*" + ref + "* " + escape(bounded(ev.Data.Title, 200))
 	switch kind {
 	case domain.EventTicketCreated:
@@ -152,6 +159,12 @@ func eventText(kind, ref string, ev eventTicket) string {
 			}
 		}
 		return subject + " moved to *" + escape(ev.Data.Status) + "*"
+	}
+	if kind == EventTicketAssigned && ev.Data.AssigneeID == nil {
+		return subject + " is now unassigned"
+	}
+	if assignee != "" {
+		return subject + " was assigned to " + escape(bounded(assignee, 100))
 	}
 	return subject + " was assigned"
 }

@@ -73,23 +73,25 @@ type Label struct {
 // Project is a project with everything inside it. Workflow is a workflow
 // name (or null); Members are user emails.
 type Project struct {
-	Key                string    `json:"key"`
-	Name               string    `json:"name"`
-	Description        *string   `json:"description"`
-	Workflow           *string   `json:"workflow"`
-	Team               *string   `json:"team"` // a team name, or null
-	TicketCounter      int       `json:"ticket_counter"`
-	CapitalizationType *string   `json:"capitalization_type"`
-	DevelopmentPhase   *string   `json:"development_phase"`
-	CostCenterID       *string   `json:"cost_center_id"`
-	AmortizationMonths *int64    `json:"amortization_months"`
-	BudgetCents        *int64    `json:"budget_cents"`
-	BudgetPeriod       *string   `json:"budget_period"`
-	CreatedAt          time.Time `json:"created_at"`
-	UpdatedAt          time.Time `json:"updated_at"`
-	Members            []string  `json:"members"`
-	Sprints            []Sprint  `json:"sprints"`
-	Tickets            []Ticket  `json:"tickets"`
+	Key                string  `json:"key"`
+	Name               string  `json:"name"`
+	Description        *string `json:"description"`
+	Workflow           *string `json:"workflow"`
+	Team               *string `json:"team"` // a team name, or null
+	TicketCounter      int     `json:"ticket_counter"`
+	CapitalizationType *string `json:"capitalization_type"`
+	DevelopmentPhase   *string `json:"development_phase"`
+	CostCenterID       *string `json:"cost_center_id"`
+	AmortizationMonths *int64  `json:"amortization_months"`
+	BudgetCents        *int64  `json:"budget_cents"`
+	BudgetPeriod       *string `json:"budget_period"`
+	// PlacedInService (YYYY-MM-DD or null) is additive to version 1.
+	PlacedInService *string   `json:"placed_in_service,omitempty"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	Members         []string  `json:"members"`
+	Sprints         []Sprint  `json:"sprints"`
+	Tickets         []Ticket  `json:"tickets"`
 }
 
 // Sprint is a sprint of its project; its name is its key within the

@@ -100,7 +100,7 @@ func (s *sqliteSink) teams(ts []Team) error {
 func (s *sqliteSink) project(p Project) error {
 	err := s.insert("projects", p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter, p.CapitalizationType,
 		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod,
-		ts(p.CreatedAt), ts(p.UpdatedAt), p.Team)
+		ts(p.CreatedAt), ts(p.UpdatedAt), p.Team, p.PlacedInService)
 	if err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func (r *sqliteReader) project(v []any) error {
 	p := Project{Key: str(v[0]), Name: str(v[1]), Description: optStr(v[2]), Workflow: optStr(v[3]),
 		TicketCounter: num(v[4]), CapitalizationType: optStr(v[5]), DevelopmentPhase: optStr(v[6]),
 		CostCenterID: optStr(v[7]), AmortizationMonths: optNum64(v[8]), BudgetCents: optNum64(v[9]),
-		BudgetPeriod: optStr(v[10]), CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]), Team: optStr(v[13]),
+		BudgetPeriod: optStr(v[10]), CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]), Team: optStr(v[13]), PlacedInService: optStr(v[14]),
 		Members: []string{}, Sprints: []Sprint{}, Tickets: []Ticket{}}
 	r.projects[p.Key] = len(r.doc.Projects)
 	r.doc.Projects = append(r.doc.Projects, p)

@@ -44,7 +44,7 @@ func (w *projectWalker) walk(r exportdb.Project) error {
 		Key: r.Key, Name: r.Name, Description: r.Description, Workflow: r.Workflow, Team: r.Team, TicketCounter: r.TicketCounter,
 		CapitalizationType: r.CapitalizationType, DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID,
 		AmortizationMonths: r.AmortizationMonths, BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Members: []string{}, Sprints: []Sprint{},
+		PlacedInService: r.PlacedInService, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Members: []string{}, Sprints: []Sprint{},
 	}
 	members, err := exportdb.Members(w.ctx, w.q, r.ID)
 	if err != nil {

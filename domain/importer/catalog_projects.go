@@ -38,7 +38,7 @@ func (c *catalogRun) importProjects(doc export.Document) error {
 		np := importdb.Project{ID: domain.NewID(), OrgID: c.row.OrgID, Key: key, Name: p.Name,
 			Description: p.Description, TicketCounter: p.TicketCounter, CapitalizationType: p.CapitalizationType,
 			DevelopmentPhase: p.DevelopmentPhase, CostCenterID: p.CostCenterID, AmortizationMonths: p.AmortizationMonths,
-			BudgetCents: p.BudgetCents, BudgetPeriod: p.BudgetPeriod, CreatedAt: orNow(p.CreatedAt, c.now)}
+			BudgetCents: p.BudgetCents, BudgetPeriod: p.BudgetPeriod, PlacedInService: p.PlacedInService, CreatedAt: orNow(p.CreatedAt, c.now)}
 		np.UpdatedAt = orNow(p.UpdatedAt, np.CreatedAt)
 		if p.Workflow != nil {
 			if wf, ok := c.wfs[*p.Workflow]; ok {

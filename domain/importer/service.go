@@ -19,6 +19,10 @@ const TopicImport = "job.import"
 type Job struct {
 	ImportID uuid.UUID `json:"import_id"`
 	OrgID    uuid.UUID `json:"org_id"`
+	// Source and Tickets describe the document in the workflow's summary
+	// in the Temporal UI (absent from jobs queued before they existed).
+	Source  string `json:"source,omitempty"`
+	Tickets int    `json:"tickets,omitempty"`
 }
 
 // WorkflowID is the id of an import's workflow.
@@ -74,9 +78,19 @@ func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUI
 			EntityID: id, Action: "requested"}); err != nil {
 			return err
 		}
-		return domain.Enqueue(ctx, q, orgID, domain.NewID(), TopicImport, Job{ImportID: id, OrgID: orgID}, now)
+		return domain.Enqueue(ctx, q, orgID, domain.NewID(), TopicImport, Job{ImportID: id, OrgID: orgID,
+			Source: d.doc.Source, Tickets: d.tickets()}, now)
 	})
 	return id, err
+}
+
+// tickets counts the document's tickets.
+func (d decoded) tickets() int {
+	n := 0
+	for _, p := range d.doc.Projects {
+		n += len(p.Tickets)
+	}
+	return n
 }
 
 // Summary is the spec's eight counts and the teams created.

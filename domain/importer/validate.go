@@ -301,6 +301,11 @@ func (c *checker) checkProjectFields(path string, p export.Project) {
 	if p.AmortizationMonths != nil && (*p.AmortizationMonths < 0 || *p.AmortizationMonths > project.MaxAmortization) {
 		c.add(path+".amortization_months", "must be between 0 and 1200")
 	}
+	if p.PlacedInService != nil {
+		if t, ok := project.ParseDate(*p.PlacedInService); !ok || t.Year() < 1900 {
+			c.add(path+".placed_in_service", "must be a date in the form YYYY-MM-DD")
+		}
+	}
 	if p.BudgetCents != nil && *p.BudgetCents < 0 {
 		c.add(path+".budget_cents", "must be at least 0")
 	}

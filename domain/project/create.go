@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -25,6 +26,9 @@ type CreateInput struct {
 	DevelopmentPhase   *string
 	CostCenterID       *string
 	AmortizationMonths *int64
+	PlacedInService    *string
+
+	inService *time.Time
 }
 
 func (in *CreateInput) validate() error {
@@ -38,6 +42,7 @@ func (in *CreateInput) validate() error {
 	checkText(&p, "development_phase", in.DevelopmentPhase)
 	checkText(&p, "cost_center_id", in.CostCenterID)
 	checkAmortization(&p, in.AmortizationMonths)
+	in.inService = checkInService(&p, in.PlacedInService)
 	return p.Err()
 }
 
@@ -62,7 +67,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 			Name: in.Name, Description: in.Description, CapitalizationType: in.CapitalizationType,
 			DevelopmentPhase: in.DevelopmentPhase, CostCenterID: in.CostCenterID,
 			AmortizationMonths: in.AmortizationMonths, BudgetCents: in.BudgetCents, BudgetPeriod: in.BudgetPeriod,
-			CreatedAt: now, UpdatedAt: now,
+			PlacedInService: in.inService, CreatedAt: now, UpdatedAt: now,
 		}
 		if err := projectdb.Insert(ctx, q, r); err != nil {
 			if errors.Is(err, store.ErrConflict) {
@@ -119,5 +124,6 @@ func createdChanges(pr Project) []domain.FieldChange {
 	add("amortization_months", pr.AmortizationMonths, pr.AmortizationMonths != nil)
 	add("budget_cents", pr.BudgetCents, pr.BudgetCents != nil)
 	add("budget_period", pr.BudgetPeriod, pr.BudgetPeriod != nil)
+	add("placed_in_service", pr.PlacedInService, pr.PlacedInService != nil)
 	return ch
 }

@@ -37,10 +37,13 @@ type Project struct {
 	DevelopmentPhase   *string    `json:"development_phase"`
 	CostCenterID       *string    `json:"cost_center_id"`
 	AmortizationMonths *int64     `json:"amortization_months"`
-	BudgetCents        *int64     `json:"budget_cents"`
-	BudgetPeriod       *string    `json:"budget_period"`
-	CreatedAt          time.Time  `json:"created_at"`
-	UpdatedAt          time.Time  `json:"updated_at"`
+	// PlacedInService is the date (YYYY-MM-DD) the project was placed in
+	// service: its capitalized cost amortizes from the month after.
+	PlacedInService *string   `json:"placed_in_service"`
+	BudgetCents     *int64    `json:"budget_cents"`
+	BudgetPeriod    *string   `json:"budget_period"`
+	CreatedAt       time.Time `json:"created_at"`
+	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 // FromRow converts a projects row.
@@ -49,7 +52,39 @@ func FromRow(r projectdb.Row) Project {
 		ID: r.ID, OrgID: r.OrgID, TeamID: r.TeamID, WorkflowID: r.WorkflowID, Key: r.Key, Name: r.Name,
 		Description: r.Description, TicketCounter: r.TicketCounter, CapitalizationType: r.CapitalizationType,
 		DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID, AmortizationMonths: r.AmortizationMonths,
-		BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod,
+		BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod, PlacedInService: DateString(r.PlacedInService),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
+}
+
+// DateLayout is the layout of placed_in_service.
+const DateLayout = "2006-01-02"
+
+// DateString renders a date column as YYYY-MM-DD (nil stays nil).
+func DateString(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := t.UTC().Format(DateLayout)
+	return &s
+}
+
+// ParseDate reads placed_in_service (YYYY-MM-DD) as midnight UTC.
+func ParseDate(s string) (time.Time, bool) {
+	t, err := time.Parse(DateLayout, s)
+	return t, err == nil
+}
+
+// checkInService adds the problem of a malformed placed_in_service and
+// returns it parsed (nil when absent or malformed).
+func checkInService(p *domain.Problems, v *string) *time.Time {
+	if v == nil {
+		return nil
+	}
+	t, ok := ParseDate(*v)
+	if !ok || t.Year() < 1900 || t.Year() > 9999 {
+		p.Add("placed_in_service", "must be a date in the form YYYY-MM-DD")
+		return nil
+	}
+	return &t
 }

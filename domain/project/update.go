@@ -24,6 +24,7 @@ type PatchInput struct {
 	AmortizationMonths domain.Opt[int64]
 	BudgetCents        domain.Opt[int64]
 	BudgetPeriod       domain.Opt[string]
+	PlacedInService    domain.Opt[string]
 }
 
 func (in *PatchInput) validate() error {
@@ -41,6 +42,7 @@ func (in *PatchInput) validate() error {
 	checkText(&p, "cost_center_id", in.CostCenterID.Ptr())
 	checkAmortization(&p, in.AmortizationMonths.Ptr())
 	checkBudget(&p, in.BudgetCents.Ptr())
+	checkInService(&p, in.PlacedInService.Ptr())
 	if v := in.BudgetPeriod.Ptr(); v != nil {
 		in.BudgetPeriod.Value = *normalizePeriod(&p, v)
 	}
@@ -79,6 +81,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		track(&c, "amortization_months", in.AmortizationMonths, old.AmortizationMonths)
 		track(&c, "budget_cents", in.BudgetCents, old.BudgetCents)
 		track(&c, "budget_period", in.BudgetPeriod, old.BudgetPeriod)
+		track(&c, "placed_in_service", in.PlacedInService, DateString(old.PlacedInService))
 		if len(c.changes) == 0 {
 			out = FromRow(old)
 			return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/search"
 	"tracker/store"
 	"tracker/store/sprintdb"
 )
@@ -54,6 +55,18 @@ func workflowStatuses(ctx context.Context, q store.Querier, orgID, projectID uui
 // workflow, in workflow order, empty columns included. Tickets whose status
 // the workflow does not know get columns of their own after those.
 func (s *Service) Board(ctx context.Context, p domain.Principal, id uuid.UUID) (Board, error) {
+	return s.BoardQ(ctx, p, id, "")
+}
+
+// MaxBoardQ is the most tickets a board narrowed by q shows.
+const MaxBoardQ = 5000
+
+// BoardQ is Board narrowed to the tickets matching the search query q (the
+// language of domain/search; "" shows every ticket; empty columns stay).
+func (s *Service) BoardQ(ctx context.Context, p domain.Principal, id uuid.UUID, qs string) (Board, error) {
+	if _, err := search.Parse(qs); err != nil {
+		return Board{}, err
+	}
 	q := s.DB.Q()
 	sp, err := load(ctx, q, p, id, domain.RoleViewer, sprintdb.NoLock)
 	if err != nil {
@@ -63,7 +76,12 @@ func (s *Service) Board(ctx context.Context, p domain.Principal, id uuid.UUID) (
 	if err != nil {
 		return Board{}, err
 	}
-	tickets, err := sprintdb.SprintTickets(ctx, q, sp.OrgID, id)
+	var tickets []sprintdb.Ticket
+	if qs == "" {
+		tickets, err = sprintdb.SprintTickets(ctx, q, sp.OrgID, id)
+	} else {
+		tickets, err = search.New(s.DB, s.clock).SprintTickets(ctx, p, sp.OrgID, sp.ProjectID, id, qs, MaxBoardQ)
+	}
 	if err != nil {
 		return Board{}, err
 	}

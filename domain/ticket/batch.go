@@ -98,6 +98,9 @@ func (s *Service) BatchUpdate(ctx context.Context, p domain.Principal, ids []str
 	if err := pt.normalize(); err != nil {
 		return BatchUpdateResult{}, err
 	}
+	if pt.ParentID.Set {
+		return BatchUpdateResult{}, domain.Invalid("parent_id: set a parent per ticket with PATCH /tickets/{id}")
+	}
 	if pt.empty() {
 		return BatchUpdateResult{}, domain.Invalid("body: at least one field to update besides ticket_ids")
 	}

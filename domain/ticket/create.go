@@ -17,6 +17,7 @@ type NewTicket struct {
 	Status      string // "" → Backlog
 	Priority    string // "" → None
 	AssigneeID  *uuid.UUID
+	ParentID    *uuid.UUID // a ticket of the same org the caller can read
 }
 
 // Create adds a ticket to a project (Reporter assigned to the project, or
@@ -44,6 +45,15 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 	}
 	if _, err := domain.Authorize(p, domain.MembershipFrom(pc.AccessRow), domain.RoleReporter, "project"); err != nil {
 		return Ticket{}, err
+	}
+	if in.ParentID != nil {
+		// Checked outside the insert statement: a parent deleted meanwhile is
+		// detached by the purge (ON DELETE SET NULL).
+		if err := s.DB.InTx(ctx, func(tq store.Querier) error {
+			return checkParent(ctx, tq, p, pc.AccessRow.OrgID, uuid.Nil, *in.ParentID)
+		}); err != nil {
+			return Ticket{}, err
+		}
 	}
 	return s.create(ctx, q, pc, Actor{ID: p.UserID}, projectID, priority, in)
 }
@@ -80,7 +90,7 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	}
 	row := ticketdb.Row{
 		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID, Title: in.Title, Description: in.Description,
-		Status: status, Priority: priority, AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(),
+		Status: status, Priority: priority, AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(), ParentID: in.ParentID,
 	}
 	row.UpdatedAt = row.CreatedAt
 	// The event carries the ticket as rendered; its number is filled in by

@@ -14,6 +14,8 @@ import (
 // Dependents counts what a ticket delete would take with it.
 type Dependents struct {
 	Comments int64 `json:"comments"`
+	// Links are removed with the ticket (they never block a delete).
+	Links int64 `json:"links"`
 }
 
 // DeletePreview is the dry-run answer of a ticket delete.
@@ -36,13 +38,22 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleAdmin, "ticket"); err != nil {
 			return err
 		}
+		// The row is locked (FOR UPDATE) by the read: its version cannot
+		// change before the delete commits.
+		if err := domain.CheckIfMatch(ctx, "ticket", t.Row.RowVersion); err != nil {
+			return err
+		}
 		counts, err := ticketdb.CommentCounts(ctx, q, []uuid.UUID{id})
 		if err != nil {
 			return err
 		}
 		n := counts[id]
 		if dryRun {
-			preview = &DeletePreview{TicketID: id, Dependents: Dependents{Comments: n}}
+			links, err := ticketdb.CountLinks(ctx, q, []uuid.UUID{id})
+			if err != nil {
+				return err
+			}
+			preview = &DeletePreview{TicketID: id, Dependents: Dependents{Comments: n, Links: links[id]}}
 			return nil
 		}
 		if n > 0 && !cascade {
@@ -61,6 +72,10 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 func (s *Service) remove(ctx context.Context, q store.Querier, p domain.Principal, t ticketdb.Row, comments int64) error {
 	now := s.now()
 	soft := comments > 0
+	// Links go at once, soft delete or not: a hidden ticket blocks nothing.
+	if err := ticketdb.DeleteLinksOf(ctx, q, t.OrgID, t.ID); err != nil {
+		return err
+	}
 	var err error
 	if soft {
 		err = ticketdb.SoftDelete(ctx, q, t.OrgID, t.ID, now)
@@ -111,10 +126,14 @@ func (s *Service) BatchDelete(ctx context.Context, p domain.Principal, ids []str
 		if err != nil {
 			return err
 		}
+		links, err := ticketdb.CountLinks(ctx, q, tids)
+		if err != nil {
+			return err
+		}
 		for _, t := range ts {
 			n := counts[t.Row.ID]
 			if n > 0 && !cascade {
-				out.Blocked = append(out.Blocked, Blocked{ID: t.Row.ID, Dependents: Dependents{Comments: n}})
+				out.Blocked = append(out.Blocked, Blocked{ID: t.Row.ID, Dependents: Dependents{Comments: n, Links: links[t.Row.ID]}})
 				continue
 			}
 			if !dryRun {

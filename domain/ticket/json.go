@@ -38,6 +38,8 @@ func (t Ticket) AppendJSON(b []byte) []byte {
 	b = appendUUID(b, t.ReporterID)
 	b = append(b, `,"sprint_id":`...)
 	b = appendUUIDPtr(b, t.SprintID)
+	b = append(b, `,"parent_id":`...)
+	b = appendUUIDPtr(b, t.ParentID)
 	b = append(b, `,"created_at":`...)
 	b = appendTime(b, t.CreatedAt)
 	b = append(b, `,"updated_at":`...)

@@ -28,7 +28,7 @@ func randomTicket(r *rand.Rand) Ticket {
 		return &u
 	}
 	t := Ticket{ID: uuid.New(), ProjectID: uuid.New(), TicketNumber: r.Int32(), Title: pick(), Status: pick(),
-		Priority: pick(), AssigneeID: id(), ReporterID: uuid.New(), SprintID: id(),
+		Priority: pick(), AssigneeID: id(), ReporterID: uuid.New(), SprintID: id(), ParentID: id(),
 		CreatedAt: time.Unix(r.Int64N(4e9), r.Int64N(1e9)).UTC(), UpdatedAt: time.Unix(r.Int64N(4e9), 0).UTC()}
 	if r.IntN(2) == 0 {
 		d := pick()

@@ -30,6 +30,9 @@ func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, cl
 
 func (s *Service) now() time.Time { return s.clock.Now() }
 
+// Clock is the service's clock (other features built on it share it).
+func (s *Service) Clock() domain.Clock { return s.clock }
+
 // MaxBatch is the most ticket ids one batch call takes.
 const MaxBatch = 500
 
@@ -59,8 +62,11 @@ type Ticket struct {
 	AssigneeID   *uuid.UUID `json:"assignee_id"`
 	ReporterID   uuid.UUID  `json:"reporter_id"`
 	SprintID     *uuid.UUID `json:"sprint_id"`
+	ParentID     *uuid.UUID `json:"parent_id"`
 	CreatedAt    time.Time  `json:"created_at"`
 	UpdatedAt    time.Time  `json:"updated_at"`
+	// Version is the row's version, sent as the ETag (not in the body).
+	Version int64 `json:"-"`
 }
 
 // FromRow renders a tickets row as the API's Ticket; other features that
@@ -70,7 +76,8 @@ func FromRow(r ticketdb.Row) Ticket { return toTicket(r) }
 func toTicket(r ticketdb.Row) Ticket {
 	return Ticket{ID: r.ID, ProjectID: r.ProjectID, TicketNumber: r.TicketNumber, Title: r.Title,
 		Description: r.Description, Status: r.Status, Priority: r.Priority, AssigneeID: r.AssigneeID,
-		ReporterID: r.ReporterID, SprintID: r.SprintID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		ReporterID: r.ReporterID, SprintID: r.SprintID, ParentID: r.ParentID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Version: r.RowVersion}
 }
 
 // Result is a changed ticket and, under warn enforcement for an unlisted

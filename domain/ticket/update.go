@@ -20,11 +20,13 @@ type Patch struct {
 	Priority    domain.Opt[string]
 	AssigneeID  domain.Opt[uuid.UUID]
 	SprintID    domain.Opt[uuid.UUID]
+	// ParentID is taken by PATCH only (checked per ticket).
+	ParentID domain.Opt[uuid.UUID]
 }
 
 func (pt Patch) empty() bool {
 	return !pt.Title.Set && !pt.Description.Set && !pt.Status.Set && !pt.Priority.Set &&
-		!pt.AssigneeID.Set && !pt.SprintID.Set
+		!pt.AssigneeID.Set && !pt.SprintID.Set && !pt.ParentID.Set
 }
 
 // normalize checks what needs no database and spells the priority as
@@ -84,6 +86,9 @@ func planFor(t ticketdb.Row, rules workflow.Rules, pt Patch) (plan, error) {
 	if pt.SprintID.Set && !samePtr(pt.SprintID.Ptr(), t.SprintID) {
 		pl.put("sprint_id", val(t.SprintID), val(pt.SprintID.Ptr()))
 	}
+	if pt.ParentID.Set && !samePtr(pt.ParentID.Ptr(), t.ParentID) {
+		pl.put("parent_id", val(t.ParentID), val(pt.ParentID.Ptr()))
+	}
 	if pt.Status.Set {
 		mv, err := rules.Check(t.Status, pt.Status.Value)
 		if err != nil {
@@ -101,10 +106,26 @@ func planFor(t ticketdb.Row, rules workflow.Rules, pt Patch) (plan, error) {
 // apply writes a planned change with its audit rows and events: the field
 // changes as ticket.updated, a status change as ticket.status_changed.
 func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticketdb.Row, pl plan) (Ticket, error) {
+	want, conditional := domain.IfMatch(ctx)
 	if len(pl.set) == 0 {
+		// Nothing to write: the version read under the row lock decides.
+		if err := domain.CheckIfMatch(ctx, "ticket", t.RowVersion); err != nil {
+			return Ticket{}, err
+		}
 		return toTicket(t), nil
 	}
-	rows, err := ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.set, s.now())
+	var rows []ticketdb.Row
+	var err error
+	if conditional {
+		// Checked in the UPDATE's WHERE: a row at another version is
+		// not written.
+		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, want, pl.set, s.now())
+		if err == nil && len(rows) == 0 {
+			return Ticket{}, domain.PreconditionFailed("ticket")
+		}
+	} else {
+		rows, err = ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.set, s.now())
+	}
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -147,6 +168,11 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		}
 		if v := pt.AssigneeID.Ptr(); v != nil {
 			if err := checkAssignee(ctx, q, t.Row.OrgID, *v); err != nil {
+				return err
+			}
+		}
+		if v := pt.ParentID.Ptr(); v != nil && !samePtr(v, t.Row.ParentID) {
+			if err := checkParent(ctx, q, p, t.Row.OrgID, t.Row.ID, *v); err != nil {
 				return err
 			}
 		}

@@ -21,6 +21,7 @@ type Filter struct {
 	OrgID        uuid.UUID
 	From, To     time.Time // [From, To), dates
 	UserID       uuid.UUID
+	ProjectID    uuid.UUID // one project (the drill-down of a report line)
 	TeamID       uuid.UUID
 	CostCenterID string
 	ActivityType string
@@ -115,6 +116,9 @@ func (f Filter) narrow(a *args, org string) []string {
 	var w []string
 	if f.UserID != uuid.Nil {
 		w = append(w, "te.user_id = "+a.add(f.UserID))
+	}
+	if f.ProjectID != uuid.Nil {
+		w = append(w, "te.project_id = "+a.add(f.ProjectID))
 	}
 	if f.ActivityType != "" {
 		w = append(w, "te.activity_type = "+a.add(f.ActivityType))

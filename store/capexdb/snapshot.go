@@ -61,24 +61,7 @@ func FreezeColumns(ctx context.Context, q store.Querier, closeID, orgID uuid.UUI
 // AggregateClosed is Aggregate over a close's priced entries, with the
 // columns of fr. The team and cost-center filters match fr's columns.
 func AggregateClosed(ctx context.Context, q store.Querier, closeID uuid.UUID, f Filter, g Grouping, fr Frozen) ([]Line, error) {
-	if f.TeamID != uuid.Nil || f.CostCenterID != "" {
-		var keep []uuid.UUID
-		for id, p := range fr.Projects {
-			if f.TeamID != uuid.Nil && (p.TeamID == nil || *p.TeamID != f.TeamID) {
-				continue
-			}
-			if f.CostCenterID != "" && (p.CostCenterID == nil || *p.CostCenterID != f.CostCenterID) {
-				continue
-			}
-			if !f.Restricted || slices.Contains(f.Projects, id) {
-				keep = append(keep, id)
-			}
-		}
-		if keep == nil {
-			keep = []uuid.UUID{}
-		}
-		f.TeamID, f.CostCenterID, f.Restricted, f.Projects = uuid.Nil, "", true, keep
-	}
+	f = closedFilter(f, fr)
 	var a args
 	org := a.add(f.OrgID)
 	sql := `SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
@@ -95,4 +78,29 @@ func AggregateClosed(ctx context.Context, q store.Querier, closeID uuid.UUID, f 
 		return []Line{}, err
 	}
 	return attach(rows, fr.Projects, fr.Names), nil
+}
+
+// closedFilter answers the team and cost-center filters from fr's columns
+// (as they were at close): they become the list of matching projects.
+func closedFilter(f Filter, fr Frozen) Filter {
+	if f.TeamID == uuid.Nil && f.CostCenterID == "" {
+		return f
+	}
+	var keep []uuid.UUID
+	for id, p := range fr.Projects {
+		if f.TeamID != uuid.Nil && (p.TeamID == nil || *p.TeamID != f.TeamID) {
+			continue
+		}
+		if f.CostCenterID != "" && (p.CostCenterID == nil || *p.CostCenterID != f.CostCenterID) {
+			continue
+		}
+		if !f.Restricted || slices.Contains(f.Projects, id) {
+			keep = append(keep, id)
+		}
+	}
+	if keep == nil {
+		keep = []uuid.UUID{}
+	}
+	f.TeamID, f.CostCenterID, f.Restricted, f.Projects = uuid.Nil, "", true, keep
+	return f
 }

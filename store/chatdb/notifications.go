@@ -67,3 +67,11 @@ func MarkFailed(ctx context.Context, q store.Querier, id uuid.UUID, errText stri
 		Set("last_error", errText).Set("updated_at", at).Where(sq.Eq{"id": id, "status": "queued"}))
 	return err
 }
+
+// SetQueuedText sets the text of a notification still queued (a follow-up
+// whose words depend on what came before it).
+func SetQueuedText(ctx context.Context, q store.Querier, id uuid.UUID, text string, at time.Time) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("chat_notifications").Set("text", text).Set("updated_at", at).
+		Where(sq.Eq{"id": id, "status": "queued"}))
+	return err
+}

@@ -12,5 +12,5 @@ import (
 // Attachments reads the attachments of the given tickets in upload order.
 func Attachments(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]attachmentdb.Row, error) {
 	return store.SelectRaw[attachmentdb.Row](ctx, q, `SELECT `+store.Cols(attachmentdb.Columns())+`
-	    FROM attachments WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, binIDs(ticketIDs))
+	    FROM attachments WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }

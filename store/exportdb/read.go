@@ -122,6 +122,7 @@ type Project struct {
 	AmortizationMonths *int64    `db:"amortization_months"`
 	BudgetCents        *int64    `db:"budget_cents"`
 	BudgetPeriod       *string   `db:"budget_period"`
+	PlacedInService    *string   `db:"placed_in_service"`
 	CreatedAt          time.Time `db:"created_at"`
 	UpdatedAt          time.Time `db:"updated_at"`
 }
@@ -130,7 +131,7 @@ type Project struct {
 func Projects(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID) ([]Project, error) {
 	return store.SelectRaw[Project](ctx, q, `SELECT p.id, p.key, p.name, p.description, w.name AS workflow, tm.name AS team,
 	        p.ticket_counter, p.capitalization_type, p.development_phase, p.cost_center_id,
-	        p.amortization_months, p.budget_cents, p.budget_period, p.created_at, p.updated_at
+	        p.amortization_months, p.budget_cents, p.budget_period, to_char(p.placed_in_service, 'YYYY-MM-DD') AS placed_in_service, p.created_at, p.updated_at
 	    FROM projects p LEFT JOIN workflows w ON w.id = p.workflow_id LEFT JOIN teams tm ON tm.id = p.team_id
 	    WHERE p.org_id = $1 AND p.deleted_at IS NULL AND ($2::uuid IS NULL OR p.id = $2)
 	    ORDER BY p.key, p.id`, orgID, nilable(projectID))

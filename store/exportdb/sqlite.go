@@ -27,7 +27,7 @@ var Tables = []Table{
 	{"workflows", []string{"name", "statuses", "transitions", "enforcement"}, "name"},
 	{"projects", []string{"key", "name", "description", "workflow", "ticket_counter", "capitalization_type",
 		"development_phase", "cost_center_id", "amortization_months", "budget_cents", "budget_period",
-		"created_at", "updated_at", "team"}, "key"},
+		"created_at", "updated_at", "team", "placed_in_service"}, "key"},
 	{"project_members", []string{"project_key", "user_email"}, "project_key, user_email"},
 	{"sprints", []string{"project_key", "position", "name", "goal", "start_date", "end_date", "status",
 		"created_at", "updated_at"}, "project_key, position"},

@@ -45,7 +45,7 @@ type TicketLabel struct {
 func TicketLabels(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]TicketLabel, error) {
 	return store.SelectRaw[TicketLabel](ctx, q, `SELECT tl.ticket_id, l.name FROM ticket_labels tl
 	    JOIN labels l ON l.id = tl.label_id AND l.deleted_at IS NULL
-	    WHERE tl.ticket_id = ANY($1) ORDER BY tl.ticket_id, lower(l.name)`, binIDs(ticketIDs))
+	    WHERE tl.ticket_id = ANY($1) ORDER BY tl.ticket_id, lower(l.name)`, ticketIDs)
 }
 
 // Comment is a comments row.
@@ -62,7 +62,7 @@ type Comment struct {
 // Comments reads the comments of the given tickets in creation order.
 func Comments(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]Comment, error) {
 	return store.SelectRaw[Comment](ctx, q, `SELECT id, ticket_id, author_id, body, parent_comment_id, created_at, updated_at
-	    FROM comments WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, binIDs(ticketIDs))
+	    FROM comments WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }
 
 // TimeEntry is a time_entries row.
@@ -85,5 +85,5 @@ type TimeEntry struct {
 func TimeEntries(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]TimeEntry, error) {
 	return store.SelectRaw[TimeEntry](ctx, q, `SELECT id, ticket_id, user_id, date, duration_minutes, description,
 	        activity_type, status, approved_by, approved_at, created_at, updated_at
-	    FROM time_entries WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, binIDs(ticketIDs))
+	    FROM time_entries WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }

@@ -159,6 +159,7 @@ type Project struct {
 	AmortizationMonths *int64
 	BudgetCents        *int64
 	BudgetPeriod       *string
+	PlacedInService    *string // YYYY-MM-DD
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
 }
@@ -167,10 +168,10 @@ type Project struct {
 func InsertProject(ctx context.Context, q store.Querier, p Project) error {
 	_, err := q.Exec(ctx, `INSERT INTO projects (id, org_id, workflow_id, key, name, description, ticket_counter,
 	        capitalization_type, development_phase, cost_center_id, amortization_months, budget_cents, budget_period,
-	        created_at, updated_at, team_id)
-	    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+	        created_at, updated_at, team_id, placed_in_service)
+	    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::date)`,
 		p.ID, p.OrgID, p.WorkflowID, p.Key, p.Name, p.Description, p.TicketCounter, p.CapitalizationType,
-		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod, p.CreatedAt, p.UpdatedAt, p.TeamID)
+		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod, p.CreatedAt, p.UpdatedAt, p.TeamID, p.PlacedInService)
 	return store.Translate(err)
 }
 

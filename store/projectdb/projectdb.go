@@ -28,6 +28,7 @@ type Row struct {
 	DevelopmentPhase   *string    `db:"development_phase"`
 	CostCenterID       *string    `db:"cost_center_id"`
 	AmortizationMonths *int64     `db:"amortization_months"`
+	PlacedInService    *time.Time `db:"placed_in_service"`
 	BudgetCents        *int64     `db:"budget_cents"`
 	BudgetPeriod       *string    `db:"budget_period"`
 	CreatedAt          time.Time  `db:"created_at"`
@@ -37,7 +38,7 @@ type Row struct {
 var columns = []string{
 	"id", "org_id", "team_id", "workflow_id", "key", "name", "description", "ticket_counter",
 	"capitalization_type", "development_phase", "cost_center_id", "amortization_months",
-	"budget_cents", "budget_period", "created_at", "updated_at",
+	"budget_cents", "budget_period", "created_at", "updated_at", "placed_in_service",
 }
 
 // Columns is the column list of Row, each prefixed with alias when given.
@@ -65,7 +66,7 @@ func Insert(ctx context.Context, q store.Querier, r Row) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("projects").Columns(Columns("")...).Values(
 		r.ID, r.OrgID, r.TeamID, r.WorkflowID, r.Key, r.Name, r.Description, r.TicketCounter,
 		r.CapitalizationType, r.DevelopmentPhase, r.CostCenterID, r.AmortizationMonths,
-		r.BudgetCents, r.BudgetPeriod, r.CreatedAt, r.UpdatedAt))
+		r.BudgetCents, r.BudgetPeriod, r.CreatedAt, r.UpdatedAt, r.PlacedInService))
 	return err
 }
 

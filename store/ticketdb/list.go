@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -121,10 +122,17 @@ func ByNumberInOrg(ctx context.Context, q store.Querier, orgID, userID uuid.UUID
 }
 
 // ByTitleInOrg lists visible tickets of orgID whose title contains text (any
-// case), newest first, at most limit. It scans the org's tickets: it serves
-// only the miss path of resolve.
+// case) or, for text of 4 or more characters, has a similar word (pg_trgm
+// word similarity: typos), containing ones first, then the most similar,
+// newest first, at most limit. Both use the title's trigram index
+// (tickets_title_trgm_idx).
 func ByTitleInOrg(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, text string, limit int) ([]Keyed, error) {
 	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(text) + "%"
+	if utf8.RuneCountInString(text) < 4 {
+		return store.SelectRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
+			"t.org_id = $1 AND t.title ILIKE $3")+` ORDER BY t.id DESC LIMIT $4`, orgID, userID, pattern, limit)
+	}
 	return store.SelectRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
-		"t.org_id = $1 AND t.title ILIKE $3")+` ORDER BY t.id DESC LIMIT $4`, orgID, userID, pattern, limit)
+		"t.org_id = $1 AND (t.title ILIKE $3 OR $5 <% t.title)")+`
+		ORDER BY (t.title ILIKE $3) DESC, word_similarity($5, t.title) DESC, t.id DESC LIMIT $4`, orgID, userID, pattern, limit, text)
 }

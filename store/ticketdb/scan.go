@@ -15,20 +15,20 @@ import (
 // sql.Scanner (a text round trip per uuid column): per row that was most of
 // the API's CPU on a 20-ticket page.
 type rowScan struct {
-	id, org, project, assignee, reporter, sprint pgtype.UUID
-	r                                            Row
+	id, org, project, assignee, reporter, sprint, parent pgtype.UUID
+	r                                                    Row
 }
 
 // targets are in Columns() order.
 func (s *rowScan) targets() []any {
 	return []any{&s.id, &s.org, &s.project, &s.r.TicketNumber, &s.r.Title, &s.r.Description, &s.r.Status,
-		&s.r.Priority, &s.assignee, &s.reporter, &s.sprint, &s.r.CreatedAt, &s.r.UpdatedAt}
+		&s.r.Priority, &s.assignee, &s.reporter, &s.sprint, &s.r.CreatedAt, &s.r.UpdatedAt, &s.parent, &s.r.RowVersion}
 }
 
 func (s *rowScan) row() Row {
 	r := s.r
 	r.ID, r.OrgID, r.ProjectID, r.ReporterID = s.id.Bytes, s.org.Bytes, s.project.Bytes, s.reporter.Bytes
-	r.AssigneeID, r.SprintID = nullable(s.assignee), nullable(s.sprint)
+	r.AssigneeID, r.SprintID, r.ParentID = nullable(s.assignee), nullable(s.sprint), nullable(s.parent)
 	return r
 }
 

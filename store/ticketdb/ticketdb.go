@@ -29,12 +29,15 @@ type Row struct {
 	SprintID     *uuid.UUID `db:"sprint_id"`
 	CreatedAt    time.Time  `db:"created_at"`
 	UpdatedAt    time.Time  `db:"updated_at"`
+	ParentID     *uuid.UUID `db:"parent_id"`
+	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
+	RowVersion int64 `db:"row_version"`
 }
 
 // Columns is the column list of Row.
 func Columns() []string {
 	return []string{"id", "org_id", "project_id", "ticket_number", "title", "description", "status",
-		"priority", "assignee_id", "reporter_id", "sprint_id", "created_at", "updated_at"}
+		"priority", "assignee_id", "reporter_id", "sprint_id", "created_at", "updated_at", "parent_id", "row_version"}
 }
 
 // prefixed is Columns qualified by a table alias.

@@ -30,7 +30,7 @@ func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRo
 	}
 	row, err := getRow(ctx, q, insertNextSQL, bin(r.ProjectID), bin(r.ID), r.Title, r.Description, r.Status, r.Priority,
 		r.AssigneeID, bin(r.ReporterID), r.SprintID, r.CreatedAt,
-		bin(audit.ID), audit.ActorID, audit.EntityType, audit.Action, string(audit.Changes), ids, topics, payloads, via(audit.Via))
+		bin(audit.ID), audit.ActorID, audit.EntityType, audit.Action, string(audit.Changes), ids, topics, payloads, via(audit.Via), r.ParentID)
 	if err != nil {
 		return Row{}, err
 	}
@@ -54,7 +54,7 @@ var insertNextSQL = `WITH c AS (
 	            RETURNING org_id, ticket_counter),
 	        t AS (
 	            INSERT INTO tickets (` + store.Cols(Columns()) + `)
-	            SELECT $2, c.org_id, $1, c.ticket_counter, $3, $4, $5, $6, $7, $8, $9, $10, $10 FROM c
+	            SELECT $2, c.org_id, $1, c.ticket_counter, $3, $4, $5, $6, $7, $8, $9, $10, $10, $20, 1 FROM c
 	            RETURNING ` + store.Cols(Columns()) + `),
 	        a AS (
 	            INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at, via)
@@ -78,6 +78,15 @@ func Update(ctx context.Context, q store.Querier, orgIDs, ids []uuid.UUID, set m
 	}
 	sortByID(rows)
 	return rows, nil
+}
+
+// UpdateAtVersion is Update of one ticket that writes it only while it is at
+// one of versions (If-Match): no row back means it is at another.
+func UpdateAtVersion(ctx context.Context, q store.Querier, orgID, id uuid.UUID, versions []int64, set map[string]any, at time.Time) ([]Row, error) {
+	b := store.SQL.Update("tickets").SetMap(set).Set("updated_at", at).
+		Where("org_id = ? AND id = ? AND deleted_at IS NULL AND row_version = ANY(?)", orgID, id, versions).
+		Suffix("RETURNING " + store.Cols(Columns()))
+	return store.Select[Row](ctx, q, b)
 }
 
 // CommentCounts counts the comments of each ticket (comments are the

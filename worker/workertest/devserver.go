@@ -16,6 +16,8 @@ import (
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+
+	"tracker/workflows"
 )
 
 // CLI finds the Temporal CLI: $TRACKER_TEMPORAL_CLI (which must exist when
@@ -107,8 +109,11 @@ func (s *Server) Start() {
 		ClientOptions: &client.Options{HostPort: s.Address, Namespace: "default", Logger: quiet},
 		DBFilename:    s.dbFile,
 		LogLevel:      "error",
-		Stdout:        logf,
-		Stderr:        logf,
+		// The tracker's custom search attributes, as deploy/dev/temporal.sh
+		// registers them (the worker would add them too, a little later).
+		SearchAttributes: workflows.DevServerSearchAttributes(),
+		Stdout:           logf,
+		Stderr:           logf,
 	})
 	if err != nil {
 		s.dev = nil

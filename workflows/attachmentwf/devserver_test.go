@@ -43,7 +43,7 @@ func TestSweepScheduleOnTheDevServer(t *testing.T) {
 	var svc *attachment.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = attachment.New(e.DB, objects, domain.SystemClock{}, 1<<20)
-		return []api.Module{attachments.Handlers{Attachments: svc}}
+		return []api.Module{attachments.New(svc, nil)}
 	}})
 
 	// The worker as the shared worker sets it up: Register before start,

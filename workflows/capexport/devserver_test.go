@@ -22,6 +22,7 @@ import (
 	"tracker/domain/capex"
 	"tracker/domain/capex/capextest"
 	"tracker/worker"
+	"tracker/workflows"
 	"tracker/workflows/capexport"
 )
 
@@ -51,10 +52,11 @@ func startDevServer(t *testing.T) *testsuite.DevServer {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath:  temporalCLI(t),
-		LogLevel:      "error",
-		ClientOptions: &client.Options{Namespace: "default", Logger: quiet()},
-		Stdout:        io.Discard, Stderr: io.Discard,
+		ExistingPath:     temporalCLI(t),
+		LogLevel:         "error",
+		SearchAttributes: workflows.DevServerSearchAttributes(),
+		ClientOptions:    &client.Options{Namespace: "default", Logger: quiet()},
+		Stdout:           io.Discard, Stderr: io.Discard,
 	})
 	if err != nil {
 		t.Fatalf("start dev server: %v", err)

@@ -43,5 +43,7 @@ func StartRequested(ctx context.Context, env worker.Env, row store.OutboxRow) er
 	if err := json.Unmarshal(row.Payload, &job); err != nil {
 		return worker.Permanent(fmt.Errorf("capitalization export job %s does not decode: %w", row.ID, err))
 	}
-	return workflows.StartOnce(ctx, env.Client, ExportWorkflowID(job.ExportID), env.TaskQueue, WorkflowName, Input{Job: &job})
+	return workflows.StartJob(ctx, env.Client, ExportWorkflowID(job.ExportID), env.TaskQueue,
+		workflows.Job{OrgID: job.OrgID, Kind: workflows.KindCapexExport, Summary: "Capitalization export of " + job.Period},
+		WorkflowName, Input{Job: &job})
 }

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	acts "tracker/activities/capexport"
+	"tracker/workflows"
 )
 
 // Register puts the workflow and its activities on a worker.
@@ -45,10 +46,11 @@ func ScheduleSpec() client.ScheduleSpec {
 }
 
 func scheduleAction(taskQueue string) *client.ScheduleWorkflowAction {
-	return &client.ScheduleWorkflowAction{
+	job := workflows.Job{Kind: workflows.KindCapexExport, Summary: "Monthly capitalization export of every org"}
+	return job.ScheduleAction(&client.ScheduleWorkflowAction{
 		ID: ScheduledWorkflowID, Workflow: WorkflowName, Args: []any{Input{}}, TaskQueue: taskQueue,
 		WorkflowExecutionTimeout: 24 * time.Hour,
-	}
+	})
 }
 
 // CatchupWindow lets a run missed while Temporal was down start late (it

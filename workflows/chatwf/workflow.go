@@ -39,22 +39,28 @@ func RetryPolicy() *temporal.RetryPolicy {
 // record is marked failed. The workflow itself never fails on a delivery
 // problem: the record says what happened.
 func ChatNotification(ctx workflow.Context, in Input) (acts.PostResult, error) {
+	res, _, err := post(ctx, in.NotificationID)
+	return res, err
+}
+
+// post runs the post of one delivery record and, when its retries run out,
+// marks it failed; reason is the last error of a failed post.
+func post(ctx workflow.Context, id uuid.UUID) (res acts.PostResult, reason string, err error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second, RetryPolicy: RetryPolicy()})
-	var res acts.PostResult
-	err := workflow.ExecuteActivity(ctx, acts.PostNotificationName, acts.PostInput{NotificationID: in.NotificationID}).Get(ctx, &res)
+	err = workflow.ExecuteActivity(ctx, acts.PostNotificationName, acts.PostInput{NotificationID: id}).Get(ctx, &res)
 	if err == nil {
-		return res, nil
+		return res, "", nil
 	}
 	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) && ae.Type() == acts.ErrPermanent {
-		return acts.PostResult{Status: "failed"}, nil // recorded by the activity
-	}
 	msg := err.Error()
 	if errors.As(err, &ae) {
-		msg = ae.Error()
+		msg = ae.Message()
 	}
-	if ferr := workflow.ExecuteActivity(ctx, acts.MarkFailedName, acts.FailInput{NotificationID: in.NotificationID, Error: msg}).Get(ctx, nil); ferr != nil {
-		return acts.PostResult{}, ferr
+	if errors.As(err, &ae) && ae.Type() == acts.ErrPermanent {
+		return acts.PostResult{Status: "failed"}, msg, nil // recorded by the activity
 	}
-	return acts.PostResult{Status: "failed"}, nil
+	if ferr := workflow.ExecuteActivity(ctx, acts.MarkFailedName, acts.FailInput{NotificationID: id, Error: msg}).Get(ctx, nil); ferr != nil {
+		return acts.PostResult{}, msg, ferr
+	}
+	return acts.PostResult{Status: "failed"}, msg, nil
 }

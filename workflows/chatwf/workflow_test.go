@@ -26,6 +26,7 @@ type recorder struct {
 	mu     sync.Mutex
 	calls  []map[string]string
 	script []func(w http.ResponseWriter)
+	url    string
 }
 
 func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -66,6 +67,7 @@ func setup(t *testing.T, script ...func(w http.ResponseWriter)) (*store.DB, *rec
 	rec := &recorder{script: script}
 	srv := httptest.NewServer(rec)
 	t.Cleanup(srv.Close)
+	rec.url = srv.URL
 	a := &acts.Activities{DB: db, Clock: domain.SystemClock{}, Slack: acts.NewSlackClient("xoxb-test", srv.URL+"/api")}
 	return db, rec, a
 }
@@ -180,5 +182,45 @@ func TestPermanentErrorRecordedNotRetried(t *testing.T) {
 			n.LastError == nil || !contains(*n.LastError, code) {
 			t.Fatalf("%s: result %+v calls %d record %+v", code, res, len(rec.calls), n)
 		}
+	}
+}
+
+func TestRespondToResponseURL(t *testing.T) {
+	t.Parallel()
+	db, rec, a := setup(t, rateLimited, func(w http.ResponseWriter) { w.WriteHeader(http.StatusOK) },
+		func(w http.ResponseWriter) { w.WriteHeader(http.StatusNotFound) })
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})
+	sent, gone := queued(t, db, ""), queued(t, db, "")
+	url := rec.url + "/commands/T1/1"
+	in := acts.RespondInput{NotificationID: sent, ResponseURL: url, Text: "Announced *ABC-1*"}
+	var ae interface {
+		Type() string
+		NextRetryDelay() time.Duration
+	}
+	// 429 with Retry-After: retried after it; then sent; then never again.
+	if _, err := env.ExecuteActivity(acts.RespondName, in); err == nil || !asApp(err, &ae) || ae.Type() != acts.ErrRateLimited || ae.NextRetryDelay() != 7*time.Second {
+		t.Fatalf("429: %v", err)
+	}
+	for range 2 {
+		v, err := env.ExecuteActivity(acts.RespondName, in)
+		var res acts.PostResult
+		if err != nil || v.Get(&res) != nil || res.Status != "sent" {
+			t.Fatalf("respond: %v %+v", err, res)
+		}
+	}
+	// 404 (expired or used up): permanent, recorded.
+	if _, err := env.ExecuteActivity(acts.RespondName, acts.RespondInput{NotificationID: gone, ResponseURL: url, Text: "x"}); err == nil || !asApp(err, &ae) || ae.Type() != acts.ErrPermanent {
+		t.Fatalf("404: %v", err)
+	}
+	if len(rec.calls) != 3 || rec.calls[1]["path"] != "/commands/T1/1" {
+		t.Fatalf("calls %v", rec.calls)
+	}
+	if n := record(t, db, sent); n.Status != "sent" || n.Text != "Announced *ABC-1*" || n.Attempts != 2 {
+		t.Fatalf("record %+v", n)
+	}
+	if n := record(t, db, gone); n.Status != "failed" || n.LastError == nil {
+		t.Fatalf("record %+v", n)
 	}
 }

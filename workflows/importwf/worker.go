@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
+
+	"github.com/google/uuid"
 
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -34,20 +37,58 @@ func Register(r sdkworker.Registry, a *acts.Activities) {
 func WorkerRegistration(db *store.DB, clock domain.Clock, t Tuning) worker.Registration {
 	a := &acts.Activities{Runner: importer.NewRunner(db, clock, t.BatchSize), BatchPause: t.BatchPause}
 	return worker.Registration{
-		Name:     "import",
-		Register: func(r sdkworker.Registry) { Register(r, a) },
-		Topics:   map[string]worker.Dispatch{importer.TopicImport: Dispatch},
+		Name:       "import",
+		Register:   func(r sdkworker.Registry) { Register(r, a) },
+		RegisterDB: func(r sdkworker.Registry) { r.RegisterActivity(a) },
+		Topics: map[string]worker.Dispatch{importer.TopicImport: func(ctx context.Context, env worker.Env, row store.OutboxRow) error {
+			return dispatch(ctx, env, row, orgName(ctx, db, row.OrgID))
+		}},
 	}
+}
+
+// orgName is the org's name for the summary, its id when it cannot be read.
+func orgName(ctx context.Context, db *store.DB, orgID uuid.UUID) string {
+	var name string
+	if err := db.Q().QueryRow(ctx, `SELECT name FROM organizations WHERE id = $1`, orgID).Scan(&name); err != nil {
+		return orgID.String()
+	}
+	return name
+}
+
+// Summary is the workflow's one line in the Temporal UI, e.g. "Import of
+// acme.json into Acme — 40,000 tickets".
+func Summary(job importer.Job, org string) string {
+	s := "Import of " + job.Source + " into " + org
+	if job.Source == "" {
+		s = "Import " + job.ImportID.String() + " into " + org
+	}
+	if job.Tickets > 0 {
+		s += " — " + thousands(job.Tickets) + " tickets"
+	}
+	return s
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // Dispatch starts the Import workflow of an outbox job, once: the workflow
 // id is import:<import id>. A payload that does not decode can never start
 // anything: it is a worker.Permanent error, and the relay parks the row.
 func Dispatch(ctx context.Context, env worker.Env, row store.OutboxRow) error {
+	return dispatch(ctx, env, row, row.OrgID.String())
+}
+
+func dispatch(ctx context.Context, env worker.Env, row store.OutboxRow, org string) error {
 	var job importer.Job
 	if err := json.Unmarshal(row.Payload, &job); err != nil || job.OrgID != row.OrgID {
 		return worker.Permanent(fmt.Errorf("import job %s does not decode or names another org: %v", row.ID, err))
 	}
-	return workflows.StartOnce(ctx, env.Client, importer.WorkflowID(job.ImportID), env.TaskQueue, WorkflowName,
-		Input{ImportID: job.ImportID, OrgID: job.OrgID})
+	return workflows.StartJob(ctx, env.Client, importer.WorkflowID(job.ImportID), env.TaskQueue,
+		workflows.Job{OrgID: job.OrgID, Kind: workflows.KindImport, Summary: Summary(job, org)},
+		WorkflowName, Input{ImportID: job.ImportID, OrgID: job.OrgID})
 }

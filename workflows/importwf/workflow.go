@@ -5,6 +5,7 @@
 package importwf
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,6 +14,7 @@ import (
 
 	acts "tracker/activities/importwf"
 	"tracker/domain/importer"
+	"tracker/workflows"
 )
 
 // WorkflowName is the registered name of the workflow.
@@ -31,6 +33,9 @@ type Input struct {
 	ImportID uuid.UUID
 	OrgID    uuid.UUID
 	Calls    int
+	// Progress is the progress so far, carried across continue-as-new so
+	// the memo and the Query keep their counts (nil: a first run).
+	Progress *Progress `json:",omitempty"`
 }
 
 // Progress is what the Query and the memo show.
@@ -42,6 +47,27 @@ type Progress struct {
 	TicketsSkipped   int              `json:"tickets_skipped"`
 	Summary          importer.Summary `json:"summary"`
 	Error            string           `json:"error,omitempty"`
+}
+
+// statusOf is TrackerStatus for a progress: its stage while it runs
+// (staged, catalog, tickets, done), else how it ended.
+func statusOf(p Progress) string {
+	if p.Status != "running" {
+		return p.Status
+	}
+	return p.Stage
+}
+
+// details is the UI's one line of live progress.
+func (p Progress) details() string {
+	line := fmt.Sprintf("**%s** (%s): %d of %d tickets imported", p.Status, p.Stage, p.TicketsProcessed, p.TicketsTotal)
+	if p.TicketsSkipped > 0 {
+		line += fmt.Sprintf(", %d skipped", p.TicketsSkipped)
+	}
+	if p.Error != "" {
+		line += "; " + p.Error
+	}
+	return line
 }
 
 // Result is the finished import's summary.
@@ -81,6 +107,9 @@ var RecordOptions = workflow.ActivityOptions{
 // after a crash create nothing twice; permanent failures fail the import.
 func Import(ctx workflow.Context, in Input) (Result, error) {
 	progress := Progress{Status: "running", Stage: "queued"}
+	if in.Progress != nil {
+		progress = *in.Progress
+	}
 	if err := workflow.SetQueryHandler(ctx, QueryProgress, func() (Progress, error) { return progress, nil }); err != nil {
 		return Result{}, err
 	}
@@ -90,9 +119,10 @@ func Import(ctx workflow.Context, in Input) (Result, error) {
 		progress.TicketsSkipped = st.Counts.TicketsSkipped
 		progress.Summary = importer.SummaryOf(st.Counts)
 		_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
+		workflows.SetStatus(ctx, statusOf(progress), progress.details())
 	}
 	_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
-	actx := workflow.WithActivityOptions(ctx, StepOptions)
+	actx := workflows.OnDBQueue(ctx, StepOptions)
 	var st importer.Step
 	// end records how the import ended when it did not complete: failed (a
 	// permanent error, or a step that used up its bounds) or cancelled
@@ -101,15 +131,17 @@ func Import(ctx workflow.Context, in Input) (Result, error) {
 	end := func(err error) (Result, error) {
 		dctx, cancel := workflow.NewDisconnectedContext(ctx)
 		defer cancel()
-		dctx = workflow.WithActivityOptions(dctx, RecordOptions)
+		dctx = workflows.OnDBQueue(dctx, RecordOptions)
 		if temporal.IsCanceledError(err) {
 			progress.Status = "cancelled"
 			_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
+			workflows.SetStatus(ctx, progress.Status, progress.details())
 			_ = workflow.ExecuteActivity(dctx, a.CancelImport, in.ImportID).Get(dctx, nil)
 			return Result{}, err
 		}
 		progress.Status, progress.Error = "failed", err.Error()
 		_ = workflow.UpsertMemo(ctx, map[string]any{MemoProgress: progress})
+		workflows.SetStatus(ctx, progress.Status, progress.details())
 		_ = workflow.ExecuteActivity(dctx, a.FailImport, acts.FailInput{ImportID: in.ImportID, Reason: err.Error()}).Get(dctx, nil)
 		return Result{}, err
 	}
@@ -132,7 +164,7 @@ func Import(ctx workflow.Context, in Input) (Result, error) {
 	}
 	for !st.Done {
 		if in.Calls >= maxCallsPerRun {
-			in.Calls = 0
+			in.Calls, in.Progress = 0, &progress
 			return Result{}, workflow.NewContinueAsNewError(ctx, Import, in)
 		}
 		if err := workflow.ExecuteActivity(actx, a.ImportTicketBatch, in.ImportID).Get(actx, &st); err != nil {

@@ -120,9 +120,9 @@ func seedProject(ctx context.Context, q store.Querier, orgID uuid.UUID, p int, o
 	}
 	n := o.TicketsPerProject
 	if err := exec(ctx, q, `INSERT INTO projects (id, org_id, workflow_id, key, name, description, ticket_counter,
-	        capitalization_type, budget_cents, budget_period, created_at, updated_at)
-	    VALUES ($1, $2, $3, $4, $5, $6, $7, 'Capex', $8, 'Monthly', $9, $9)`,
-		pid, orgID, wf, key, "Project "+key, "About "+key, n+1, int64(100000*(p+1)), base); err != nil {
+	        capitalization_type, budget_cents, budget_period, created_at, updated_at, amortization_months, placed_in_service)
+	    VALUES ($1, $2, $3, $4, $5, $6, $7, 'Capex', $8, 'Monthly', $9, $9, $10, $11)`,
+		pid, orgID, wf, key, "Project "+key, "About "+key, n+1, int64(100000*(p+1)), base, inService(p).months, inService(p).date); err != nil {
 		return err
 	}
 	s.ProjectKeys = append(s.ProjectKeys, key)
@@ -219,4 +219,23 @@ func seedTickets(ctx context.Context, q store.Querier, orgID, pid uuid.UUID, n i
 		}
 	}
 	return nil
+}
+
+// inService gives the first project an amortization period and a
+// placed_in_service date (the others none), so exports carry both states.
+func inService(p int) struct {
+	months *int64
+	date   *string
+} {
+	if p != 0 {
+		return struct {
+			months *int64
+			date   *string
+		}{}
+	}
+	m, d := int64(36), "2026-02-20"
+	return struct {
+		months *int64
+		date   *string
+	}{&m, &d}
 }

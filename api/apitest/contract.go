@@ -1,0 +1,109 @@
+package apitest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/helpers"
+
+	"tracker/docs"
+)
+
+// The contract check: every request Env.Do sends and every response it
+// gets is held to docs/openapi.yaml by libopenapi-validator.
+//   - The response's status must be declared for the operation and its body
+//     must match the declared schema, whatever the status.
+//   - A request the service accepted (2xx) must match the document too
+//     (parameters and body): the document may not be stricter than the
+//     service, nor miss what a client sends. Requests the service refused
+//     are the tests' deliberate bad input and are not checked.
+//   - A route the document does not know may only answer 404.
+//
+// It runs in the test binaries that set CheckContract (the packages whose
+// suites are known to conform); Env.NoContract turns it off for one Env.
+var CheckContract = false
+
+var contract struct {
+	once sync.Once
+	mu   sync.Mutex // the validator's caches are not documented as safe for concurrent use
+	v    validator.Validator
+	err  error
+}
+
+func contractValidator() (validator.Validator, error) {
+	contract.once.Do(func() {
+		doc, err := libopenapi.NewDocument(docs.YAML)
+		if err != nil {
+			contract.err = err
+			return
+		}
+		// Credentials are the service's business (the route walks test
+		// them); the contract is about shapes.
+		v, errs := validator.NewValidator(doc, config.WithoutSecurityValidation())
+		if len(errs) > 0 {
+			contract.err = fmt.Errorf("docs/openapi.yaml: %v", errs)
+			return
+		}
+		contract.v = v
+	})
+	return contract.v, contract.err
+}
+
+// checkContract validates one exchange; it reports through e.T.Errorf.
+func (e *Env) checkContract(method, target string, header http.Header, body []byte, res Resp) {
+	if !CheckContract || e.NoContract || method == http.MethodHead {
+		return
+	}
+	e.T.Helper()
+	v, err := contractValidator()
+	if err != nil {
+		e.T.Fatalf("contract: %v", err)
+	}
+	newReq := func() *http.Request {
+		r := httptest.NewRequest(method, target, bytes.NewReader(body))
+		r.Header = header.Clone()
+		return r
+	}
+	resp := &http.Response{StatusCode: res.Status, Header: res.Header.Clone(), Body: io.NopCloser(bytes.NewReader(res.Body))}
+	contract.mu.Lock()
+	var problems []*verrors.ValidationError
+	if res.Status >= 200 && res.Status < 300 {
+		_, errs := v.ValidateHttpRequestSync(newReq())
+		problems = append(problems, errs...)
+	}
+	req := newReq()
+	resp.Request = req
+	_, errs := v.ValidateHttpResponse(req, resp)
+	problems = append(problems, errs...)
+	contract.mu.Unlock()
+	var out []string
+	for _, p := range problems {
+		unknownRoute := p.ValidationType == helpers.PathValidation ||
+			(p.ValidationType == helpers.RequestValidation && p.ValidationSubType == helpers.ValidationMissingOperation) ||
+			p.ValidationSubType == helpers.ValidationMissingOperation
+		if unknownRoute && res.Status == http.StatusNotFound {
+			continue // a route the service does not serve either
+		}
+		line := p.Message
+		if p.Reason != "" && p.Reason != p.Message {
+			line += ": " + p.Reason
+		}
+		for _, se := range p.SchemaValidationErrors {
+			line += fmt.Sprintf("\n      %s: %s", se.FieldPath, se.Reason)
+		}
+		out = append(out, line)
+	}
+	if len(out) > 0 {
+		e.T.Errorf("contract (docs/openapi.yaml): %s %s → %d: %s\n    body: %.400s", method, target, res.Status,
+			strings.Join(out, "\n    "), res.Body)
+	}
+}

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/domain"
+)
+
+// ETag is the strong entity tag of a resource at row version v: it names
+// the stored row's version (every change of the row bumps it), so it is
+// compared as is in If-Match and If-None-Match.
+func ETag(v int64) string { return `"` + strconv.FormatInt(v, 10) + `"` }
+
+// SetETag sends v as the response's ETag.
+func SetETag(c *fiber.Ctx, v int64) { c.Set(fiber.HeaderETag, ETag(v)) }
+
+// IfMatch makes the route's write conditional (RFC 9110 If-Match): the
+// versions named by the header travel in the request context to the use
+// case, which writes only while the row is at one of them and answers 412
+// PRECONDITION_FAILED otherwise. "*" (any current version) and no header
+// are unconditional; weak tags never match (strong comparison).
+func IfMatch(c *fiber.Ctx) error {
+	h := strings.TrimSpace(c.Get(fiber.HeaderIfMatch))
+	if h == "" || h == "*" {
+		return c.Next()
+	}
+	versions := []int64{}
+	for _, tag := range strings.Split(h, ",") {
+		tag = strings.TrimSpace(tag)
+		if len(tag) < 3 || tag[0] != '"' || tag[len(tag)-1] != '"' {
+			continue
+		}
+		if v, err := strconv.ParseInt(tag[1:len(tag)-1], 10, 64); err == nil {
+			versions = append(versions, v)
+		}
+	}
+	c.SetUserContext(domain.WithIfMatch(c.UserContext(), versions))
+	return c.Next()
+}
+
+// notModified answers a GET whose If-None-Match names the response's ETag
+// with 304 and no body (weak comparison, as RFC 9110 asks for GET).
+func notModified(c *fiber.Ctx) error {
+	if err := c.Next(); err != nil {
+		return err
+	}
+	if c.Method() != fiber.MethodGet && c.Method() != fiber.MethodHead {
+		return nil
+	}
+	inm := c.Get(fiber.HeaderIfNoneMatch)
+	res := c.Response()
+	if inm == "" || res.StatusCode() != fiber.StatusOK {
+		return nil
+	}
+	etag := string(res.Header.Peek(fiber.HeaderETag))
+	if etag == "" {
+		return nil
+	}
+	for _, tag := range strings.Split(inm, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" || strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(etag, "W/") {
+			res.ResetBody()
+			res.Header.Del(fiber.HeaderContentType)
+			c.Status(fiber.StatusNotModified)
+			return nil
+		}
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package tickets
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/ticket"
+)
+
+// linkReq is POST /tickets/:id/links. The fields are checked by the domain
+// after authorization (a Viewer gets 403, not a validation error).
+type linkReq struct {
+	Type     string `json:"type"`
+	TicketID string `json:"ticket_id"`
+}
+
+func (h Handlers) addLink(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "ticket")
+	if err != nil {
+		return err
+	}
+	var req linkReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	l, err := h.Tickets.AddLink(c.UserContext(), api.Principal(c), id, ticket.NewLink{Type: req.Type, TicketID: req.TicketID})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(l)
+}
+
+func (h Handlers) links(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "ticket")
+	if err != nil {
+		return err
+	}
+	ls, err := h.Tickets.Links(c.UserContext(), api.Principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(api.PageOf(domain.Paged[ticket.Link]{Items: ls}))
+}
+
+func (h Handlers) removeLink(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "ticket")
+	if err != nil {
+		return err
+	}
+	if err := h.Tickets.RemoveLink(c.UserContext(), api.Principal(c), id, c.Params("link_id")); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

@@ -1,0 +1,41 @@
+package domain
+
+import (
+	"context"
+	"slices"
+)
+
+// A conditional write (If-Match) carries the row versions the client
+// accepts in its context; the use cases that support it compare them in
+// the UPDATE's WHERE (or under the row lock of the read for a change), and
+// refuse a stale one with PreconditionFailed.
+
+type ifMatchKey struct{}
+
+// WithIfMatch makes ctx's write conditional on the row being at one of
+// versions (an empty list matches nothing).
+func WithIfMatch(ctx context.Context, versions []int64) context.Context {
+	return context.WithValue(ctx, ifMatchKey{}, versions)
+}
+
+// IfMatch is ctx's accepted versions; ok is false for an unconditional write.
+func IfMatch(ctx context.Context) (versions []int64, ok bool) {
+	versions, ok = ctx.Value(ifMatchKey{}).([]int64)
+	return versions, ok
+}
+
+// CheckIfMatch refuses a conditional write of what whose current version
+// (read under a row lock) is not one the client accepts.
+func CheckIfMatch(ctx context.Context, what string, version int64) error {
+	if want, ok := IfMatch(ctx); ok && !slices.Contains(want, version) {
+		return PreconditionFailed(what)
+	}
+	return nil
+}
+
+// PreconditionFailed is a conditional write whose If-Match names a version
+// the resource is no longer at (412).
+func PreconditionFailed(what string) error {
+	return &Error{Kind: KindPreconditionFailed, Message: what + " was changed since the version in If-Match; read it again and retry",
+		Details: []string{}}
+}

@@ -1,0 +1,172 @@
+package e2e
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"tracker/domain"
+	"tracker/domain/export/exporttest"
+	"tracker/store/storetest"
+	"tracker/worker/workertest"
+	"tracker/workflows"
+	"tracker/workflows/capexport"
+	"tracker/workflows/chatwf"
+)
+
+var capture = flag.Bool("capture", false, "TestCaptureHistories writes workflow histories into workflows/testdata")
+
+// TestCaptureHistories runs every workflow type end to end on the real
+// dev server and writes its histories to workflows/testdata, where
+// workflows/replay_test.go replays them with worker.NewWorkflowReplayer in
+// make test. It runs only when asked:
+//
+//	go test ./e2e -run TestCaptureHistories -count=1 -args -capture
+//
+// Recapture only on purpose (a new workflow type, or after a deliberate
+// versioned change); the committed histories are what in-flight runs look
+// like, and every later change must still replay them.
+func TestCaptureHistories(t *testing.T) {
+	if !*capture {
+		t.Skip("captures histories only with -args -capture")
+	}
+	db, url := storetest.NewWithURL(t)
+	srv := workertest.Start(t)
+	s := newStack(t, url, srv, map[string]string{
+		"TRACKER_TEST_WEBHOOK_RETRY_SCALE": "0.001", // 0, 5 ms, 300 ms, …
+		"TRACKER_TEST_CASCADE_BATCH":       "1",     // with a tiny budget, a call per row,
+		"TRACKER_TEST_CASCADE_BUDGET":      "1ns",   // and 40 calls per run: the purge
+		"TRACKER_TEST_CASCADE_CALLS":       "40",    // continues as new
+		"TRACKER_TEST_IMPORT_BATCH":        "4",     // several ticket batches
+	})
+	s.run("dev")
+	c := srv.Client(t)
+	out := filepath.Join(workertest.RepoRoot(t), "workflows", "testdata")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u := s.register("owner")
+
+	// WebhookDelivery with a retry: the receiver answers 500 twice (the
+	// relay's first attempt, then the workflow's), then 200.
+	rcv := newReceiver(t, func(n int) int {
+		if n <= 2 {
+			return 500
+		}
+		return 200
+	})
+	s.createWebhook(u, rcv, domain.EventTicketCreated)
+	project := s.createProject(db, u, "CAP")
+	s.createTicket(db, u, project, "captured")
+	waitFor(t, 60*time.Second, "the retried delivery", func() bool { return len(rcv.got()) >= 3 })
+	save(t, c, out, "webhook_takeover_retry", closed(t, c, fmt.Sprintf("TrackerJobKind = 'webhook' AND TrackerOrgId = '%s'", u.OrgID), 1))
+
+	// Import across batches.
+	if _, err := exporttest.Seed(context.Background(), db, u.OrgID, u.ID, exporttest.Options{Projects: 1, TicketsPerProject: 10,
+		CommentsPerTicket: 1, Suffix: "src"}); err != nil {
+		t.Fatal(err)
+	}
+	doc := s.must(200, "GET", "/export?org_id="+u.OrgID.String(), u.Token, nil).Body
+	target := uuid.MustParse(s.must(201, "POST", "/orgs", u.Token, map[string]any{"name": "Capture target",
+		"slug": "capture-" + uuid.NewString()[:8]}).m(t)["id"].(string))
+	if r := s.importRaw("/import?org_id="+target.String(), u.Token, doc); r.Status != 200 && r.Status != 202 {
+		t.Fatalf("POST /import: %d %s", r.Status, r.Body)
+	}
+	save(t, c, out, "import_batches_dbqueue", closed(t, c, fmt.Sprintf("TrackerJobKind = 'import' AND TrackerOrgId = '%s'", target), 1))
+
+	// CascadeDelete across a continue-as-new: one row per call, more calls
+	// than one run makes.
+	doomed := s.createProject(db, u, "GONE")
+	label := domain.NewID()
+	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'cap', '#fff')`, label, u.OrgID)
+	bulk(t, db, u.OrgID, u.ID, doomed, label, 12, 1)
+	s.must(204, "DELETE", "/projects/"+doomed.String()+"?cascade=true", u.Token, nil)
+	runs := closed(t, c, "WorkflowId = '"+workflows.CascadeWorkflowID(domain.CascadeJob{EntityType: "project", EntityID: doomed})+"'", 2)
+	save(t, c, out, "cascade_continued", runs)
+
+	// CapitalizationExport from its Schedule.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	waitFor(t, 30*time.Second, "the export schedule", func() bool {
+		_, err := c.ScheduleClient().GetHandle(ctx, capexport.ScheduleID).Describe(ctx)
+		return err == nil
+	})
+	if err := c.ScheduleClient().GetHandle(ctx, capexport.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	save(t, c, out, "capex_export_scheduled", closed(t, c, "WorkflowType = '"+capexport.WorkflowName+"'", 1))
+
+	// ChatNotification: a notification that no longer exists (the
+	// workflow's permanent-failure path; posting needs a chat workspace).
+	if err := workflows.StartOnce(ctx, c, chatwf.WorkflowID(domain.NewID()), s.env["SERVICE_TASK_QUEUE"], chatwf.WorkflowName,
+		chatwf.Input{NotificationID: domain.NewID()}); err != nil {
+		t.Fatal(err)
+	}
+	save(t, c, out, "chat_notification_gone", closed(t, c, "WorkflowType = '"+chatwf.WorkflowName+"'", 1))
+}
+
+// closed waits for n closed executions matching query and returns them,
+// oldest first.
+func closed(t *testing.T, c client.Client, query string, n int) []*workflowservice.ListWorkflowExecutionsResponse {
+	t.Helper()
+	var res *workflowservice.ListWorkflowExecutionsResponse
+	waitFor(t, 120*time.Second, fmt.Sprintf("%d closed runs of %s", n, query), func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var err error
+		res, err = c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default",
+			Query: query + " AND ExecutionStatus != 'Running'"})
+		return err == nil && len(res.GetExecutions()) >= n
+	})
+	return []*workflowservice.ListWorkflowExecutionsResponse{res}
+}
+
+// save writes each listed run's history as <name>.json (several runs:
+// <name>_1.json, … oldest first), in the JSON the Temporal CLI and UI
+// download.
+func save(t *testing.T, c client.Client, dir, name string, lists []*workflowservice.ListWorkflowExecutionsResponse) {
+	t.Helper()
+	execs := lists[0].GetExecutions()
+	for i := range execs { // the visibility list is newest first
+		e := execs[len(execs)-1-i]
+		if e.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED && e.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW {
+			t.Fatalf("%s run %s ended %v", e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(), e.GetStatus())
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		it := c.GetWorkflowHistory(ctx, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(), false,
+			enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		h := &historypb.History{}
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			h.Events = append(h.Events, ev)
+		}
+		cancel()
+		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := name + ".json"
+		if len(execs) > 1 {
+			file = fmt.Sprintf("%s_%d.json", name, i+1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, file), append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s: %s, %d events", file, e.GetType().GetName(), len(h.Events))
+	}
+}

@@ -1,0 +1,89 @@
+// Package testfactory builds the rows tests need through the store's own
+// functions (projectdb.Insert, ticketdb.InsertNext, ...), in the spirit of
+// river's testfactory: one function per entity, an options struct whose
+// zero value is a sensible row, the row returned. A test that is about SQL
+// may still write raw INSERTs; every other test builds its data here (or,
+// for API tests, starts from apitest.NewWorld).
+package testfactory
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/projectdb"
+	"tracker/store/ticketdb"
+)
+
+// ProjectOpts are a project's options; Key defaults to a unique one.
+type ProjectOpts struct {
+	Key  string
+	Name string
+}
+
+// Project inserts a live project in orgID.
+func Project(t testing.TB, db *store.DB, orgID uuid.UUID, o ProjectOpts) projectdb.Row {
+	t.Helper()
+	if o.Key == "" {
+		o.Key = "P" + strings.ToUpper(strings.ReplaceAll(uuid.NewString(), "-", "")[:6])
+	}
+	if o.Name == "" {
+		o.Name = "Project " + o.Key
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	r := projectdb.Row{ID: domain.NewID(), OrgID: orgID, Key: o.Key, Name: o.Name, CreatedAt: now, UpdatedAt: now}
+	if err := projectdb.Insert(context.Background(), db.Q(), r); err != nil {
+		t.Fatalf("testfactory.Project: %v", err)
+	}
+	return r
+}
+
+// Assign makes userID a member of the project (what a Reporter needs to
+// reach it).
+func Assign(t testing.TB, db *store.DB, p projectdb.Row, userID uuid.UUID) {
+	t.Helper()
+	m := projectdb.Member{OrgID: p.OrgID, ProjectID: p.ID, UserID: userID, CreatedAt: time.Now().UTC()}
+	if err := projectdb.InsertMember(context.Background(), db.Q(), m); err != nil {
+		t.Fatalf("testfactory.Assign: %v", err)
+	}
+}
+
+// TicketOpts are a ticket's options; zero values are "ticket", Backlog,
+// priority None, no assignee, sprint or parent.
+type TicketOpts struct {
+	Title      string
+	Status     string
+	Priority   string
+	AssigneeID *uuid.UUID
+	SprintID   *uuid.UUID
+}
+
+// Ticket inserts a ticket numbered from the project's counter, with the
+// audit row of its creation (as the ticket use case writes it).
+func Ticket(t testing.TB, db *store.DB, p projectdb.Row, reporterID uuid.UUID, o TicketOpts) ticketdb.Row {
+	t.Helper()
+	if o.Title == "" {
+		o.Title = "ticket"
+	}
+	if o.Status == "" {
+		o.Status = "Backlog"
+	}
+	if o.Priority == "" {
+		o.Priority = "None"
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	r := ticketdb.Row{ID: domain.NewID(), ProjectID: p.ID, Title: o.Title, Status: o.Status, Priority: o.Priority,
+		AssigneeID: o.AssigneeID, ReporterID: reporterID, SprintID: o.SprintID, CreatedAt: now}
+	audit := store.AuditRow{ID: domain.NewID(), ActorID: &reporterID, EntityType: "ticket", Action: "created",
+		Changes: []byte("[]"), CreatedAt: now}
+	row, err := ticketdb.InsertNext(context.Background(), db.Q(), r, audit, nil)
+	if err != nil {
+		t.Fatalf("testfactory.Ticket: %v", err)
+	}
+	return row
+}

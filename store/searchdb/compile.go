@@ -1,0 +1,222 @@
+// Package searchdb compiles a parsed ticket query (domain/search/query) to
+// SQL with squirrel and runs it with keyset pagination. Every value of the
+// query reaches PostgreSQL as a bound parameter; only fixed SQL text written
+// here is concatenated.
+package searchdb
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/domain/search/query"
+)
+
+// Env is what a query's words mean for one caller at one moment.
+type Env struct {
+	OrgID  uuid.UUID
+	UserID uuid.UUID // "me"
+	Now    time.Time // ages such as updated:<7d
+	// DefaultStatuses is the JSON status list of the built-in Default
+	// workflow, for projects of an org whose Default workflow is gone.
+	DefaultStatuses []byte
+}
+
+// TextConfig is the text search configuration of tickets' search vectors.
+const TextConfig = "english"
+
+// Where compiles n to a condition on the tickets row aliased t.
+func Where(n query.Node, env Env) (sq.Sqlizer, error) {
+	switch n := n.(type) {
+	case query.And:
+		out, err := whereEach(n.Terms, env)
+		if err != nil {
+			return nil, err
+		}
+		return sq.And(out), nil
+	case query.Or:
+		out, err := whereEach(n.Terms, env)
+		if err != nil {
+			return nil, err
+		}
+		return sq.Or(out), nil
+	case query.Not:
+		c, err := Where(n.Term, env)
+		if err != nil {
+			return nil, err
+		}
+		// A NULL (no assignee, no sprint) is "not matched", so its negation
+		// matches.
+		return sq.Expr("NOT COALESCE((?), false)", c), nil
+	case query.Text:
+		return text(n), nil
+	case query.Term:
+		return term(n, env)
+	}
+	return nil, fmt.Errorf("searchdb: unknown node %T", n)
+}
+
+// text matches a free word or phrase in title, description and comments
+// (index tickets_search_idx). A bare word of 4 or more characters also
+// matches a title with a similar word (pg_trgm word similarity, index
+// tickets_title_trgm_idx): "dashbord" finds "Slow dashboard".
+func text(n query.Text) sq.Sqlizer {
+	v := n.Value
+	if n.Quoted {
+		v = `"` + stripQuotes(v) + `"`
+	}
+	fts := sq.Expr("t.search_vector @@ websearch_to_tsquery('"+TextConfig+"', ?)", v)
+	if n.Quoted || utf8.RuneCountInString(v) < 4 {
+		return fts
+	}
+	return sq.Or{fts, sq.Expr("? <% t.title", v)}
+}
+
+func stripQuotes(s string) string {
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '"' {
+			b = append(b, s[i])
+		}
+	}
+	return string(b)
+}
+
+// PriorityRank is the SQL rank of t.priority (None 0 … Critical 4); the
+// priority sort and its index use this exact expression.
+const PriorityRank = `(CASE t.priority WHEN 'None' THEN 0 WHEN 'Low' THEN 1 WHEN 'Medium' THEN 2 WHEN 'High' THEN 3 ELSE 4 END)`
+
+func term(t query.Term, env Env) (sq.Sqlizer, error) {
+	switch t.Field {
+	case query.FieldStatus:
+		return sq.Expr("lower(t.status) = lower(?)", t.Value), nil
+	case query.FieldCategory:
+		// The statuses of that category in each project's governing
+		// workflow: its own, else the org's Default, else the built-in one.
+		return sq.Expr(`(t.project_id, t.status) IN (
+			SELECT cp.id, cs.value->>'name' FROM projects cp
+			LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
+				(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
+			CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
+			WHERE cp.org_id = ? AND cs.value->>'category' = ?)`, string(env.DefaultStatuses), env.OrgID, t.Value), nil
+	case query.FieldPriority:
+		return priority(t), nil
+	case query.FieldAssignee, query.FieldReporter:
+		col := "t.assignee_id"
+		if t.Field == query.FieldReporter {
+			col = "t.reporter_id"
+		}
+		switch {
+		case t.Me:
+			return sq.Expr(col+" = ?", env.UserID), nil
+		case t.None:
+			return sq.Expr(col + " IS NULL"), nil
+		}
+		return sq.Expr(col+" = (SELECT u.id FROM users u WHERE lower(u.email) = lower(?))", t.Value), nil
+	case query.FieldLabel:
+		return sq.Expr(`t.id IN (SELECT tl.ticket_id FROM ticket_labels tl JOIN labels l ON l.id = tl.label_id
+			WHERE l.org_id = ? AND lower(l.name) = lower(?) AND l.deleted_at IS NULL)`, env.OrgID, t.Value), nil
+	case query.FieldSprint:
+		switch {
+		case t.None:
+			return sq.Expr("t.sprint_id IS NULL"), nil
+		case t.Current:
+			return sq.Expr(`t.sprint_id IN (SELECT s.id FROM sprints s
+				WHERE s.org_id = ? AND s.status = 'Active' AND s.deleted_at IS NULL)`, env.OrgID), nil
+		}
+		return sq.Expr(`t.sprint_id IN (SELECT s.id FROM sprints s
+			WHERE s.org_id = ? AND lower(s.name) = lower(?) AND s.deleted_at IS NULL)`, env.OrgID, t.Value), nil
+	case query.FieldProject:
+		return sq.Expr(`t.project_id IN (SELECT kp.id FROM projects kp
+			WHERE kp.org_id = ? AND upper(kp.key) = upper(?) AND kp.deleted_at IS NULL)`, env.OrgID, t.Value), nil
+	case query.FieldCreated:
+		return when("t.created_at", t, env.Now), nil
+	case query.FieldUpdated:
+		return when("t.updated_at", t, env.Now), nil
+	case query.FieldTag:
+		if t.TagAny {
+			return sq.Expr(`t.id IN (SELECT et.entity_id FROM entity_tags et
+				WHERE et.org_id = ? AND et.entity_type = 'ticket' AND et.key = ?)`, env.OrgID, t.Value), nil
+		}
+		return sq.Expr(`t.id IN (SELECT et.entity_id FROM entity_tags et
+			WHERE et.org_id = ? AND et.entity_type = 'ticket' AND et.key = ? AND et.value = ?)`, env.OrgID, t.Value, t.TagValue), nil
+	case query.FieldIs: // blocked: an open ticket (not done or cancelled) blocks it
+		return sq.Expr(`t.id IN (SELECT l.target_id FROM ticket_links l JOIN tickets b ON b.id = l.source_id
+			WHERE l.org_id = ? AND l.type = 'blocks' AND b.deleted_at IS NULL AND NOT EXISTS (
+				SELECT 1 FROM projects cp
+				LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
+					(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
+				CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
+				WHERE cp.id = b.project_id AND cs.value->>'name' = b.status
+				  AND cs.value->>'category' IN ('done', 'cancelled')))`, env.OrgID, string(env.DefaultStatuses)), nil
+	case query.FieldHas:
+		switch t.Value {
+		case "attachments":
+			return sq.Expr("EXISTS (SELECT 1 FROM attachments a WHERE a.ticket_id = t.id)"), nil
+		case "labels":
+			return sq.Expr(`EXISTS (SELECT 1 FROM ticket_labels tl JOIN labels l ON l.id = tl.label_id
+				WHERE tl.ticket_id = t.id AND l.deleted_at IS NULL)`), nil
+		case "assignee":
+			return sq.Expr("t.assignee_id IS NOT NULL"), nil
+		}
+	}
+	return nil, fmt.Errorf("searchdb: unsupported term %s:%s", t.Field, t.Value)
+}
+
+// priority compares by rank (index tickets_project_priority_idx):
+// priority:>=High is High or Critical.
+func priority(t query.Term) sq.Sqlizer {
+	op := t.Op
+	if op == "" {
+		op = "="
+	}
+	return sq.Expr(PriorityRank+" "+op+" ?", t.Priority)
+}
+
+// when compares a timestamp. A date is a UTC day: >D after it, >=D from its
+// start, <D before it, <=D up to its end, D within it. An age compares the
+// age: <7d is younger than 7 days (since now-7d), >7d older.
+func when(col string, t query.Term, now time.Time) sq.Sqlizer {
+	if t.Relative {
+		at := now.Add(-t.Age)
+		switch t.Op {
+		case "<":
+			return sq.Expr(col+" > ?", at)
+		case "<=":
+			return sq.Expr(col+" >= ?", at)
+		case ">":
+			return sq.Expr(col+" < ?", at)
+		case ">=":
+			return sq.Expr(col+" <= ?", at)
+		}
+		return sq.Expr(col+" >= ?", at) // updated:7d: within the last 7 days
+	}
+	day, next := t.Date, t.Date.AddDate(0, 0, 1)
+	switch t.Op {
+	case ">":
+		return sq.Expr(col+" >= ?", next)
+	case ">=":
+		return sq.Expr(col+" >= ?", day)
+	case "<":
+		return sq.Expr(col+" < ?", day)
+	case "<=":
+		return sq.Expr(col+" < ?", next)
+	}
+	return sq.Expr(col+" >= ? AND "+col+" < ?", day, next)
+}
+
+// whereEach compiles each term of an AND or OR.
+func whereEach(terms []query.Node, env Env) ([]sq.Sqlizer, error) {
+	out := make([]sq.Sqlizer, 0, len(terms))
+	for _, t := range terms {
+		c, err := Where(t, env)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

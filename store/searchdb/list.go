@@ -1,0 +1,244 @@
+package searchdb
+
+import (
+	"context"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/domain/search/query"
+	"tracker/store"
+	"tracker/store/ticketdb"
+)
+
+// Search is one page of a query over the tickets a caller may see.
+type Search struct {
+	Env
+	// ProjectID narrows to one (live, authorized) project; nil: the org.
+	ProjectID *uuid.UUID
+	// AssignedTo hides projects this user is not assigned to (Reporters).
+	AssignedTo *uuid.UUID
+	// OnlyProjects hides other projects (API keys restricted to projects);
+	// nil means no restriction.
+	OnlyProjects []uuid.UUID
+	Root         query.Node // nil: every visible ticket
+	Sort         query.Sort
+	// RankText is the websearch text of sort relevance (query.RankText).
+	RankText string
+	// AssigneeID narrows to one assignee (the list's assignee_id).
+	AssigneeID uuid.UUID
+	// ParentID narrows to the children of a ticket.
+	ParentID *uuid.UUID
+	// SprintID narrows to the tickets of a sprint.
+	SprintID *uuid.UUID
+	After    *Key // keyset: continue after this row
+	Limit    int
+}
+
+// Key is a row's position in a sort: its sort key and id.
+type Key struct {
+	ID   uuid.UUID
+	Time time.Time // created, updated
+	Int  int64     // number, priority rank
+	Rank float32   // relevance
+}
+
+// KeyOf is the position of r in sort s (relevance: rank is the row's).
+func KeyOf(r ticketdb.Row, rank float32, s query.Sort) Key {
+	k := Key{ID: r.ID, Rank: rank}
+	switch s.Key {
+	case query.SortCreated:
+		k.Time = r.CreatedAt
+	case query.SortUpdated:
+		k.Time = r.UpdatedAt
+	case query.SortNumber:
+		k.Int = int64(r.TicketNumber)
+	case query.SortPriority:
+		for i, p := range query.Priorities {
+			if p == r.Priority {
+				k.Int = int64(i)
+			}
+		}
+	}
+	return k
+}
+
+// rankExpr is the relevance of t to the rank text (bound once per use).
+const rankExpr = "ts_rank(t.search_vector, websearch_to_tsquery('" + TextConfig + "', ?))"
+
+// sortExpr is the SQL of a sort key (relevance: rankExpr, one argument).
+func sortExpr(s query.Sort) string {
+	switch s.Key {
+	case query.SortRelevance:
+		return rankExpr
+	case query.SortCreated:
+		return "t.created_at"
+	case query.SortUpdated:
+		return "t.updated_at"
+	case query.SortNumber:
+		return "t.ticket_number"
+	case query.SortPriority:
+		return PriorityRank
+	}
+	return ""
+}
+
+// base selects the visible tickets matching s, without order or keyset.
+func base(s Search, cols ...string) (sq.SelectBuilder, error) {
+	b := store.SQL.Select(cols...).From("tickets t").
+		Where("t.org_id = ?", s.OrgID).Where("t.deleted_at IS NULL")
+	if s.ProjectID != nil {
+		b = b.Where("t.project_id = ?", *s.ProjectID)
+	} else {
+		b = b.Where("t.project_id IN (SELECT vp.id FROM projects vp WHERE vp.org_id = ? AND vp.deleted_at IS NULL)", s.OrgID)
+	}
+	if s.AssignedTo != nil {
+		b = b.Where("t.project_id IN (SELECT pm.project_id FROM project_members pm WHERE pm.user_id = ?)", *s.AssignedTo)
+	}
+	if s.OnlyProjects != nil {
+		b = b.Where("t.project_id = ANY(?)", s.OnlyProjects)
+	}
+	if s.SprintID != nil {
+		b = b.Where("t.sprint_id = ?", *s.SprintID)
+	}
+	if s.ParentID != nil {
+		b = b.Where("t.parent_id = ?", *s.ParentID)
+	}
+	if s.AssigneeID != uuid.Nil {
+		b = b.Where("t.assignee_id = ?", s.AssigneeID)
+	}
+	if s.Root != nil {
+		w, err := Where(s.Root, s.Env)
+		if err != nil {
+			return b, err
+		}
+		b = b.Where(w)
+	}
+	return b, nil
+}
+
+// Page builds the page query of s: the matches in sort order after the
+// keyset position, one row more than the limit.
+func Page(s Search) (sq.SelectBuilder, error) {
+	cols := make([]string, 0, 14)
+	for _, c := range ticketdb.Columns() {
+		cols = append(cols, "t."+c)
+	}
+	rel := s.Sort.Key == query.SortRelevance
+	if !rel {
+		cols = append(cols, "0::real AS rank")
+	}
+	b, err := base(s, cols...)
+	if err != nil {
+		return b, err
+	}
+	if rel {
+		b = b.Column(sq.Expr(rankExpr+" AS rank", s.RankText))
+	}
+	dir, cmp := " ASC", ">"
+	if s.Sort.Desc {
+		dir, cmp = " DESC", "<"
+	}
+	expr := sortExpr(s.Sort)
+	if s.After != nil {
+		switch s.Sort.Key {
+		case query.SortID:
+			b = b.Where("t.id "+cmp+" ?", s.After.ID)
+		case query.SortCreated, query.SortUpdated:
+			b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Time, s.After.ID)
+		case query.SortRelevance:
+			b = b.Where("("+expr+", t.id) "+cmp+" (?::real, ?)", s.RankText, s.After.Rank, s.After.ID)
+		default:
+			b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Int, s.After.ID)
+		}
+	}
+	switch {
+	case rel:
+		b = b.OrderByClause(expr+dir, s.RankText)
+	case expr != "":
+		b = b.OrderBy(expr + dir)
+	}
+	return b.OrderBy("t.id" + dir).Limit(uint64(s.Limit) + 1), nil
+}
+
+type rankedRow struct {
+	ticketdb.Row
+	Rank float32 `db:"rank"`
+}
+
+// List reads one page of s, in its sort order, and the key to continue
+// after when there is more.
+func List(ctx context.Context, q store.Querier, s Search) ([]ticketdb.Row, *Key, error) {
+	b, err := Page(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	ranked, err := store.Select[rankedRow](ctx, q, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([]ticketdb.Row, 0, len(ranked))
+	for _, r := range ranked {
+		rows = append(rows, r.Row)
+	}
+	if len(rows) <= s.Limit {
+		return rows, nil, nil
+	}
+	rows = rows[:s.Limit]
+	k := KeyOf(rows[s.Limit-1], ranked[s.Limit-1].Rank, s.Sort)
+	return rows, &k, nil
+}
+
+// Count counts the matches of s, up to limit: it returns limit+1 when there
+// are more (the caller reports the count as capped).
+func Count(ctx context.Context, q store.Querier, s Search, limit int) (int, error) {
+	b, err := base(s, "1")
+	if err != nil {
+		return 0, err
+	}
+	c := store.SQL.Select("count(*)").FromSelect(b.Limit(uint64(limit)+1), "c")
+	return store.Scalar[int](ctx, q, c)
+}
+
+// Progress counts the matches of s by the category of their status in their
+// project's workflow ("unknown" for a status the workflow no longer has).
+func Progress(ctx context.Context, q store.Querier, s Search) (map[string]int, error) {
+	b, err := base(s, "COALESCE(pc.cat, 'unknown') AS category", "count(*) AS n")
+	if err != nil {
+		return nil, err
+	}
+	b = b.JoinClause(sq.Expr(`LEFT JOIN LATERAL (
+		SELECT cs.value->>'category' AS cat FROM projects cp
+		LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
+			(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
+		CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
+		WHERE cp.id = t.project_id AND cs.value->>'name' = t.status LIMIT 1) pc ON true`, string(s.DefaultStatuses))).
+		GroupBy("1")
+	type row struct {
+		Category string `db:"category"`
+		N        int    `db:"n"`
+	}
+	rows, err := store.Select[row](ctx, q, b)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.Category] = r.N
+	}
+	return out, nil
+}
+
+// All reads the matches of s by ticket number, at most max (a sprint board).
+func All(ctx context.Context, q store.Querier, s Search, max int) ([]ticketdb.Row, error) {
+	cols := make([]string, 0, 14)
+	for _, c := range ticketdb.Columns() {
+		cols = append(cols, "t."+c)
+	}
+	b, err := base(s, cols...)
+	if err != nil {
+		return nil, err
+	}
+	return store.Select[ticketdb.Row](ctx, q, b.OrderBy("t.ticket_number", "t.id").Limit(uint64(max)))
+}
