@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -45,11 +47,12 @@ func send(t *testing.T, env *apitest.Env, method, path, token string, body io.Re
 	return apitest.Resp{Status: res.StatusCode, Body: b, Header: res.Header}
 }
 
-// unsized hides a reader's length, so the request goes out chunked.
-type unsized struct{ io.Reader }
-
 // sendChunked sends a body without a Content-Length (chunked) through a
-// real listener: app.Test cannot.
+// real listener: app.Test cannot. It writes raw HTTP/1.1 on its own
+// goroutine and reads the answer on this one: a server that refuses a body
+// answers before reading all of it and closes, so writing the rest may fail
+// with a reset while the answer is already waiting (net/http's client would
+// report the write error instead of the answer).
 func sendChunked(t *testing.T, env *apitest.Env, path, token string, n int) apitest.Resp {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -58,16 +61,42 @@ func sendChunked(t *testing.T, env *apitest.Env, path, token string, n int) apit
 	}
 	go func() { _ = env.App.Listener(ln) }()
 	defer ln.Close()
-	req, _ := http.NewRequest("POST", "http://"+ln.Addr().String()+path, unsized{bytes.NewReader(bytes.Repeat([]byte("x"), n))})
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
 	}
-	res, err := http.DefaultClient.Do(req)
+	defer conn.Close()
+	head := "POST " + path + " HTTP/1.1\r\nHost: tracker.test\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n"
+	if token != "" {
+		head += "Authorization: Bearer " + token + "\r\n"
+	}
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		w := bufio.NewWriter(conn)
+		_, _ = w.WriteString(head + "\r\n")
+		chunk := bytes.Repeat([]byte("x"), 32<<10)
+		for left := n; left > 0; left -= len(chunk) {
+			if left < len(chunk) {
+				chunk = chunk[:left]
+			}
+			_, _ = fmt.Fprintf(w, "%x\r\n", len(chunk))
+			_, _ = w.Write(chunk)
+			if _, err := w.WriteString("\r\n"); err != nil {
+				return
+			}
+		}
+		_, _ = w.WriteString("0\r\n\r\n")
+		_ = w.Flush()
+	}()
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
+	_ = conn.Close()
+	<-written
 	return apitest.Resp{Status: res.StatusCode, Body: b, Header: res.Header}
 }
 
