@@ -14,7 +14,7 @@ import (
 )
 
 func withProjects(e *apitest.Env) []api.Module {
-	return []api.Module{projects.Handlers{Projects: project.New(e.DB, e.Clock)}}
+	return []api.Module{projects.New(project.New(e.DB, e.Clock))}
 }
 
 func mintKey(t *testing.T, env *apitest.Env, token string, body map[string]any, want int) account.APIKey {

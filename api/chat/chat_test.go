@@ -12,12 +12,13 @@ import (
 	"tracker/api/tickets"
 	"tracker/domain"
 	"tracker/domain/chat"
+	"tracker/domain/search"
 	"tracker/domain/ticket"
 )
 
 func setup(t *testing.T, defaultChannel string) (*apitest.Env, apitest.User, apitest.User, apitest.User, uuid.UUID) {
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{tickets.Handlers{Tickets: ticket.New(e.DB, e.Clock)},
+		return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock)),
 			chatapi.New(chat.New(e.DB, domain.SystemClock{}, chat.Config{DefaultChannel: defaultChannel}))}
 	}})
 	owner := env.Register("Owner")

@@ -23,6 +23,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/chat"
 	"tracker/domain/comment"
+	"tracker/domain/search"
 	"tracker/domain/ticket"
 	"tracker/internal/secretbox"
 )
@@ -111,7 +112,7 @@ func newChat(t *testing.T, secret string) *chatFixture {
 		ts := ticket.New(e.DB, e.Clock)
 		svc = chat.New(e.DB, domain.SystemClock{}, chat.Config{SigningSecret: secret, BotToken: "xoxb-service",
 			APIURL: srv.URL + "/api/", PublicURL: "http://tracker.test", Box: box, Tickets: ts})
-		return []api.Module{tickets.Handlers{Tickets: ts}, comments.New(comment.New(e.DB, e.Clock)),
+		return []api.Module{tickets.New(ts, search.New(e.DB, e.Clock)), comments.New(comment.New(e.DB, e.Clock)),
 			chatapi.New(svc)}
 	}})
 	f := &chatFixture{env: env, slack: sa, slackURL: srv.URL, chat: svc, secret: secret}

@@ -17,6 +17,7 @@ import (
 	"tracker/api/tickets"
 	"tracker/domain"
 	chdomain "tracker/domain/codehost"
+	"tracker/domain/search"
 	"tracker/domain/ticket"
 	"tracker/internal/secretbox"
 )
@@ -44,7 +45,7 @@ func setupWith(t *testing.T, secret string) *fixture {
 	}
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		ts := ticket.New(e.DB, e.Clock)
-		return []api.Module{tickets.Handlers{Tickets: ts},
+		return []api.Module{tickets.New(ts, search.New(e.DB, e.Clock)),
 			codehost.New(chdomain.New(e.DB, ts, secret, box, domain.SystemClock{}, "http://tracker.test"))}
 	}})
 	f := &fixture{env: env, owner: env.Register("Owner")}

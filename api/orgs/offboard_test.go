@@ -13,7 +13,7 @@ import (
 )
 
 func withProjects(e *apitest.Env) []api.Module {
-	return []api.Module{projects.Handlers{Projects: project.New(e.DB, e.Clock)}}
+	return []api.Module{projects.New(project.New(e.DB, e.Clock))}
 }
 
 func count(t *testing.T, env *apitest.Env, sql string, args ...any) int {

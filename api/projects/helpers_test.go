@@ -19,7 +19,7 @@ func newEnv(t *testing.T) *apitest.Env {
 	t.Helper()
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
-			projects.Handlers{Projects: project.New(e.DB, e.Clock)},
+			projects.New(project.New(e.DB, e.Clock)),
 			workflows.New(workflow.New(e.DB, e.Clock)),
 		}
 	}})

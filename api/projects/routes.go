@@ -14,7 +14,12 @@ import (
 
 // Handlers serve the project routes.
 type Handlers struct {
-	Projects *project.Service
+	projects *project.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(projects *project.Service) Handlers {
+	return Handlers{projects: projects}
 }
 
 // Routes registers the project routes. The key lookup comes before the
@@ -23,9 +28,9 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects", h.create)
 	r.Get("/projects", h.list)
 	r.Get("/projects/key/:key", h.byKey)
-	r.Get("/projects/:id", api.ByID("project", h.Projects.Get))
+	r.Get("/projects/:id", api.ByID("project", h.projects.Get))
 	r.Patch("/projects/:id", h.update)
-	r.Delete("/projects/:id", api.CascadeDelete("project", h.Projects.Delete))
+	r.Delete("/projects/:id", api.CascadeDelete("project", h.projects.Delete))
 	r.Post("/projects/:project_id/members", h.addMember)
 	r.Get("/projects/:project_id/members", h.listMembers)
 	r.Delete("/projects/:project_id/members/:user_id", h.removeMember)
@@ -40,7 +45,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pr, err := h.Projects.Create(c.UserContext(), api.Principal(c), in)
+	pr, err := h.projects.Create(c.UserContext(), api.Principal(c), in)
 	if err != nil {
 		return err
 	}
@@ -56,7 +61,7 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Projects.List(c.UserContext(), api.Principal(c), orgID, page)
+	out, err := h.projects.List(c.UserContext(), api.Principal(c), orgID, page)
 	if err != nil {
 		return err
 	}
@@ -72,7 +77,7 @@ func (h Handlers) byKey(c *fiber.Ctx) error {
 	if err != nil {
 		return domain.NotFound("project")
 	}
-	pr, err := h.Projects.ByKey(c.UserContext(), api.Principal(c), orgID, key)
+	pr, err := h.projects.ByKey(c.UserContext(), api.Principal(c), orgID, key)
 	if err != nil {
 		return err
 	}
@@ -92,7 +97,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	pr, err := h.Projects.Update(c.UserContext(), api.Principal(c), id, in)
+	pr, err := h.projects.Update(c.UserContext(), api.Principal(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -116,7 +121,7 @@ func (h Handlers) addMember(c *fiber.Ctx) error {
 	if err != nil {
 		return domain.Invalid("user_id: must be a UUID")
 	}
-	m, err := h.Projects.AddMember(c.UserContext(), api.Principal(c), projectID, userID)
+	m, err := h.projects.AddMember(c.UserContext(), api.Principal(c), projectID, userID)
 	if err != nil {
 		return err
 	}
@@ -128,7 +133,7 @@ func (h Handlers) listMembers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ms, err := h.Projects.ListMembers(c.UserContext(), api.Principal(c), projectID)
+	ms, err := h.projects.ListMembers(c.UserContext(), api.Principal(c), projectID)
 	if err != nil {
 		return err
 	}
@@ -144,7 +149,7 @@ func (h Handlers) removeMember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Projects.RemoveMember(c.UserContext(), api.Principal(c), projectID, userID); err != nil {
+	if err := h.projects.RemoveMember(c.UserContext(), api.Principal(c), projectID, userID); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

@@ -28,7 +28,7 @@ func (h Handlers) trendSVG(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	months, err := h.Reports.Trend(c.UserContext(), api.Principal(c), q, c.Query("from"), c.Query("to"))
+	months, err := h.reports.Trend(c.UserContext(), api.Principal(c), q, c.Query("from"), c.Query("to"))
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func (h Handlers) listPeriods(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Reports.ListPeriods(c.UserContext(), api.Principal(c), orgID, c.Query("from"), c.Query("to"))
+	out, err := h.reports.ListPeriods(c.UserContext(), api.Principal(c), orgID, c.Query("from"), c.Query("to"))
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (h Handlers) closePeriod(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Reports.Close(c.UserContext(), api.Principal(c), orgID, c.Params("period"))
+	out, err := h.reports.Close(c.UserContext(), api.Principal(c), orgID, c.Params("period"))
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func (h Handlers) reopenPeriod(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Reports.Reopen(c.UserContext(), api.Principal(c), orgID, c.Params("period"), req.Reason)
+	out, err := h.reports.Reopen(c.UserContext(), api.Principal(c), orgID, c.Params("period"), req.Reason)
 	if err != nil {
 		return err
 	}
@@ -73,10 +73,10 @@ func (h Handlers) periodSettings(c *fiber.Ctx) error {
 		return err
 	}
 	p := api.Principal(c)
-	if err := h.Reports.SetAutoClose(c.UserContext(), p, orgID, req.AutoClose); err != nil {
+	if err := h.reports.SetAutoClose(c.UserContext(), p, orgID, req.AutoClose); err != nil {
 		return err
 	}
-	out, err := h.Reports.ListPeriods(c.UserContext(), p, orgID, "", "")
+	out, err := h.reports.ListPeriods(c.UserContext(), p, orgID, "", "")
 	if err != nil {
 		return err
 	}

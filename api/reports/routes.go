@@ -16,7 +16,12 @@ import (
 
 // Handlers serve the report routes.
 type Handlers struct {
-	Reports *capex.Service
+	reports *capex.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(reports *capex.Service) Handlers {
+	return Handlers{reports: reports}
 }
 
 // Routes registers the report routes.
@@ -77,7 +82,7 @@ func (h Handlers) report(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rep, err := h.Reports.Report(c.UserContext(), api.Principal(c), q)
+	rep, err := h.reports.Report(c.UserContext(), api.Principal(c), q)
 	if err != nil {
 		return err
 	}
@@ -92,7 +97,7 @@ func (h Handlers) exportCSV(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	data, err := h.Reports.ExportCSV(c.UserContext(), api.Principal(c), q)
+	data, err := h.reports.ExportCSV(c.UserContext(), api.Principal(c), q)
 	if err != nil {
 		return err
 	}
@@ -118,7 +123,7 @@ func (h Handlers) requestExport(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	e, err := h.Reports.RequestExport(c.UserContext(), api.Principal(c), req.OrgID, req.Period)
+	e, err := h.reports.RequestExport(c.UserContext(), api.Principal(c), req.OrgID, req.Period)
 	if err != nil {
 		return err
 	}
@@ -134,7 +139,7 @@ func (h Handlers) listExports(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.Reports.ListExports(c.UserContext(), api.Principal(c), orgID, c.Query("period"), page)
+	list, err := h.reports.ListExports(c.UserContext(), api.Principal(c), orgID, c.Query("period"), page)
 	if err != nil {
 		return err
 	}
@@ -146,7 +151,7 @@ func (h Handlers) getExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	e, err := h.Reports.GetExport(c.UserContext(), api.Principal(c), id)
+	e, err := h.reports.GetExport(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -158,7 +163,7 @@ func (h Handlers) download(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	e, data, err := h.Reports.Download(c.UserContext(), api.Principal(c), id)
+	e, data, err := h.reports.Download(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -188,7 +193,7 @@ func (h Handlers) entries(c *fiber.Ctx) error {
 		return err
 	}
 	if format == "csv" {
-		write, err := h.Reports.EntriesCSV(c.UserContext(), api.Principal(c), eq)
+		write, err := h.reports.EntriesCSV(c.UserContext(), api.Principal(c), eq)
 		if err != nil {
 			return err
 		}
@@ -209,7 +214,7 @@ func (h Handlers) entries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Reports.Entries(c.UserContext(), api.Principal(c), eq, page)
+	out, err := h.reports.Entries(c.UserContext(), api.Principal(c), eq, page)
 	if err != nil {
 		return err
 	}
@@ -236,7 +241,7 @@ func (h Handlers) amortization(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	rep, err := h.Reports.Amortization(c.UserContext(), api.Principal(c), capex.AmortRequest{
+	rep, err := h.reports.Amortization(c.UserContext(), api.Principal(c), capex.AmortRequest{
 		OrgID: orgID, ProjectID: projectID, From: c.Query("from"), To: c.Query("to")})
 	if err != nil {
 		return err

@@ -82,7 +82,7 @@ func setup(t *testing.T) *world {
 	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc := capex.New(e.DB, e.Clock)
 		w.run = &runner{svc: svc}
-		return []api.Module{reports.Handlers{Reports: svc}, timeentries.New(timeentry.New(e.DB, e.Clock)),
+		return []api.Module{reports.New(svc), timeentries.New(timeentry.New(e.DB, e.Clock)),
 			laborrates.New(laborrate.New(e.DB, e.Clock))}
 	}})
 	w.f = capextest.F{T: t, DB: w.env.DB}

@@ -22,11 +22,11 @@ func (h Handlers) burndownSVG(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	sp, err := h.Sprints.Get(c.UserContext(), api.Principal(c), id)
+	sp, err := h.sprints.Get(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}
-	bd, err := h.Sprints.Burndown(c.UserContext(), api.Principal(c), id)
+	bd, err := h.sprints.Burndown(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}

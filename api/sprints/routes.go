@@ -11,21 +11,26 @@ import (
 
 // Handlers serve the sprint routes.
 type Handlers struct {
-	Sprints *sprint.Service
+	sprints *sprint.Service
+}
+
+// New builds the handlers with every dependency they need.
+func New(sprints *sprint.Service) Handlers {
+	return Handlers{sprints: sprints}
 }
 
 // Routes registers the sprint routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects/:project_id/sprints", h.create)
-	r.Get("/projects/:project_id/sprints", api.ListUnder("project_id", "project", h.Sprints.List))
-	r.Get("/sprints/:id", api.ByID("sprint", h.Sprints.Get))
+	r.Get("/projects/:project_id/sprints", api.ListUnder("project_id", "project", h.sprints.List))
+	r.Get("/sprints/:id", api.ByID("sprint", h.sprints.Get))
 	r.Patch("/sprints/:id", h.update)
-	r.Delete("/sprints/:id", api.CascadeDelete("sprint", h.Sprints.Delete))
-	r.Post("/sprints/:id/start", api.ByID("sprint", h.Sprints.Start))
-	r.Post("/sprints/:id/complete", api.ByID("sprint", h.Sprints.Complete))
-	r.Post("/sprints/:id/batch-assign", api.BatchAssign("sprint", h.Sprints.BatchAssign))
+	r.Delete("/sprints/:id", api.CascadeDelete("sprint", h.sprints.Delete))
+	r.Post("/sprints/:id/start", api.ByID("sprint", h.sprints.Start))
+	r.Post("/sprints/:id/complete", api.ByID("sprint", h.sprints.Complete))
+	r.Post("/sprints/:id/batch-assign", api.BatchAssign("sprint", h.sprints.BatchAssign))
 	r.Get("/sprints/:id/board", h.board)
-	r.Get("/sprints/:id/burndown", api.ByID("sprint", h.Sprints.Burndown))
+	r.Get("/sprints/:id/burndown", api.ByID("sprint", h.sprints.Burndown))
 	r.Get("/sprints/:id/burndown.svg", h.burndownSVG)
 }
 
@@ -45,7 +50,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Sprints.Create(c.UserContext(), api.Principal(c), projectID,
+	out, err := h.sprints.Create(c.UserContext(), api.Principal(c), projectID,
 		sprint.New{Name: req.Name, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate})
 	if err != nil {
 		return err
@@ -69,7 +74,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Sprints.Update(c.UserContext(), api.Principal(c), id,
+	out, err := h.sprints.Update(c.UserContext(), api.Principal(c), id,
 		sprint.Patch{Name: req.Name, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate})
 	if err != nil {
 		return err
@@ -83,7 +88,7 @@ func (h Handlers) board(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.Sprints.BoardQ(c.UserContext(), api.Principal(c), id, c.Query("q"))
+	b, err := h.sprints.BoardQ(c.UserContext(), api.Principal(c), id, c.Query("q"))
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ type world struct {
 func setup(t *testing.T) world {
 	t.Helper()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{sprints.Handlers{Sprints: sprint.NewService(e.DB, e.Clock)}}
+		return []api.Module{sprints.New(sprint.NewService(e.DB, e.Clock))}
 	}})
 	w := world{env: env, owner: env.Register("Owner")}
 	w.admin = env.Member(w.owner, "admin")

@@ -19,7 +19,7 @@ func newEnv(t *testing.T) *apitest.Env {
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
 			tags.New(tag.New(e.DB, e.Clock)),
-			projects.Handlers{Projects: project.New(e.DB, e.Clock)},
+			projects.New(project.New(e.DB, e.Clock)),
 		}
 	}})
 }

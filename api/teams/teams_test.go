@@ -24,9 +24,9 @@ func newEnv(t *testing.T) *apitest.Env {
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
 			teams.New(team.New(e.DB, domain.SystemClock{})),
-			projects.Handlers{Projects: project.New(e.DB, e.Clock)},
+			projects.New(project.New(e.DB, e.Clock)),
 			tags.New(tag.New(e.DB, e.Clock)),
-			reports.Handlers{Reports: capex.New(e.DB, e.Clock)},
+			reports.New(capex.New(e.DB, e.Clock)),
 		}
 	}})
 }

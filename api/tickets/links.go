@@ -24,7 +24,7 @@ func (h Handlers) addLink(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	l, err := h.Tickets.AddLink(c.UserContext(), api.Principal(c), id, ticket.NewLink{Type: req.Type, TicketID: req.TicketID})
+	l, err := h.tickets.AddLink(c.UserContext(), api.Principal(c), id, ticket.NewLink{Type: req.Type, TicketID: req.TicketID})
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (h Handlers) links(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ls, err := h.Tickets.Links(c.UserContext(), api.Principal(c), id)
+	ls, err := h.tickets.Links(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (h Handlers) removeLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Tickets.RemoveLink(c.UserContext(), api.Principal(c), id, c.Params("link_id")); err != nil {
+	if err := h.tickets.RemoveLink(c.UserContext(), api.Principal(c), id, c.Params("link_id")); err != nil {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)

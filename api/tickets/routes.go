@@ -10,9 +10,13 @@ import (
 
 // Handlers serve the ticket routes.
 type Handlers struct {
-	Tickets *ticket.Service
-	// Search runs ?q= queries; nil builds one on Tickets' database and clock.
-	Search *search.Service
+	tickets *ticket.Service
+	search  *search.Service // runs ?q= queries
+}
+
+// New builds the handlers with every dependency they need.
+func New(tickets *ticket.Service, searches *search.Service) Handlers {
+	return Handlers{tickets: tickets, search: searches}
 }
 
 // Routes registers the ticket routes. The fixed paths (/tickets/resolve,
@@ -27,9 +31,9 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/tickets/batch-transition", h.batchTransition)
 	r.Get("/tickets/:id", h.get)
 	r.Patch("/tickets/:id", api.IfMatch, h.update)
-	r.Delete("/tickets/:id", api.IfMatch, api.CascadeDelete("ticket", h.Tickets.Delete))
+	r.Delete("/tickets/:id", api.IfMatch, api.CascadeDelete("ticket", h.tickets.Delete))
 	r.Post("/tickets/:id/transition", h.transition)
-	r.Get("/tickets/:id/transitions", api.ByID("ticket", h.Tickets.Transitions))
+	r.Get("/tickets/:id/transitions", api.ByID("ticket", h.tickets.Transitions))
 	r.Get("/tickets/:id/available-transitions", h.available)
 	r.Get("/tickets/:ticket_id/activity", h.activity)
 	r.Get("/tickets/:id/children", h.children)

@@ -14,15 +14,6 @@ import (
 	"tracker/domain/search/query"
 )
 
-// searcher is the search service (built on the ticket service's database
-// and clock when the module was given none).
-func (h Handlers) searcher() *search.Service {
-	if h.Search != nil {
-		return h.Search
-	}
-	return search.New(h.Tickets.DB, h.Tickets.Clock())
-}
-
 // SearchRequest reads q, limit, cursor and count.
 func SearchRequest(c *fiber.Ctx) (search.Request, error) {
 	r := search.Request{Q: c.Query("q"), Cursor: c.Query("cursor"), Limit: domain.DefaultPageLimit}
@@ -62,7 +53,7 @@ func (h Handlers) searchProject(c *fiber.Ctx, projectID uuid.UUID) error {
 	if r.AssigneeID, err = api.QueryID(c, "assignee_id"); err != nil {
 		return err
 	}
-	res, err := h.searcher().Project(c.UserContext(), api.Principal(c), projectID, r)
+	res, err := h.search.Project(c.UserContext(), api.Principal(c), projectID, r)
 	if err != nil {
 		return err
 	}
@@ -80,7 +71,7 @@ func (h Handlers) searchOrg(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.searcher().Org(c.UserContext(), api.Principal(c), orgID, r)
+	res, err := h.search.Org(c.UserContext(), api.Principal(c), orgID, r)
 	if err != nil {
 		return err
 	}
@@ -133,7 +124,7 @@ func (h Handlers) children(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, pr, err := h.searcher().Children(c.UserContext(), api.Principal(c), id, r)
+	res, pr, err := h.search.Children(c.UserContext(), api.Principal(c), id, r)
 	if err != nil {
 		return err
 	}

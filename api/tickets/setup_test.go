@@ -12,6 +12,7 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/tickets"
+	"tracker/domain/search"
 	"tracker/domain/ticket"
 )
 
@@ -26,7 +27,7 @@ type fixture struct {
 func setup(t *testing.T) *fixture {
 	t.Helper()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{tickets.Handlers{Tickets: ticket.New(e.DB, e.Clock)}}
+		return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock))}
 	}})
 	f := &fixture{env: env, owner: env.Register("Owner")}
 	f.admin = env.Member(f.owner, "admin")

@@ -20,7 +20,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	t, err := h.Tickets.Create(c.UserContext(), api.Principal(c), projectID, in)
+	t, err := h.tickets.Create(c.UserContext(), api.Principal(c), projectID, in)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (h Handlers) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	t, err := h.Tickets.Get(c.UserContext(), api.Principal(c), id)
+	t, err := h.tickets.Get(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (h Handlers) list(c *fiber.Ctx) error {
 		return err
 	}
 	f := ticket.Filter{Status: c.Query("status"), Priority: c.Query("priority"), AssigneeID: assignee}
-	ts, err := h.Tickets.List(c.UserContext(), api.Principal(c), projectID, f, page)
+	ts, err := h.tickets.List(c.UserContext(), api.Principal(c), projectID, f, page)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.Tickets.Update(c.UserContext(), api.Principal(c), id, pt)
+	res, err := h.tickets.Update(c.UserContext(), api.Principal(c), id, pt)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (h Handlers) resolve(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.Tickets.Resolve(c.UserContext(), api.Principal(c), c.Query("ref"), projectID, orgID)
+	res, err := h.tickets.Resolve(c.UserContext(), api.Principal(c), c.Query("ref"), projectID, orgID)
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func (h Handlers) activity(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items, err := h.Tickets.Activity(c.UserContext(), api.Principal(c), id, page)
+	items, err := h.tickets.Activity(c.UserContext(), api.Principal(c), id, page)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ func (h Handlers) transition(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	res, err := h.Tickets.Transition(c.UserContext(), api.Principal(c), id, req.ToStatus)
+	res, err := h.tickets.Transition(c.UserContext(), api.Principal(c), id, req.ToStatus)
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (h Handlers) available(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Tickets.Available(c.UserContext(), api.Principal(c), id)
+	out, err := h.tickets.Available(c.UserContext(), api.Principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (h Handlers) batchUpdate(c *fiber.Ctx) error {
 	if pt.SprintID, err = optID("sprint_id", req.SprintID); err != nil {
 		return err
 	}
-	out, err := h.Tickets.BatchUpdate(c.UserContext(), api.Principal(c), req.TicketIDs, pt)
+	out, err := h.tickets.BatchUpdate(c.UserContext(), api.Principal(c), req.TicketIDs, pt)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (h Handlers) batchDelete(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Tickets.BatchDelete(c.UserContext(), api.Principal(c), req.TicketIDs, req.Cascade, req.DryRun)
+	out, err := h.tickets.BatchDelete(c.UserContext(), api.Principal(c), req.TicketIDs, req.Cascade, req.DryRun)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (h Handlers) batchTransition(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.Tickets.BatchTransition(c.UserContext(), api.Principal(c), req.TicketIDs, req.ToStatus)
+	out, err := h.tickets.BatchTransition(c.UserContext(), api.Principal(c), req.TicketIDs, req.ToStatus)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"tracker/api/apitest"
 	"tracker/api/tickets"
 	"tracker/api/views"
+	"tracker/domain/search"
 	"tracker/domain/ticket"
 	"tracker/domain/view"
 )
@@ -32,7 +33,7 @@ type ticketPage struct {
 func TestSavedViews(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{tickets.Handlers{Tickets: ticket.New(e.DB, e.Clock)}, views.New(view.New(e.DB, e.Clock))}
+		return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock)), views.New(view.New(e.DB, e.Clock))}
 	}})
 	owner := env.Register("Owner")
 	admin := env.Member(owner, "admin")

@@ -34,7 +34,7 @@ func startSelf(ctx context.Context, c *config) (func(), error) {
 		account.RegistrationOpen, time.Minute)
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
 		Auth: accounts, Health: domain.System{DB: db}, Version: "bench", Profile: "development"},
-		accountsapi.New(accounts, api.LoginLimits{}), reports.Handlers{Reports: capex.New(db, domain.SystemClock{})})
+		accountsapi.New(accounts, api.LoginLimits{}), reports.New(capex.New(db, domain.SystemClock{})))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		db.Close()

@@ -78,7 +78,7 @@ func TestEndToEnd(t *testing.T) {
 	var svc *capex.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = capex.New(e.DB, e.Clock)
-		return []api.Module{reports.Handlers{Reports: svc}}
+		return []api.Module{reports.New(svc)}
 	}})
 	// The worker is set up as the shared worker does it, through the
 	// feature's Registration: Register before start, Start (the Schedule)
