@@ -4,6 +4,7 @@ package reports
 
 import (
 	"bufio"
+	"bytes"
 	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
@@ -90,18 +91,33 @@ func (h Handlers) report(c *fiber.Ctx) error {
 }
 
 func (h Handlers) exportCSV(c *fiber.Ctx) error {
-	if f := c.Query("format"); f != "" && f != "csv" {
-		return domain.Invalid("format: must be csv")
+	format := c.Query("format")
+	if format != "" && format != "csv" && format != "xlsx" {
+		return domain.Invalid("format: must be csv or xlsx")
 	}
 	q, err := query(c, false)
 	if err != nil {
 		return err
+	}
+	if format == "xlsx" {
+		data, err := h.reports.ExportXLSX(c.UserContext(), api.Principal(c), q)
+		if err != nil {
+			return err
+		}
+		return sendXLSX(c, "capitalization-"+q.Period.String()+".xlsx", data)
 	}
 	data, err := h.reports.ExportCSV(c.UserContext(), api.Principal(c), q)
 	if err != nil {
 		return err
 	}
 	return sendCSV(c, "capitalization-"+q.Period.String()+".csv", data)
+}
+
+// sendXLSX answers an XLSX workbook as a download.
+func sendXLSX(c *fiber.Ctx, filename string, data []byte) error {
+	c.Set(fiber.HeaderContentType, capex.XLSXContentType)
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+filename+`"`)
+	return c.Send(data)
 }
 
 // sendCSV answers a CSV file as a download.
@@ -178,11 +194,11 @@ type entriesResp struct {
 }
 
 // entries serves the approved entries behind a report line: JSON pages
-// (limit, cursor) or, with format=csv, every entry as one CSV file.
+// (limit, cursor) or, with format=csv or xlsx, every entry as one file.
 func (h Handlers) entries(c *fiber.Ctx) error {
 	format := c.Query("format")
-	if format != "" && format != "csv" && format != "json" {
-		return domain.Invalid("format: must be json or csv")
+	if format != "" && format != "csv" && format != "json" && format != "xlsx" {
+		return domain.Invalid("format: must be json, csv or xlsx")
 	}
 	q, err := query(c, false)
 	if err != nil {
@@ -192,20 +208,25 @@ func (h Handlers) entries(c *fiber.Ctx) error {
 	if eq.ProjectID, err = api.QueryID(c, "project_id"); err != nil {
 		return err
 	}
-	if format == "csv" {
-		write, err := h.reports.EntriesCSV(c.UserContext(), api.Principal(c), eq)
+	if format == "csv" || format == "xlsx" {
+		render, ctype := h.reports.EntriesCSV, "text/csv; charset=utf-8"
+		if format == "xlsx" {
+			render, ctype = h.reports.EntriesXLSX, capex.XLSXContentType
+		}
+		write, err := render(c.UserContext(), api.Principal(c), eq)
 		if err != nil {
 			return err
 		}
-		// Streamed row by row after the handler returns (the request's
-		// context is then done: the stream keeps its values only), so
-		// 100k entries never sit in memory; an error mid-stream ends it.
-		c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
-		c.Set(fiber.HeaderContentDisposition, `attachment; filename="capitalization-entries-`+q.Period.String()+`.csv"`)
+		// Streamed after the handler returns (the request's context is
+		// then done: the stream keeps its values only), so 100k entries
+		// never sit in memory (the XLSX's rows pass through excelize's
+		// stream writer and its temporary file); an error mid-stream ends it.
+		c.Set(fiber.HeaderContentType, ctype)
+		c.Set(fiber.HeaderContentDisposition, `attachment; filename="capitalization-entries-`+q.Period.String()+`.`+format+`"`)
 		reqID := api.RequestID(c)
 		c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 			if err := write(w); err != nil {
-				slog.Default().Error("drill-down CSV stream failed", "request_id", reqID, "error", err)
+				slog.Default().Error("drill-down export stream failed", "format", format, "request_id", reqID, "error", err)
 			}
 		})
 		return nil
@@ -227,11 +248,11 @@ func (h Handlers) entries(c *fiber.Ctx) error {
 }
 
 // amortization serves the amortization schedule as JSON or, with
-// format=csv, as a CSV file.
+// format=csv or xlsx, as a file.
 func (h Handlers) amortization(c *fiber.Ctx) error {
 	format := c.Query("format")
-	if format != "" && format != "csv" && format != "json" {
-		return domain.Invalid("format: must be json or csv")
+	if format != "" && format != "csv" && format != "json" && format != "xlsx" {
+		return domain.Invalid("format: must be json, csv or xlsx")
 	}
 	orgID, err := api.QueryID(c, "org_id")
 	if err != nil {
@@ -252,6 +273,13 @@ func (h Handlers) amortization(c *fiber.Ctx) error {
 			return err
 		}
 		return sendCSV(c, "amortization-"+rep.From+"-"+rep.To+".csv", data)
+	}
+	if format == "xlsx" {
+		var buf bytes.Buffer
+		if err := capex.WriteAmortXLSX(&buf, rep); err != nil {
+			return err
+		}
+		return sendXLSX(c, "amortization-"+rep.From+"-"+rep.To+".xlsx", buf.Bytes())
 	}
 	return c.JSON(rep)
 }

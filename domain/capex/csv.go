@@ -36,12 +36,7 @@ type CSVExtras struct {
 // that Amount ≈ Hours × LoadedRate even across a mid-month change; budget columns
 // are the project's budget for the period and are empty without a budget.
 func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) {
-	rows := slices.Clone(lines)
-	slices.SortStableFunc(rows, func(a, b capexdb.Line) int {
-		return cmp.Or(cmp.Compare(a.ProjectKey, b.ProjectKey), cmpID(a.ProjectID, b.ProjectID),
-			cmp.Compare(a.DisplayName, b.DisplayName), cmpID(a.UserID, b.UserID),
-			cmp.Compare(activityRank(a.ActivityType), activityRank(b.ActivityType)))
-	})
+	rows := exportOrder(lines)
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.UseCRLF = true
@@ -64,11 +59,33 @@ func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) 
 	return buf.Bytes(), w.Error()
 }
 
+// exportOrder sorts a copy of the lines by project key, employee and
+// activity type (the row order of the CSV and XLSX exports).
+func exportOrder(lines []capexdb.Line) []capexdb.Line {
+	rows := slices.Clone(lines)
+	slices.SortStableFunc(rows, func(a, b capexdb.Line) int {
+		return cmp.Or(cmp.Compare(a.ProjectKey, b.ProjectKey), cmpID(a.ProjectID, b.ProjectID),
+			cmp.Compare(a.DisplayName, b.DisplayName), cmpID(a.UserID, b.UserID),
+			cmp.Compare(activityRank(a.ActivityType), activityRank(b.ActivityType)))
+	})
+	return rows
+}
+
 func loadedRate(l capexdb.Line) string {
-	if l.Entries == l.UnpricedEntries || l.Minutes == 0 {
+	c, ok := loadedRateCents(l)
+	if !ok {
 		return ""
 	}
-	return CentsAsDecimal(roundDiv(l.RateMinutes, l.Minutes)).String()
+	return CentsAsDecimal(c).String()
+}
+
+// loadedRateCents is the minutes-weighted mean rate of the line's entries;
+// ok is false when none had a rate.
+func loadedRateCents(l capexdb.Line) (int64, bool) {
+	if l.Entries == l.UnpricedEntries || l.Minutes == 0 {
+		return 0, false
+	}
+	return roundDiv(l.RateMinutes, l.Minutes), true
 }
 
 func tagsCell(tags []capexdb.EntityTag) string {

@@ -1,11 +1,13 @@
 package capex
 
-// SafeCell neutralises a spreadsheet formula in a CSV (or XLSX) cell
+// SafeCell neutralises a spreadsheet formula in a CSV cell
 // (OWASP's CSV injection rule): text that starts with =, +, -, @, a tab or
 // a carriage return is prefixed with a single quote, so a spreadsheet shows
 // it as text instead of evaluating it. A plain number ("-12.50", "-3") is
 // not a formula and stays as it is, so negative amounts remain numbers.
-// Every cell of every export that can carry user text goes through it.
+// Every cell of every CSV export that can carry user text goes through it;
+// the XLSX exports write text as typed inline strings, which a spreadsheet
+// never evaluates.
 func SafeCell(s string) string {
 	if s == "" {
 		return s

@@ -1,0 +1,209 @@
+package capex
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// The XLSX exports (issue 17 item 4): the same rows as the CSVs, as typed
+// cells a spreadsheet program opens as data. Written with excelize's
+// StreamWriter, which keeps at most a fixed buffer of rows in memory (the
+// rest goes to a temporary file until the workbook is zipped), so a 100k-row
+// drill-down stays flat in memory.
+//
+//   - numbers are numbers; money is a number in currency units built from
+//     integer cents (cents/100, which a double holds to the cent) with the
+//     format #,##0.00; hours and percentages have the format 0.00;
+//   - dates are real dates (format yyyy-mm-dd), a month is its first day
+//     (format yyyy-mm);
+//   - text is an inline string: a spreadsheet never evaluates it, so unlike
+//     the CSVs no cell is prefixed with a quote and text stays as stored;
+//   - row 1 is the bold header, the panes are frozen under it, and the last
+//     row is a bold totals row whose label is "Total".
+
+// XLSXContentType is the media type of the XLSX exports.
+const XLSXContentType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+// Number formats of the typed cells.
+const (
+	XLSXMoneyFormat = "#,##0.00"
+	XLSXDec2Format  = "0.00"
+	XLSXIntFormat   = "0"
+	XLSXDateFormat  = "yyyy-mm-dd"
+	XLSXMonthFormat = "yyyy-mm"
+)
+
+// xkind is how a column's values are typed and formatted.
+type xkind int
+
+const (
+	xText  xkind = iota // string
+	xInt                // int64
+	xDec2               // Decimal2
+	xMoney              // int64 cents
+	xDate               // time.Time (a day)
+	xMonth              // Period
+	xBool               // bool
+	nKinds
+)
+
+// xcol is one column: header and kind.
+type xcol struct {
+	name  string
+	kind  xkind
+	width float64
+}
+
+// xlsxWriter streams one sheet.
+type xlsxWriter struct {
+	f     *excelize.File
+	sw    *excelize.StreamWriter
+	cols  []xcol
+	plain [nKinds]int // style per kind
+	bold  [nKinds]int // the same, bold (totals row)
+	row   int         // last row written
+	cells []any
+}
+
+// newXLSX starts a workbook with one sheet named sheet, its widths, frozen
+// panes and bold header row written.
+func newXLSX(sheet string, cols []xcol) (*xlsxWriter, error) {
+	f := excelize.NewFile()
+	x := &xlsxWriter{f: f, cols: cols, cells: make([]any, len(cols))}
+	fail := func(err error) (*xlsxWriter, error) {
+		_ = f.Close()
+		return nil, err
+	}
+	if err := f.SetSheetName("Sheet1", sheet); err != nil {
+		return fail(err)
+	}
+	formats := [nKinds]string{xInt: XLSXIntFormat, xDec2: XLSXDec2Format, xMoney: XLSXMoneyFormat,
+		xDate: XLSXDateFormat, xMonth: XLSXMonthFormat}
+	for k := range nKinds {
+		for _, b := range []bool{false, true} {
+			st := &excelize.Style{Font: &excelize.Font{Bold: b}}
+			if formats[k] != "" {
+				nf := formats[k]
+				st.CustomNumFmt = &nf
+			}
+			id, err := f.NewStyle(st)
+			if err != nil {
+				return fail(err)
+			}
+			if b {
+				x.bold[k] = id
+			} else {
+				x.plain[k] = id
+			}
+		}
+	}
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return fail(err)
+	}
+	x.sw = sw
+	for i, c := range cols {
+		w := c.width
+		if w == 0 {
+			w = 14
+		}
+		if err := sw.SetColWidth(i+1, i+1, w); err != nil {
+			return fail(err)
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",
+		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}}}); err != nil {
+		return fail(err)
+	}
+	header := make([]any, len(cols))
+	for i, c := range cols {
+		header[i] = excelize.Cell{StyleID: x.bold[xText], Value: c.name}
+	}
+	if err := x.put(header); err != nil {
+		return fail(err)
+	}
+	return x, nil
+}
+
+// add writes one data row: vals[i] has the Go type of column i's kind, or
+// is nil for an empty cell.
+func (x *xlsxWriter) add(vals ...any) error { return x.write(vals, &x.plain) }
+
+// total writes the bold totals row; column 0 holds the label "Total".
+func (x *xlsxWriter) total(vals ...any) error {
+	vals[0] = "Total"
+	return x.write(vals, &x.bold)
+}
+
+func (x *xlsxWriter) write(vals []any, styles *[nKinds]int) error {
+	if len(vals) != len(x.cols) {
+		return fmt.Errorf("xlsx: %d values for %d columns", len(vals), len(x.cols))
+	}
+	for i, v := range vals {
+		kind := x.cols[i].kind
+		var cell any
+		switch v := v.(type) {
+		case nil:
+		case string:
+			if v != "" { // "" is a blank cell, as in the CSV
+				cell, kind = v, xText // a label in a typed column is text
+			}
+		case int64:
+			if kind == xMoney {
+				cell = float64(v) / 100
+			} else {
+				cell = v
+			}
+		case Decimal2:
+			cell = float64(v) / 100
+		case time.Time:
+			cell = v
+		case Period:
+			cell = v.Start()
+		case bool:
+			cell = v
+		default:
+			return fmt.Errorf("xlsx: column %s: unsupported value %T", x.cols[i].name, v)
+		}
+		if cell == nil {
+			x.cells[i] = nil
+			continue
+		}
+		x.cells[i] = excelize.Cell{StyleID: styles[kind], Value: cell}
+	}
+	return x.put(x.cells)
+}
+
+func (x *xlsxWriter) put(cells []any) error {
+	x.row++
+	ref, err := excelize.CoordinatesToCellName(1, x.row)
+	if err != nil {
+		return err
+	}
+	return x.sw.SetRow(ref, cells)
+}
+
+// finish ends the sheet and writes the workbook to w; the temporary file
+// of the stream is removed whatever happens.
+func (x *xlsxWriter) finish(w io.Writer) error {
+	defer x.close()
+	if err := x.sw.Flush(); err != nil {
+		return err
+	}
+	return x.f.Write(w)
+}
+
+// close releases the workbook (and the stream's temporary file).
+func (x *xlsxWriter) close() { _ = x.f.Close() }
+
+// dateOf reads a YYYY-MM-DD date; text that is not one stays text.
+func dateOf(s string) any {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return s
+	}
+	return t
+}
