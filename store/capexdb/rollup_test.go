@@ -61,8 +61,14 @@ func seedRandom(t *testing.T, f capextest.F, r *rand.Rand) randomOrg {
 	day := func() string {
 		return time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(100)).Format("2006-01-02")
 	}
-	for _, u := range o.users[1:] { // the first user has no rate at all
+	// The rate added to the third user after the fact (below) must not
+	// land on a date the random ones already took (one rate per day).
+	const laterRate = "2026-03-17"
+	for i, u := range o.users[1:] { // the first user has no rate at all
 		dates := map[string]bool{}
+		if i+1 == 2 {
+			dates[laterRate] = true
+		}
 		for k := r.IntN(4); k > 0; k-- {
 			d := day()
 			if !dates[d] {
@@ -102,7 +108,7 @@ func seedRandom(t *testing.T, f capextest.F, r *rand.Rand) randomOrg {
 	f.Exec(`UPDATE time_entries SET duration_minutes = duration_minutes + 7 WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 5 = 0`, o.id)
 	f.Exec(`UPDATE time_entries SET activity_type = 'Meeting', date = date + 20 WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 11 = 0`, o.id)
 	f.Exec(`DELETE FROM time_entries WHERE org_id = $1 AND duration_minutes % 13 = 0`, o.id)
-	f.Rate(o.id, o.users[2], 12345, "2026-03-17")
+	f.Rate(o.id, o.users[2], 12345, laterRate)
 	f.Rate(o.id, o.users[0], 777, "2026-02-28")
 	f.Exec(`UPDATE labor_rates SET loaded_rate_cents = loaded_rate_cents + 333 WHERE org_id = $1 AND user_id = $2`, o.id, o.users[3])
 	f.Exec(`DELETE FROM labor_rates WHERE org_id = $1 AND user_id = $2`, o.id, o.users[4])
