@@ -10,6 +10,7 @@ import (
 
 	"tracker/store"
 	"tracker/store/exportdb"
+	"tracker/store/ticketdb"
 )
 
 const dateLayout = "2006-01-02"
@@ -72,7 +73,7 @@ func (w *projectWalker) walk(r exportdb.Project) error {
 	}
 	after := 0
 	for {
-		rows, err := exportdb.TicketsAfter(w.ctx, w.q, r.ID, after, w.batch)
+		rows, err := ticketdb.ExportAfter(w.ctx, w.q, r.ID, after, w.batch)
 		if err != nil {
 			return err
 		}
@@ -82,7 +83,7 @@ func (w *projectWalker) walk(r exportdb.Project) error {
 		if len(rows) < w.batch {
 			return w.out.endProject()
 		}
-		after = rows[len(rows)-1].Number
+		after = int(rows[len(rows)-1].TicketNumber)
 	}
 }
 
@@ -125,7 +126,7 @@ func SprintNames(names []string) []string {
 }
 
 // tickets converts one batch with its labels, comments and time entries.
-func (w *projectWalker) tickets(key string, rows []exportdb.Ticket, sprints map[uuid.UUID]string) error {
+func (w *projectWalker) tickets(key string, rows []ticketdb.Row, sprints map[uuid.UUID]string) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -154,7 +155,7 @@ func (w *projectWalker) tickets(key string, rows []exportdb.Ticket, sprints map[
 		return err
 	}
 	for _, r := range rows {
-		t := Ticket{Number: r.Number, Title: r.Title, Description: r.Description, Status: r.Status,
+		t := Ticket{Number: int(r.TicketNumber), Title: r.Title, Description: r.Description, Status: r.Status,
 			Priority: r.Priority, Labels: byTicket[r.ID], CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 			Comments: comments[r.ID], TimeEntries: entries[r.ID], Attachments: files[r.ID]}
 		if t.Reporter, err = w.email(r.ReporterID); err != nil {

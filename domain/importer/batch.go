@@ -15,6 +15,7 @@ import (
 	"tracker/domain/ticket"
 	"tracker/store"
 	"tracker/store/importdb"
+	"tracker/store/ticketdb"
 )
 
 // ticketKey names a ticket in the key map: its project's key and number.
@@ -77,7 +78,7 @@ type batchRun struct {
 type pending struct {
 	key     string // project key
 	t       export.Ticket
-	row     importdb.Ticket
+	row     ticketdb.Row
 	created bool
 }
 
@@ -163,7 +164,7 @@ func (b *batchRun) prepare(s staged) (*pending, error) {
 	if !ok {
 		prio = "None"
 	}
-	r := importdb.Ticket{ID: domain.NewID(), ProjectID: pid, Number: t.Number, Title: t.Title, Description: t.Description,
+	r := ticketdb.Row{ID: domain.NewID(), OrgID: b.row.OrgID, ProjectID: pid, TicketNumber: int32(t.Number), Title: t.Title, Description: t.Description,
 		Status: t.Status, Priority: prio, CreatedAt: orNow(t.CreatedAt, b.now)}
 	r.UpdatedAt = orNow(t.UpdatedAt, r.CreatedAt)
 	var err error
@@ -192,7 +193,7 @@ func (b *batchRun) insertTickets(todo []*pending) (map[string]uuid.UUID, error) 
 	}
 	maxNum := map[uuid.UUID]int{}
 	for _, p := range todo {
-		maxNum[p.row.ProjectID] = max(maxNum[p.row.ProjectID], p.row.Number)
+		maxNum[p.row.ProjectID] = max(maxNum[p.row.ProjectID], int(p.row.TicketNumber))
 	}
 	pids := make([]uuid.UUID, 0, len(maxNum))
 	for id := range maxNum {
@@ -212,7 +213,7 @@ func (b *batchRun) insertTickets(todo []*pending) (map[string]uuid.UUID, error) 
 	}
 	pp, nn := make([]uuid.UUID, len(taken)), make([]int, len(taken))
 	for i, p := range taken {
-		pp[i], nn[i] = p.row.ProjectID, p.row.Number
+		pp[i], nn[i] = p.row.ProjectID, int(p.row.TicketNumber)
 	}
 	holders, err := importdb.ExistingTickets(b.ctx, b.q, pp, nn)
 	if err != nil {
@@ -224,7 +225,7 @@ func (b *batchRun) insertTickets(todo []*pending) (map[string]uuid.UUID, error) 
 	}
 	var renumber []*pending
 	for _, p := range taken {
-		h, ok := held[p.row.ProjectID.String()+"#"+strconv.Itoa(p.row.Number)]
+		h, ok := held[p.row.ProjectID.String()+"#"+strconv.Itoa(int(p.row.TicketNumber))]
 		if ok && sameInstant(h.CreatedAt, p.row.CreatedAt) {
 			matched[ticketKey(p.key, p.t.Number)] = h.ID
 			b.counts.TicketsSkipped++
@@ -237,11 +238,11 @@ func (b *batchRun) insertTickets(todo []*pending) (map[string]uuid.UUID, error) 
 
 // insertRows inserts the tickets and returns those whose number was taken.
 func (b *batchRun) insertRows(ps []*pending) ([]*pending, error) {
-	rows := make([]importdb.Ticket, len(ps))
+	rows := make([]ticketdb.Row, len(ps))
 	for i, p := range ps {
 		rows[i] = p.row
 	}
-	created, err := importdb.InsertTickets(b.ctx, b.q, b.row.OrgID, rows)
+	created, err := ticketdb.InsertMany(b.ctx, b.q, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -270,12 +271,12 @@ func (b *batchRun) renumber(ps []*pending) error {
 			return err
 		}
 		for i, p := range list {
-			p.row.Number = first + i
+			p.row.TicketNumber = int32(first + i)
 		}
 	}
 	taken, err := b.insertRows(ps)
 	if err == nil && len(taken) > 0 {
-		err = permanent("ticket number %d of project %s is taken although the counter passed it", taken[0].row.Number, taken[0].key)
+		err = permanent("ticket number %d of project %s is taken although the counter passed it", taken[0].row.TicketNumber, taken[0].key)
 	}
 	return err
 }

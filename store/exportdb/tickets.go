@@ -9,32 +9,6 @@ import (
 	"tracker/store"
 )
 
-// Ticket is a live ticket; SprintID is set only for a live sprint.
-type Ticket struct {
-	ID          uuid.UUID  `db:"id"`
-	Number      int        `db:"ticket_number"`
-	Title       string     `db:"title"`
-	Description *string    `db:"description"`
-	Status      string     `db:"status"`
-	Priority    string     `db:"priority"`
-	AssigneeID  *uuid.UUID `db:"assignee_id"`
-	ReporterID  uuid.UUID  `db:"reporter_id"`
-	SprintID    *uuid.UUID `db:"sprint_id"`
-	CreatedAt   time.Time  `db:"created_at"`
-	UpdatedAt   time.Time  `db:"updated_at"`
-}
-
-// TicketsAfter reads up to limit live tickets of a project numbered above
-// after, in number order (keyset on the project's unique number index).
-func TicketsAfter(ctx context.Context, q store.Querier, projectID uuid.UUID, after, limit int) ([]Ticket, error) {
-	return store.SelectRaw[Ticket](ctx, q, `SELECT t.id, t.ticket_number, t.title, t.description, t.status,
-	        t.priority, t.assignee_id, t.reporter_id,
-	        (SELECT s.id FROM sprints s WHERE s.id = t.sprint_id AND s.deleted_at IS NULL) AS sprint_id,
-	        t.created_at, t.updated_at
-	    FROM tickets t WHERE t.project_id = $1 AND t.ticket_number > $2 AND t.deleted_at IS NULL
-	    ORDER BY t.ticket_number LIMIT $3`, projectID, after, limit)
-}
-
 // TicketLabel is one live label of a ticket.
 type TicketLabel struct {
 	TicketID uuid.UUID `db:"ticket_id"`

@@ -44,7 +44,7 @@ func PutKeys(ctx context.Context, q store.Querier, orgID uuid.UUID, source strin
 	    FROM unnest($4::text[], $5::text[], $6::uuid[], $7::bool[]) AS u(kind, key, id, created)
 	    ON CONFLICT (org_id, source, kind, source_key) DO UPDATE SET target_id = EXCLUDED.target_id
 	    WHERE import_key_map.kind <> 'ticket'`,
-		orgID, source, importID, kinds, names, bin(ids), created, time.Now().UTC())
+		orgID, source, importID, kinds, names, ids, created, time.Now().UTC())
 	return store.Translate(err)
 }
 
@@ -92,6 +92,6 @@ func InsertAudits(ctx context.Context, q store.Querier, orgID uuid.UUID, actor *
 	}
 	_, err := q.Exec(ctx, `INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at)
 	    SELECT u.id, $1, $2, $3, u.entity, $4, '[]', $5 FROM unnest($6::uuid[], $7::uuid[]) AS u(id, entity)`,
-		orgID, actor, a.EntityType, action, at, bin(ids), bin(a.IDs))
+		orgID, actor, a.EntityType, action, at, ids, a.IDs)
 	return store.Translate(err)
 }

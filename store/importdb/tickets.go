@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
 )
@@ -15,7 +14,7 @@ import (
 // meanwhile through the API then numbers above every imported ticket.
 func RaiseCounters(ctx context.Context, q store.Querier, projectIDs []uuid.UUID, numbers []int) error {
 	_, err := q.Exec(ctx, `UPDATE projects p SET ticket_counter = GREATEST(p.ticket_counter, v.n)
-	    FROM unnest($1::uuid[], $2::int[]) AS v(id, n) WHERE p.id = v.id`, bin(projectIDs), numbers)
+	    FROM unnest($1::uuid[], $2::int[]) AS v(id, n) WHERE p.id = v.id`, projectIDs, numbers)
 	return store.Translate(err)
 }
 
@@ -26,55 +25,6 @@ func Allocate(ctx context.Context, q store.Querier, projectID uuid.UUID, n int) 
 	err := q.QueryRow(ctx, `UPDATE projects SET ticket_counter = ticket_counter + $2 WHERE id = $1 RETURNING ticket_counter`,
 		projectID, n).Scan(&last)
 	return last - n + 1, store.Translate(err)
-}
-
-// Ticket is a ticket an import creates.
-type Ticket struct {
-	ID, ProjectID        uuid.UUID
-	Number               int
-	Title                string
-	Description          *string
-	Status, Priority     string
-	AssigneeID           *uuid.UUID
-	ReporterID           uuid.UUID
-	SprintID             *uuid.UUID
-	CreatedAt, UpdatedAt time.Time
-}
-
-// InsertTickets inserts tickets whose numbers are free and returns the ids
-// inserted; a ticket whose number its project already uses is left out.
-func InsertTickets(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket) (map[uuid.UUID]bool, error) {
-	n := len(ts)
-	ids, projects, nums := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]int, n)
-	titles, descs, statuses, prios := make([]string, n), make([]*string, n), make([]string, n), make([]string, n)
-	assignees, reporters, sprints := make([]*uuid.UUID, n), make([]uuid.UUID, n), make([]*uuid.UUID, n)
-	created, updated := make([]time.Time, n), make([]time.Time, n)
-	for i, t := range ts {
-		ids[i], projects[i], nums[i] = t.ID, t.ProjectID, t.Number
-		titles[i], descs[i], statuses[i], prios[i] = t.Title, t.Description, t.Status, t.Priority
-		assignees[i], reporters[i], sprints[i] = t.AssigneeID, t.ReporterID, t.SprintID
-		created[i], updated[i] = t.CreatedAt, t.UpdatedAt
-	}
-	rows, err := q.Query(ctx, `INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status,
-	        priority, assignee_id, reporter_id, sprint_id, created_at, updated_at)
-	    SELECT u.id, $1, u.project, u.num, u.title, u.descr, u.status, u.prio, u.assignee, u.reporter, u.sprint,
-	        u.created, u.updated
-	    FROM unnest($2::uuid[], $3::uuid[], $4::int[], $5::text[], $6::text[], $7::text[], $8::text[], $9::uuid[],
-	        $10::uuid[], $11::uuid[], $12::timestamptz[], $13::timestamptz[])
-	        AS u(id, project, num, title, descr, status, prio, assignee, reporter, sprint, created, updated)
-	    ON CONFLICT (project_id, ticket_number) DO NOTHING RETURNING id`,
-		orgID, bin(ids), bin(projects), nums, titles, descs, statuses, prios, binOpt(assignees), bin(reporters), binOpt(sprints),
-		created, updated)
-	if err != nil {
-		return nil, store.Translate(err)
-	}
-	out := make(map[uuid.UUID]bool, n)
-	var id uuid.UUID
-	_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
-		out[id] = true
-		return nil
-	})
-	return out, store.Translate(err)
 }
 
 // Existing is a ticket that holds a number an imported ticket asked for.
@@ -91,7 +41,7 @@ func ExistingTickets(ctx context.Context, q store.Querier, projectIDs []uuid.UUI
 	return store.SelectRaw[Existing](ctx, q, `SELECT t.project_id, t.ticket_number, t.id, t.created_at
 	    FROM unnest($1::uuid[], $2::int[]) AS v(project, num), LATERAL (
 	        SELECT project_id, ticket_number, id, created_at FROM tickets
-	        WHERE project_id = v.project AND ticket_number = v.num LIMIT 1) AS t`, bin(projectIDs), numbers)
+	        WHERE project_id = v.project AND ticket_number = v.num LIMIT 1) AS t`, projectIDs, numbers)
 }
 
 // InsertTicketLabels links tickets to labels.
@@ -101,7 +51,7 @@ func InsertTicketLabels(ctx context.Context, q store.Querier, orgID uuid.UUID, t
 	}
 	_, err := q.Exec(ctx, `INSERT INTO ticket_labels (org_id, ticket_id, label_id, created_at)
 	    SELECT $1, u.t, u.l, $4 FROM unnest($2::uuid[], $3::uuid[]) AS u(t, l) ON CONFLICT DO NOTHING`,
-		orgID, bin(ticketIDs), bin(labelIDs), at)
+		orgID, ticketIDs, labelIDs, at)
 	return store.Translate(err)
 }
 
@@ -129,7 +79,7 @@ func InsertComments(ctx context.Context, q store.Querier, orgID uuid.UUID, cs []
 	    SELECT u.id, $1, u.ticket, u.author, u.body, u.parent, u.created, u.updated
 	    FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::uuid[], $7::timestamptz[], $8::timestamptz[])
 	        AS u(id, ticket, author, body, parent, created, updated)`,
-		orgID, bin(ids), bin(tickets), bin(authors), bodies, binOpt(parents), created, updated)
+		orgID, ids, tickets, authors, bodies, parents, created, updated)
 	return store.Translate(err)
 }
 
@@ -168,7 +118,7 @@ func InsertTimeEntries(ctx context.Context, q store.Querier, orgID uuid.UUID, es
 	    FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::int[], $8::text[], $9::text[],
 	        $10::text[], $11::uuid[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[])
 	        AS u(id, usr, ticket, project, day, mins, descr, act, status, approver, approved, created, updated)`,
-		orgID, bin(ids), bin(users), bin(tickets), bin(projects), dates, mins, descs, acts, statuses, binOpt(approvers), approvedAt,
+		orgID, ids, users, tickets, projects, dates, mins, descs, acts, statuses, approvers, approvedAt,
 		created, updated)
 	return store.Translate(err)
 }

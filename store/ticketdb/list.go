@@ -25,7 +25,7 @@ type Filter struct {
 // caller still authorizes the access row. An empty page (or a non-member)
 // reads the access on its own. A project that is gone is store.ErrNotFound.
 func ListPage(ctx context.Context, q store.Querier, projectID, userID uuid.UUID, f Filter, p store.Page) (store.AccessRow, store.Paged[Row], error) {
-	args := []any{bin(projectID), bin(userID)}
+	args := []any{projectID, userID}
 	arg := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
@@ -38,10 +38,10 @@ func ListPage(ctx context.Context, q store.Querier, projectID, userID uuid.UUID,
 		where = append(where, "t.priority = "+arg(f.Priority))
 	}
 	if f.AssigneeID != uuid.Nil {
-		where = append(where, "t.assignee_id = "+arg(bin(f.AssigneeID)))
+		where = append(where, "t.assignee_id = "+arg(f.AssigneeID))
 	}
 	if p.After != uuid.Nil {
-		where = append(where, "t.id > "+arg(bin(p.After)))
+		where = append(where, "t.id > "+arg(p.After))
 	}
 	// The limit is written into the SQL, not bound: with LIMIT $n PostgreSQL
 	// estimates a generic plan as costlier and re-plans every execution
@@ -61,12 +61,13 @@ func ListPage(ctx context.Context, q store.Querier, projectID, userID uuid.UUID,
 	}
 	var (
 		acc accessScan
-		rs  rowScan
+		rs  = newRowScan()
 		out = store.Paged[Row]{Items: make([]Row, 0, p.Limit+1)}
 	)
-	targets := append(acc.targets(), rs.targets()...)
+	targets := append(acc.targets(), rs.targets...)
 	err = scanAll(rows, func() ([]any, func()) {
-		return targets, func() { out.Items = append(out.Items, rs.row()) }
+		rs.next()
+		return targets, func() { out.Items = append(out.Items, rs.r) }
 	})
 	if err != nil {
 		return store.AccessRow{}, store.Paged[Row]{}, err

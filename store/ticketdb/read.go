@@ -30,22 +30,22 @@ type Accessed struct {
 func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID) (Accessed, error) {
 	sql := getWithAccessSQL
 	var (
-		rs    rowScan
+		rs    = newRowScan()
 		acc   accessScan
 		found bool
 	)
-	rows, err := q.Query(ctx, sql, bin(id), bin(userID))
+	rows, err := q.Query(ctx, sql, id, userID)
 	if err != nil {
 		return Accessed{}, store.Translate(err)
 	}
-	targets := append(rs.targets(), acc.targets()...)
+	targets := append(rs.next(), acc.targets()...)
 	if err := scanAll(rows, func() ([]any, func()) { return targets, func() { found = true } }); err != nil {
 		return Accessed{}, err
 	}
 	if !found {
 		return Accessed{}, store.ErrNotFound
 	}
-	return Accessed{Row: rs.row(), AccessRow: acc.access()}, nil
+	return Accessed{Row: rs.r, AccessRow: acc.access()}, nil
 }
 
 // ForChange is a visible ticket with the caller's access, its project's key
@@ -93,7 +93,7 @@ type ProjectForCreate struct {
 // GetProjectForCreate reads what creating a ticket in projectID needs, in one
 // query; assigneeID may be nil.
 func GetProjectForCreate(ctx context.Context, q store.Querier, projectID, userID uuid.UUID, assigneeID *uuid.UUID) (ProjectForCreate, error) {
-	return store.GetRaw[ProjectForCreate](ctx, q, projectForCreateSQL, bin(projectID), bin(userID), assigneeID)
+	return store.GetRaw[ProjectForCreate](ctx, q, projectForCreateSQL, projectID, userID, assigneeID)
 }
 
 // IsOrgMember reports whether userID is a member of orgID (assignees must be).

@@ -10,30 +10,26 @@ import (
 	"tracker/store"
 )
 
-// rowScan scans a Row by position into binary uuid targets. The list and
-// read paths use it instead of pgx's by-name reflection and google/uuid's
-// sql.Scanner (a text round trip per uuid column): per row that was most of
-// the API's CPU on a 20-ticket page.
+// rowScan scans a Row by position (Columns order) straight into its fields:
+// the list and read paths use it instead of pgx's by-name reflection; the
+// pool's binary uuid codec (store.RegisterUUID) fills the uuid fields.
 type rowScan struct {
-	id, org, project, assignee, reporter, sprint, parent pgtype.UUID
-	r                                                    Row
+	r       Row
+	targets []any
 }
 
-// targets are in Columns() order.
-func (s *rowScan) targets() []any {
-	return []any{&s.id, &s.org, &s.project, &s.r.TicketNumber, &s.r.Title, &s.r.Description, &s.r.Status,
-		&s.r.Priority, &s.assignee, &s.reporter, &s.sprint, &s.r.CreatedAt, &s.r.UpdatedAt, &s.parent, &s.r.RowVersion}
+func newRowScan() *rowScan {
+	s := &rowScan{}
+	s.targets = fields.Targets(&s.r)
+	return s
 }
 
-func (s *rowScan) row() Row {
-	r := s.r
-	r.ID, r.OrgID, r.ProjectID, r.ReporterID = s.id.Bytes, s.org.Bytes, s.project.Bytes, s.reporter.Bytes
-	r.AssigneeID, r.SprintID, r.ParentID = nullable(s.assignee), nullable(s.sprint), nullable(s.parent)
-	return r
+// next zeroes the row (nullable fields are scanned into in place) and
+// returns the targets.
+func (s *rowScan) next() []any {
+	s.r = Row{}
+	return s.targets
 }
-
-// valid reports whether the ticket columns were not all NULL (outer join).
-func (s *rowScan) valid() bool { return s.id.Valid }
 
 func nullable(u pgtype.UUID) *uuid.UUID {
 	if !u.Valid {
@@ -81,14 +77,14 @@ func getRow(ctx context.Context, q store.Querier, sql string, args ...any) (Row,
 		return Row{}, store.Translate(err)
 	}
 	var (
-		rs    rowScan
+		rs    = newRowScan()
 		found bool
 	)
-	if err := scanAll(rows, func() ([]any, func()) { return rs.targets(), func() { found = true } }); err != nil {
+	if err := scanAll(rows, func() ([]any, func()) { return rs.next(), func() { found = true } }); err != nil {
 		return Row{}, err
 	}
 	if !found {
 		return Row{}, store.ErrNotFound
 	}
-	return rs.row(), nil
+	return rs.r, nil
 }

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
 )
@@ -28,9 +30,12 @@ func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRo
 	for i, e := range events {
 		ids[i], topics[i], payloads[i] = e.ID, e.Topic, string(e.Payload)
 	}
-	row, err := getRow(ctx, q, insertNextSQL, bin(r.ProjectID), bin(r.ID), r.Title, r.Description, r.Status, r.Priority,
-		r.AssigneeID, bin(r.ReporterID), r.SprintID, r.CreatedAt,
-		bin(audit.ID), audit.ActorID, audit.EntityType, audit.Action, string(audit.Changes), ids, topics, payloads, via(audit.Via), r.ParentID)
+	args := fields.Named(&r, pgx.NamedArgs{
+		"audit_id": audit.ID, "audit_actor": audit.ActorID, "audit_entity": audit.EntityType,
+		"audit_action": audit.Action, "audit_changes": string(audit.Changes), "audit_via": via(audit.Via),
+		"event_ids": ids, "event_topics": topics, "event_payloads": payloads,
+	})
+	row, err := getRow(ctx, q, insertNextSQL, args)
 	if err != nil {
 		return Row{}, err
 	}
@@ -48,22 +53,46 @@ func via(b []byte) any {
 	return string(b)
 }
 
+// insertNextSQL takes every Row column as @column, but for the ones the
+// statement fills itself (insertFilled).
 var insertNextSQL = `WITH c AS (
 	            UPDATE projects SET ticket_counter = ticket_counter + 1
-	            WHERE id = $1 AND deleted_at IS NULL
+	            WHERE id = @project_id AND deleted_at IS NULL
 	            RETURNING org_id, ticket_counter),
 	        t AS (
 	            INSERT INTO tickets (` + store.Cols(Columns()) + `)
-	            SELECT $2, c.org_id, $1, c.ticket_counter, $3, $4, $5, $6, $7, $8, $9, $10, $10, $20, 1 FROM c
+	            SELECT ` + insertValues(insertFilled) + ` FROM c
 	            RETURNING ` + store.Cols(Columns()) + `),
 	        a AS (
 	            INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at, via)
-	            SELECT $11, t.org_id, $12, $13, t.id, $14, $15::jsonb, $10, $19::jsonb FROM t),
+	            SELECT @audit_id, t.org_id, @audit_actor, @audit_entity, t.id, @audit_action, @audit_changes::jsonb,
+	                @created_at, @audit_via::jsonb FROM t),
 	        o AS (
 	            INSERT INTO outbox (id, org_id, topic, payload, created_at)
-	            SELECT e.id, t.org_id, e.topic, jsonb_set(e.payload, '{data,ticket_number}', to_jsonb(t.ticket_number)), $10
-	            FROM t, unnest($16::uuid[], $17::text[], $18::jsonb[]) AS e(id, topic, payload))
+	            SELECT e.id, t.org_id, e.topic, jsonb_set(e.payload, '{data,ticket_number}', to_jsonb(t.ticket_number)), @created_at
+	            FROM t, unnest(@event_ids::uuid[], @event_topics::text[], @event_payloads::jsonb[]) AS e(id, topic, payload))
 	        SELECT ` + store.Cols(Columns()) + ` FROM t`
+
+// insertFilled are the columns a create takes from its project (org, next
+// number) or sets itself, whatever the Row says.
+var insertFilled = map[string]string{
+	"org_id": "c.org_id", "ticket_number": "c.ticket_counter", "updated_at": "@created_at", "row_version": "1",
+}
+
+// insertValues is the select list of an insert: each column's expression in
+// filled, else its named parameter @column.
+func insertValues(filled map[string]string) string {
+	cols := Columns()
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		if e, ok := filled[c]; ok {
+			out[i] = e
+		} else {
+			out[i] = "@" + c
+		}
+	}
+	return strings.Join(out, ", ")
+}
 
 // Update sets cols on the given tickets of the given orgs (the caller has
 // authorized each) and returns the rows after the change, in id order.
