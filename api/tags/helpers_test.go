@@ -12,6 +12,8 @@ import (
 	"tracker/api/tags"
 	"tracker/domain/project"
 	"tracker/domain/tag"
+	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
 )
 
 func newEnv(t *testing.T) *apitest.Env {
@@ -54,15 +56,11 @@ func createProject(t *testing.T, env *apitest.Env, token string, org uuid.UUID, 
 	return p["id"].(string)
 }
 
-// The tickets and time APIs are other packages: rows go in with SQL.
+// The tickets API is another package: tickets come from the test factory.
 
 func insertTicket(t *testing.T, env *apitest.Env, projectID string, reporter uuid.UUID) uuid.UUID {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
-	exec(t, env, `WITH p AS (UPDATE projects SET ticket_counter = ticket_counter + 1 WHERE id = $2 RETURNING org_id, ticket_counter)
-		INSERT INTO tickets (id, org_id, project_id, ticket_number, title, status, reporter_id)
-		SELECT $1, p.org_id, $2, p.ticket_counter, 'T', 'Backlog', $3 FROM p`, id, projectID, reporter)
-	return id
+	return testfactory.Ticket(t, env.DB, projectdb.Row{ID: uuid.MustParse(projectID)}, reporter, testfactory.TicketOpts{}).ID
 }
 
 func insertTeam(t *testing.T, env *apitest.Env, org uuid.UUID) uuid.UUID {

@@ -17,6 +17,8 @@ import (
 	"tracker/domain/project"
 	"tracker/domain/tag"
 	"tracker/domain/team"
+	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
 )
 
 func newEnv(t *testing.T) *apitest.Env {
@@ -173,10 +175,7 @@ func TestTeamsEndToEnd(t *testing.T) {
 		project string
 		minutes int
 	}{{core["id"].(string), 120}, {ops["id"].(string), 60}, {lone["id"].(string), 30}} {
-		ticket := uuid.New()
-		exec(`WITH p AS (UPDATE projects SET ticket_counter = ticket_counter + 1 WHERE id = $2 RETURNING org_id, ticket_counter)
-			INSERT INTO tickets (id, org_id, project_id, ticket_number, title, status, reporter_id)
-			SELECT $1, p.org_id, $2, p.ticket_counter, 'T', 'Backlog', $3 FROM p`, ticket, e.project, owner.ID)
+		ticket := testfactory.Ticket(t, env.DB, projectdb.Row{ID: uuid.MustParse(e.project)}, owner.ID, testfactory.TicketOpts{}).ID
 		exec(`INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type, status, approved_by, approved_at)
 			VALUES ($1, $2, $3, $4, $5, '2026-03-02', $6, 'Coding', 'Approved', $3, now())`, uuid.New(), org, owner.ID, ticket, e.project, e.minutes)
 	}

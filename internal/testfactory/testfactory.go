@@ -65,6 +65,8 @@ type TicketOpts struct {
 
 // Ticket inserts a ticket numbered from the project's counter, with the
 // audit row of its creation (as the ticket use case writes it).
+// Only p.ID is read: a test that made its project through the API passes
+// projectdb.Row{ID: id}.
 func Ticket(t testing.TB, db *store.DB, p projectdb.Row, reporterID uuid.UUID, o TicketOpts) ticketdb.Row {
 	t.Helper()
 	if o.Title == "" {
