@@ -11,11 +11,8 @@ import (
 // invite's creator; Admin and Owner invites must name their invitee.
 func TestInviteCodesShownOnlyToAdminsAndCreator(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{})
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
+	w := apitest.NewWorld(t, apitest.Options{})
+	env, owner, admin, member, viewer := w.Env, w.Owner, w.Admin, w.Member, w.Viewer
 	path := "/api/v1/orgs/" + owner.OrgID.String() + "/invites"
 
 	byOwner := env.Do("POST", path, owner.Token, map[string]any{"role": "member"}).Expect(t, 201).Map(t)

@@ -27,12 +27,8 @@ func count(t *testing.T, env *apitest.Env, sql string, args ...any) int {
 
 func TestMemberRoleChange(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{})
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
+	w := apitest.NewWorld(t, apitest.Options{})
+	env, owner, admin, member, viewer, outsider := w.Env, w.Owner, w.Admin, w.Member, w.Viewer, w.Outsider
 	path := func(u apitest.User) string {
 		return "/api/v1/orgs/" + owner.OrgID.String() + "/members/" + u.ID.String()
 	}

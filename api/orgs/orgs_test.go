@@ -86,12 +86,8 @@ func TestCreateAndListOrgs(t *testing.T) {
 
 func TestMembers(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{})
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
+	w := apitest.NewWorld(t, apitest.Options{})
+	env, owner, admin, member, viewer, outsider := w.Env, w.Owner, w.Admin, w.Member, w.Viewer, w.Outsider
 	path := "/api/v1/orgs/" + owner.OrgID.String() + "/members"
 
 	t.Run("201 admin adds with role, default member", func(t *testing.T) {
@@ -186,12 +182,8 @@ func TestMembers(t *testing.T) {
 
 func TestInvites(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{})
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
+	w := apitest.NewWorld(t, apitest.Options{})
+	env, owner, admin, member, viewer, outsider := w.Env, w.Owner, w.Admin, w.Member, w.Viewer, w.Outsider
 	path := "/api/v1/orgs/" + owner.OrgID.String() + "/invites"
 
 	inv := env.Do("POST", path, admin.Token, map[string]any{"email": "x@example.test", "role": "admin", "created_by": uuid.NewString()}).Expect(t, 201).Map(t)
