@@ -15,14 +15,10 @@ import (
 
 func TestLaborRates(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	w := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{laborrates.New(laborrate.New(e.DB, e.Clock))}
 	}})
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
+	env, owner, admin, member, viewer, outsider := w.Env, w.Owner, w.Admin, w.Member, w.Viewer, w.Outsider
 	org := owner.OrgID.String()
 	day := func(d int) string { return time.Now().UTC().AddDate(0, 0, d).Format("2006-01-02") }
 	create := func(u apitest.User, userID uuid.UUID, cents int64, date string) laborrate.Rate {

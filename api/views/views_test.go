@@ -1,12 +1,9 @@
 package views_test
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/google/uuid"
 
 	"tracker/api"
 	"tracker/api/apitest"
@@ -15,6 +12,7 @@ import (
 	"tracker/domain/search"
 	"tracker/domain/ticket"
 	"tracker/domain/view"
+	"tracker/internal/testfactory"
 )
 
 type viewPage struct {
@@ -32,18 +30,11 @@ type ticketPage struct {
 
 func TestSavedViews(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	w := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock)), views.New(view.New(e.DB, e.Clock))}
 	}})
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
-	project := uuid.Must(uuid.NewV7())
-	if _, err := env.DB.Pool.Exec(context.Background(), `INSERT INTO projects (id, org_id, key, name) VALUES ($1, $2, 'ABC', 'ABC')`, project, owner.OrgID); err != nil {
-		t.Fatal(err)
-	}
+	env, owner, admin, member, viewer, outsider := w.Env, w.Owner, w.Admin, w.Member, w.Viewer, w.Outsider
+	project := testfactory.Project(t, env.DB, owner.OrgID, testfactory.ProjectOpts{Key: "ABC", Name: "ABC"}).ID
 	for _, tk := range []map[string]any{{"title": "Crash one", "priority": "High"}, {"title": "Crash two", "priority": "Critical"},
 		{"title": "Crash three", "priority": "Low"}, {"title": "Other"}} {
 		env.Do("POST", "/api/v1/projects/"+project.String()+"/tickets", owner.Token, tk).Expect(t, 201)
