@@ -59,6 +59,8 @@ func TestImportValidation(t *testing.T) {
 		tk["status"] = "Nope"
 		tk["comments"].([]any)[1].(map[string]any)["parent"] = 5
 		tk["time_entries"].([]any)[0].(map[string]any)["status"] = "Approved"
+		tk["parent"] = "SM-1"
+		tk["links"] = []any{map[string]any{"type": "blocked_by", "ticket": "SM-2"}, map[string]any{"type": "blocks", "ticket": "not a ref"}}
 		p["tickets"] = append(p["tickets"].([]any), map[string]any{"number": 1, "title": "dup", "status": "Open", "reporter": "ann@example.test"})
 		doc["projects"] = append(doc["projects"].([]any), map[string]any{"key": "sm", "name": "Dup key", "tickets": []any{}})
 		delete(doc, "exported_at")
@@ -78,6 +80,9 @@ func TestImportValidation(t *testing.T) {
 			"projects[0].tickets[0].time_entries[0].approved_by: required for an Approved entry",
 			"projects[0].tickets[1].number: duplicate ticket number in the project (also tickets[0])",
 			"projects[1].key: duplicate project key (also projects[0])",
+			"projects[0].tickets[0].parent: must name another ticket, not the ticket itself",
+			"projects[0].tickets[0].links[0].type: must be one of blocks, duplicates, relates_to",
+			"projects[0].tickets[0].links[1].ticket: must be a ticket reference KEY-NUMBER",
 		} {
 			if !slices.Contains(e.Details, want) {
 				t.Errorf("missing %q in %q", want, e.Details)

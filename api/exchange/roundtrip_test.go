@@ -2,9 +2,12 @@ package exchange_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"tracker/domain/export"
 	"tracker/domain/export/exporttest"
@@ -65,6 +68,15 @@ func TestRoundTrip(t *testing.T) {
 		if pis := docA.Projects[0].PlacedInService; pis == nil || *pis != "2026-02-20" || docA.Projects[1].PlacedInService != nil {
 			t.Fatalf("placed_in_service %v %v", pis, docA.Projects[1].PlacedInService)
 		}
+		p0, p1 := docA.Projects[0].Tickets, docA.Projects[1].Tickets
+		if !slices.Equal(p0[0].Links, []export.Link{{Type: "blocks", Ticket: "P1-2"}}) ||
+			!slices.Equal(p1[2].Links, []export.Link{{Type: "relates_to", Ticket: "P0-2"}}) ||
+			!slices.Equal(p0[2].Links, []export.Link{{Type: "duplicates", Ticket: "P0-1"}}) {
+			t.Fatalf("links %+v %+v %+v (the one to a deleted ticket must be left out)", p0[0].Links, p1[2].Links, p0[2].Links)
+		}
+		if p0[1].Parent == nil || *p0[1].Parent != "P0-1" || p0[2].Parent == nil || *p0[2].Parent != "P1-1" || p0[0].Parent != nil {
+			t.Fatalf("parents %v %v %v", p0[0].Parent, p0[1].Parent, p0[2].Parent)
+		}
 		former := docA.Users[slices.IndexFunc(docA.Users, func(u export.User) bool { return u.Email == f.seeded.Emails[3] })]
 		if former.Role != nil {
 			t.Fatalf("a former member is listed with role %v", *former.Role)
@@ -74,20 +86,11 @@ func TestRoundTrip(t *testing.T) {
 	t.Run("into empty org B and back out", func(t *testing.T) {
 		// An import only invites; the people of A join B the way an Admin
 		// adds existing users, with the roles they hold in A.
-		for _, u := range docA.Users {
-			if u.Role == nil || u.Email == f.owner.Email {
-				continue
-			}
-			var id string
-			if err := f.env.DB.Pool.QueryRow(t.Context(), `SELECT id FROM users WHERE email = $1`, u.Email).Scan(&id); err != nil {
-				t.Fatal(err)
-			}
-			f.env.Do("POST", "/api/v1/orgs/"+f.b.String()+"/members", f.owner.Token,
-				map[string]any{"user_id": id, "role": strings.ToLower(*u.Role)}).Expect(t, 201)
-		}
+		f.joinPeople(t, f.b, docA)
 		st := f.importInto(t, f.b, rawA)
 		want := importer.Summary{UsersCreated: 0, WorkflowsCreated: 1, LabelsCreated: 2, ProjectsCreated: 3, SprintsCreated: 9,
-			TicketsCreated: f.seeded.Tickets, CommentsCreated: f.seeded.Comments, TimeEntriesCreated: f.seeded.Entries, TeamsCreated: 1}
+			TicketsCreated: f.seeded.Tickets, CommentsCreated: f.seeded.Comments, TimeEntriesCreated: f.seeded.Entries, TeamsCreated: 1,
+			LinksCreated: f.seeded.Links, ParentsSet: f.seeded.Parents}
 		if st.Summary != want {
 			t.Fatalf("summary %+v, want %+v", st.Summary, want)
 		}
@@ -106,6 +109,36 @@ func TestRoundTrip(t *testing.T) {
 		if a, b := normalized(t, docA), normalized(t, docB); a != b {
 			t.Fatalf("re-import changed B:\n%s", firstDiff(a, b))
 		}
+		if links, parents := f.relations(t, f.b); links != f.seeded.Links || parents != f.seeded.Parents {
+			t.Fatalf("B holds %d links and %d parents after two imports, want %d and %d", links, parents, f.seeded.Links, f.seeded.Parents)
+		}
+	})
+
+	t.Run("a document without links and parents still imports", func(t *testing.T) {
+		var doc map[string]any
+		if err := json.Unmarshal(rawA, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range doc["projects"].([]any) {
+			for _, tk := range p.(map[string]any)["tickets"].([]any) {
+				delete(tk.(map[string]any), "links")
+				delete(tk.(map[string]any), "parent")
+			}
+		}
+		old, _ := json.Marshal(doc)
+		if strings.Contains(string(old), `"links"`) || strings.Contains(string(old), `"parent":"`) {
+			t.Fatal("relations left in the old-style document")
+		}
+		org := f.env.Do("POST", "/api/v1/orgs", f.owner.Token, map[string]any{"name": "Old", "slug": "old-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)
+		c := uuid.MustParse(org["id"].(string))
+		f.joinPeople(t, c, docA)
+		st := f.importInto(t, c, old)
+		if st.Summary.TicketsCreated != f.seeded.Tickets || st.Summary.LinksCreated != 0 || st.Summary.ParentsSet != 0 {
+			t.Fatalf("old document summary %+v", st.Summary)
+		}
+		if links, parents := f.relations(t, c); links != 0 || parents != 0 {
+			t.Fatalf("old document made %d links and %d parents", links, parents)
+		}
 	})
 
 	t.Run("into A itself creates nothing", func(t *testing.T) {
@@ -122,7 +155,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []string{"attachments", "comments", "export_meta", "labels", "project_members", "projects", "sprints", "team_members",
-			"teams", "ticket_labels", "tickets", "time_entries", "users", "workflows"}
+			"teams", "ticket_labels", "ticket_links", "ticket_parents", "tickets", "time_entries", "users", "workflows"}
 		if !slices.Equal(tables, want) {
 			t.Fatalf("tables %v", tables)
 		}
@@ -149,4 +182,32 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return "lengths differ"
+}
+
+// joinPeople makes the members of the document's org members of org with
+// the same roles (an import only invites).
+func (f *fixture) joinPeople(t *testing.T, org uuid.UUID, doc export.Document) {
+	t.Helper()
+	for _, u := range doc.Users {
+		if u.Role == nil || u.Email == f.owner.Email {
+			continue
+		}
+		var id string
+		if err := f.env.DB.Pool.QueryRow(t.Context(), `SELECT id FROM users WHERE email = $1`, u.Email).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		f.env.Do("POST", "/api/v1/orgs/"+org.String()+"/members", f.owner.Token,
+			map[string]any{"user_id": id, "role": strings.ToLower(*u.Role)}).Expect(t, 201)
+	}
+}
+
+// relations counts the links and the tickets with a parent in org.
+func (f *fixture) relations(t *testing.T, org uuid.UUID) (links, parents int) {
+	t.Helper()
+	err := f.env.DB.Pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM ticket_links WHERE org_id = $1),
+	    (SELECT count(*) FROM tickets WHERE org_id = $1 AND parent_id IS NOT NULL)`, org).Scan(&links, &parents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return links, parents
 }

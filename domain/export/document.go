@@ -8,7 +8,10 @@
 // comment's parent by its position among the ticket's comments.
 package export
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Version is the only document version this service writes and reads.
 const Version = 1
@@ -127,7 +130,25 @@ type Ticket struct {
 	// the bytes); left out when there are none. Import accepts and ignores
 	// them: the objects stay where they are and are not copied.
 	Attachments []Attachment `json:"attachments,omitempty"`
+	// Parent (additive to version 1) is the parent ticket as KEY-NUMBER
+	// (any project of the org); left out when the ticket has none.
+	Parent *string `json:"parent,omitempty"`
+	// Links (additive to version 1) are the links stored from this ticket
+	// (blocks, duplicates, relates_to), each naming the other ticket as
+	// KEY-NUMBER; the other end's blocked_by/duplicated_by is the same
+	// link and is not repeated there. Left out when there are none.
+	Links []Link `json:"links,omitempty"`
 }
+
+// Link is a link from its ticket to another of the org: Type is blocks,
+// duplicates or relates_to; Ticket the other ticket as KEY-NUMBER.
+type Link struct {
+	Type   string `json:"type"`
+	Ticket string `json:"ticket"`
+}
+
+// Ref is a ticket's reference in the document: its project key and number.
+func Ref(projectKey string, number int) string { return projectKey + "-" + strconv.Itoa(number) }
 
 // Attachment is a file attached to its ticket; UploadedBy is an email.
 type Attachment struct {

@@ -10,7 +10,7 @@ import (
 )
 
 // WriteSQLite writes the scope's export as a single-file SQLite database
-// at path (which must not exist): the spec's eleven tables plus teams and attachments, filled in one
+// at path (which must not exist): the spec's eleven tables plus teams, attachments and ticket relations, filled in one
 // transaction with prepared statements. Timestamps are RFC 3339 text,
 // workflow statuses and transitions JSON text, relations the document's
 // keys.
@@ -143,6 +143,16 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 	for i, a := range t.Attachments {
 		if err := s.insert("attachments", key, t.Number, i, a.Filename, a.ContentType, a.SizeBytes, a.StorageKey,
 			a.UploadedBy, ts(a.CreatedAt)); err != nil {
+			return err
+		}
+	}
+	if t.Parent != nil {
+		if err := s.insert("ticket_parents", key, t.Number, *t.Parent); err != nil {
+			return err
+		}
+	}
+	for i, l := range t.Links {
+		if err := s.insert("ticket_links", key, t.Number, i, l.Type, l.Ticket); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -22,8 +23,16 @@ func ReadSQLite(ctx context.Context, path string) (Document, error) {
 		{"projects", r.project}, {"project_members", r.member}, {"sprints", r.sprint}, {"tickets", r.ticket},
 		{"ticket_labels", r.ticketLabel}, {"comments", r.comment}, {"time_entries", r.timeEntry},
 		{"teams", r.team}, {"team_members", r.teamMember}, {"attachments", r.attachment},
+		{"ticket_parents", r.parent}, {"ticket_links", r.link},
+	}
+	tables, err := exportdb.TableNames(ctx, path)
+	if err != nil {
+		return Document{}, err
 	}
 	for _, s := range steps {
+		if !slices.Contains(tables, s.table) && (s.table == "ticket_parents" || s.table == "ticket_links") {
+			continue // written before relations were exported
+		}
 		if err := exportdb.ReadTable(ctx, path, s.table, s.fn); err != nil {
 			return Document{}, fmt.Errorf("read %s: %w", s.table, err)
 		}
@@ -236,5 +245,23 @@ func (r *sqliteReader) attachment(v []any) error {
 	n, _ := v[5].(int64)
 	t.Attachments = append(t.Attachments, Attachment{Filename: str(v[3]), ContentType: str(v[4]), SizeBytes: n,
 		StorageKey: str(v[6]), UploadedBy: str(v[7]), CreatedAt: r.time(v[8])})
+	return nil
+}
+
+func (r *sqliteReader) parent(v []any) error {
+	t, err := r.tick(v[0], v[1])
+	if err != nil {
+		return err
+	}
+	t.Parent = optStr(v[2])
+	return nil
+}
+
+func (r *sqliteReader) link(v []any) error {
+	t, err := r.tick(v[0], v[1])
+	if err != nil {
+		return err
+	}
+	t.Links = append(t.Links, Link{Type: str(v[3]), Ticket: str(v[4])})
 	return nil
 }

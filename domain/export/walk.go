@@ -154,10 +154,15 @@ func (w *projectWalker) tickets(key string, rows []ticketdb.Row, sprints map[uui
 	if err != nil {
 		return err
 	}
+	parents, links, err := w.relations(ids)
+	if err != nil {
+		return err
+	}
 	for _, r := range rows {
 		t := Ticket{Number: int(r.TicketNumber), Title: r.Title, Description: r.Description, Status: r.Status,
 			Priority: r.Priority, Labels: byTicket[r.ID], CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
-			Comments: comments[r.ID], TimeEntries: entries[r.ID], Attachments: files[r.ID]}
+			Comments: comments[r.ID], TimeEntries: entries[r.ID], Attachments: files[r.ID],
+			Parent: parents[r.ID], Links: links[r.ID]}
 		if t.Reporter, err = w.email(r.ReporterID); err != nil {
 			return err
 		}
@@ -269,4 +274,27 @@ func (w *projectWalker) attachments(ids []uuid.UUID) (map[uuid.UUID][]Attachment
 			SizeBytes: a.SizeBytes, StorageKey: a.StorageKey, UploadedBy: by, CreatedAt: a.CreatedAt.UTC()})
 	}
 	return out, nil
+}
+
+// relations reads the batch's parents and the links stored from its
+// tickets, naming the other tickets by reference.
+func (w *projectWalker) relations(ids []uuid.UUID) (map[uuid.UUID]*string, map[uuid.UUID][]Link, error) {
+	prows, err := exportdb.Parents(w.ctx, w.q, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	parents := make(map[uuid.UUID]*string, len(prows))
+	for _, r := range prows {
+		ref := Ref(r.Key, r.Number)
+		parents[r.TicketID] = &ref
+	}
+	lrows, err := exportdb.Links(w.ctx, w.q, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	links := map[uuid.UUID][]Link{}
+	for _, r := range lrows {
+		links[r.TicketID] = append(links[r.TicketID], Link{Type: r.Type, Ticket: Ref(r.Key, r.Number)})
+	}
+	return parents, links, nil
 }

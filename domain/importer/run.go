@@ -156,8 +156,10 @@ func stageItems(doc export.Document) ([][]byte, error) {
 	return payloads, nil
 }
 
-// Finish marks the import completed (dropping its document and staged
-// items) and returns its final state.
+// Finish sets the parents and writes the links the tickets carry (once
+// every ticket is in: either end may come in any batch), marks the import
+// completed (dropping its document and staged items) and returns its final
+// state, all in one transaction.
 func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 	var out Step
 	err := r.DB.InTx(ctx, func(q store.Querier) error {
@@ -166,6 +168,15 @@ func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 			return domain.NotFoundAs(err, "import")
 		}
 		if !importdb.Finished(row.Status) {
+			rel, err := r.relations(ctx, q, row)
+			if err != nil {
+				return err
+			}
+			if rel != (importdb.Counts{}) {
+				if err := importdb.Progress(ctx, q, id, row.Stage, row.TicketsTotal, row.NextSeq, row.Counts.Add(rel), r.now()); err != nil {
+					return err
+				}
+			}
 			if err := importdb.Complete(ctx, q, id, r.now()); err != nil {
 				return err
 			}

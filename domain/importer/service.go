@@ -93,7 +93,8 @@ func (d decoded) tickets() int {
 	return n
 }
 
-// Summary is the spec's eight counts and the teams created.
+// Summary is the spec's eight counts, the teams created, and the links
+// created and parents set.
 type Summary struct {
 	UsersCreated       int `json:"users_created"`
 	WorkflowsCreated   int `json:"workflows_created"`
@@ -105,12 +106,16 @@ type Summary struct {
 	TimeEntriesCreated int `json:"time_entries_created"`
 	// TeamsCreated goes with the additive teams part of the document.
 	TeamsCreated int `json:"teams_created"`
+	// LinksCreated and ParentsSet go with the additive ticket relations
+	// (links, parent) of the document.
+	LinksCreated int `json:"links_created"`
+	ParentsSet   int `json:"parents_set"`
 }
 
 // SummaryOf drops the bookkeeping counts.
 func SummaryOf(c importdb.Counts) Summary {
 	return Summary{c.UsersCreated, c.WorkflowsCreated, c.LabelsCreated, c.ProjectsCreated, c.SprintsCreated,
-		c.TicketsCreated, c.CommentsCreated, c.TimeEntriesCreated, c.TeamsCreated}
+		c.TicketsCreated, c.CommentsCreated, c.TimeEntriesCreated, c.TeamsCreated, c.LinksCreated, c.ParentsSet}
 }
 
 // Progress is where a running import is.

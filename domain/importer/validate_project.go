@@ -2,12 +2,14 @@ package importer
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"tracker/domain/export"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
+	"tracker/store/ticketdb"
 )
 
 // project checks a project and everything inside it.
@@ -52,11 +54,11 @@ func (c *checker) project(path string, p export.Project) {
 			c.add(tp+".number", fmt.Sprintf("duplicate ticket number in the project (also tickets[%d])", prev))
 		}
 		numbers[t.Number] = i
-		c.ticket(tp, t, statuses, sprints)
+		c.ticket(tp, p.Key, t, statuses, sprints)
 	}
 }
 
-func (c *checker) ticket(path string, t export.Ticket, statuses, sprints map[string]bool) {
+func (c *checker) ticket(path, key string, t export.Ticket, statuses, sprints map[string]bool) {
 	if n := utf8.RuneCountInString(t.Title); strings.TrimSpace(t.Title) == "" || n > 500 {
 		c.add(path+".title", "must be 1-500 characters")
 	}
@@ -91,7 +93,45 @@ func (c *checker) ticket(path string, t export.Ticket, statuses, sprints map[str
 	for i, e := range t.TimeEntries {
 		c.timeEntry(fmt.Sprintf("%s.time_entries[%d]", path, i), e)
 	}
+	c.relations(path, key, t)
 }
+
+// relations checks a ticket's parent and links: references KEY-NUMBER,
+// never the ticket itself, links of the stored types, at most
+// ticketdb.MaxLinks. The other tickets need not be in the document (a
+// project's export names tickets of other projects): the import links
+// what it can find and leaves out the rest.
+func (c *checker) relations(path, key string, t export.Ticket) {
+	self := strings.ToUpper(key) + "-" + strconv.Itoa(t.Number)
+	ref := func(p, v string) bool {
+		k, n, ok := ticket.ParseRef(v)
+		if !ok || k == "" {
+			c.add(p, "must be a ticket reference KEY-NUMBER")
+			return false
+		}
+		if ticket.FormatRef(k, n) == self {
+			c.add(p, "must name another ticket, not the ticket itself")
+			return false
+		}
+		return true
+	}
+	if t.Parent != nil {
+		ref(path+".parent", *t.Parent)
+	}
+	if len(t.Links) > ticketdb.MaxLinks {
+		c.add(path+".links", fmt.Sprintf("at most %d links", ticketdb.MaxLinks))
+		return
+	}
+	for i, l := range t.Links {
+		lp := fmt.Sprintf("%s.links[%d]", path, i)
+		c.oneOf(lp+".type", l.Type, linkTypes)
+		ref(lp+".ticket", l.Ticket)
+	}
+}
+
+// linkTypes are the stored directions of links (blocked_by and
+// duplicated_by are the other end of blocks and duplicates).
+var linkTypes = []string{ticket.LinkBlocks, ticket.LinkDuplicates, ticket.LinkRelatesTo}
 
 func (c *checker) timeEntry(path string, e export.TimeEntry) {
 	c.email(path+".user", e.User)

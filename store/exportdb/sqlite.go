@@ -18,8 +18,9 @@ type Table struct {
 	Key     string // PRIMARY KEY column list
 }
 
-// Tables are the eleven tables of the spec, the two of teams and the one
-// of attachments, in the order they are filled.
+// Tables are the eleven tables of the spec, the two of teams, the one of
+// attachments and the two of ticket relations, in the order they are
+// filled.
 var Tables = []Table{
 	{"export_meta", []string{"key", "value"}, "key"},
 	{"users", []string{"email", "display_name", "role"}, "email"},
@@ -46,6 +47,12 @@ var Tables = []Table{
 	// storage key, never the bytes), in upload order.
 	{"attachments", []string{"project_key", "ticket_number", "position", "filename", "content_type", "size_bytes",
 		"storage_key", "uploaded_by", "created_at"}, "project_key, ticket_number, position"},
+	// Additive to version 1: each ticket's parent and the links stored from
+	// it, the other ticket named KEY-NUMBER. Files written before have
+	// neither table; ReadSQLite reads them as no relations.
+	{"ticket_parents", []string{"project_key", "ticket_number", "parent"}, "project_key, ticket_number"},
+	{"ticket_links", []string{"project_key", "ticket_number", "position", "type", "target"},
+		"project_key, ticket_number, position"},
 }
 
 // integerColumns are stored as INTEGER; every other column is TEXT

@@ -61,3 +61,30 @@ func TimeEntries(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([
 	        activity_type, status, approved_by, approved_at, created_at, updated_at
 	    FROM time_entries WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }
+
+// Relation is a ticket's relation to another live ticket, named by that
+// ticket's project key and number: its parent (Type "") or a link stored
+// from it (blocks, duplicates, relates_to).
+type Relation struct {
+	TicketID uuid.UUID `db:"ticket_id"`
+	Type     string    `db:"type"`
+	Key      string    `db:"key"`
+	Number   int       `db:"ticket_number"`
+}
+
+// Parents reads the live parents of the given tickets.
+func Parents(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]Relation, error) {
+	return store.SelectRaw[Relation](ctx, q, `SELECT t.id AS ticket_id, '' AS type, p.key, o.ticket_number
+	    FROM tickets t JOIN tickets o ON o.id = t.parent_id AND o.deleted_at IS NULL
+	    JOIN projects p ON p.id = o.project_id AND p.deleted_at IS NULL
+	    WHERE t.id = ANY($1)`, ticketIDs)
+}
+
+// Links reads the links stored from the given tickets (source side) whose
+// other ticket is live, oldest first.
+func Links(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]Relation, error) {
+	return store.SelectRaw[Relation](ctx, q, `SELECT l.source_id AS ticket_id, l.type, p.key, o.ticket_number
+	    FROM ticket_links l JOIN tickets o ON o.id = l.target_id AND o.deleted_at IS NULL
+	    JOIN projects p ON p.id = o.project_id AND p.deleted_at IS NULL
+	    WHERE l.source_id = ANY($1) ORDER BY l.source_id, l.id`, ticketIDs)
+}

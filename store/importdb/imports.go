@@ -44,6 +44,8 @@ type Counts struct {
 	TimeEntriesCreated int `json:"time_entries_created"`
 	TicketsSkipped     int `json:"tickets_skipped"`
 	TeamsCreated       int `json:"teams_created"`
+	LinksCreated       int `json:"links_created"`
+	ParentsSet         int `json:"parents_set"`
 }
 
 // Add sums two counts.
@@ -51,7 +53,8 @@ func (c Counts) Add(o Counts) Counts {
 	return Counts{c.UsersCreated + o.UsersCreated, c.WorkflowsCreated + o.WorkflowsCreated,
 		c.LabelsCreated + o.LabelsCreated, c.ProjectsCreated + o.ProjectsCreated, c.SprintsCreated + o.SprintsCreated,
 		c.TicketsCreated + o.TicketsCreated, c.CommentsCreated + o.CommentsCreated,
-		c.TimeEntriesCreated + o.TimeEntriesCreated, c.TicketsSkipped + o.TicketsSkipped, c.TeamsCreated + o.TeamsCreated}
+		c.TimeEntriesCreated + o.TimeEntriesCreated, c.TicketsSkipped + o.TicketsSkipped, c.TeamsCreated + o.TeamsCreated,
+		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet}
 }
 
 // Row is an imports row without its document.

@@ -122,3 +122,13 @@ func InsertTimeEntries(ctx context.Context, q store.Querier, orgID uuid.UUID, es
 		created, updated)
 	return store.Translate(err)
 }
+
+// SetParent makes parent the parent of a live child that has none; it
+// reports whether it did.
+func SetParent(ctx context.Context, q store.Querier, child, parent uuid.UUID) (bool, error) {
+	tag, err := q.Exec(ctx, `UPDATE tickets SET parent_id = $2 WHERE id = $1 AND parent_id IS NULL AND deleted_at IS NULL`, child, parent)
+	if err != nil {
+		return false, store.Translate(err)
+	}
+	return tag.RowsAffected() == 1, nil
+}

@@ -69,8 +69,8 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 	}
 	want := importer.Summary{WorkflowsCreated: 1, LabelsCreated: 2, ProjectsCreated: 2, SprintsCreated: 6,
 		TicketsCreated: seeded.Tickets, CommentsCreated: seeded.Comments, TimeEntriesCreated: seeded.Entries,
-		TeamsCreated: 1}
-	if res.Summary != want {
+		TeamsCreated: 1, LinksCreated: seeded.Links, ParentsSet: seeded.Parents}
+	if res.Summary != want || seeded.Links == 0 || seeded.Parents == 0 {
 		t.Fatalf("summary %+v, want %+v", res.Summary, want)
 	}
 	v, err := te.QueryWorkflow(importwf.QueryProgress)

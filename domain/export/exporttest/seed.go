@@ -33,6 +33,8 @@ type Seeded struct {
 	Tickets     int // live tickets
 	Comments    int
 	Entries     int
+	Links       int // links between live tickets (one more joins a deleted ticket)
+	Parents     int // tickets with a live parent
 }
 
 // Seed fills org (owned by ownerID) with users, a custom workflow, labels
@@ -104,6 +106,11 @@ func seed(ctx context.Context, q store.Querier, orgID, ownerID uuid.UUID, o Opti
 	}
 	if err := exec(ctx, q, `UPDATE projects SET team_id = $2 WHERE org_id = $1 AND key = 'P0'`, orgID, teamID); err != nil {
 		return err
+	}
+	if o.Projects >= 2 && o.TicketsPerProject >= 3 {
+		if err := seedRelations(ctx, q, orgID, o.TicketsPerProject, s); err != nil {
+			return err
+		}
 	}
 	// The former member leaves after having worked: referenced, not a member.
 	return exec(ctx, q, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, orgID, s.Users[3])
@@ -238,4 +245,38 @@ func inService(p int) struct {
 		months *int64
 		date   *string
 	}{&m, &d}
+}
+
+// seedRelations links tickets within and across the first two projects
+// (P0-1 blocks P1-2, P1-3 relates to P0-2, P0-3 duplicates P0-1), gives
+// P0-2 the parent P0-1 and P0-3 the parent P1-1 (another project), and
+// links P0-1 to the soft-deleted last ticket of P0 (never exported).
+func seedRelations(ctx context.Context, q store.Querier, orgID uuid.UUID, n int, s *Seeded) error {
+	const id = `(SELECT t.id FROM tickets t JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1 AND p.key = $%d AND t.ticket_number = $%d)`
+	link := fmt.Sprintf(`INSERT INTO ticket_links (id, org_id, source_id, target_id, type) VALUES ($6, $1, `+id+`, `+id+`, $7)`, 2, 3, 4, 5)
+	for _, l := range []struct {
+		from    string
+		fromN   int
+		to      string
+		toN     int
+		typ     string
+		counted bool
+	}{{"P0", 1, "P1", 2, "blocks", true}, {"P1", 3, "P0", 2, "relates_to", true}, {"P0", 3, "P0", 1, "duplicates", true},
+		{"P0", 1, "P0", n + 1, "relates_to", false}} {
+		if err := exec(ctx, q, link, orgID, l.from, l.fromN, l.to, l.toN, domain.NewID(), l.typ); err != nil {
+			return fmt.Errorf("seed link: %w", err)
+		}
+		if l.counted {
+			s.Links++
+		}
+	}
+	parent := fmt.Sprintf(`UPDATE tickets SET parent_id = `+id+` WHERE id = `+id, 4, 5, 2, 3)
+	for _, p := range [][4]any{{"P0", 2, "P0", 1}, {"P0", 3, "P1", 1}} {
+		if err := exec(ctx, q, parent, orgID, p[0], p[1], p[2], p[3]); err != nil {
+			return fmt.Errorf("seed parent: %w", err)
+		}
+		s.Parents++
+	}
+	return nil
 }

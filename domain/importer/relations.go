@@ -1,0 +1,163 @@
+package importer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/ticket"
+	"tracker/store"
+	"tracker/store/importdb"
+	"tracker/store/ticketdb"
+)
+
+// relationChunk is how many staged tickets the relations pass reads at once.
+const relationChunk = 2000
+
+// relations is the last pass of an import, run by Finish once every ticket
+// is in: it sets the parents and writes the links the document's tickets
+// carry (the additive parent and links of version 1). Both ends are found
+// through the key map of the import's source, so a reference to a ticket
+// this source never brought in (a project export names tickets of other
+// projects) is left out. Nothing is written twice: a parent is set only on
+// a ticket without one, a link only when no link of that type joins the two
+// tickets. A parent that would close a cycle or pass ticket.MaxDepth, a
+// blocks link that would close a cycle of blocks, and a link beyond
+// ticketdb.MaxLinks are left out too, as the API would refuse them.
+func (r *Runner) relations(ctx context.Context, q store.Querier, row importdb.Row) (importdb.Counts, error) {
+	var c importdb.Counts
+	locked := false
+	for from := 1; from <= row.TicketsTotal; from += relationChunk {
+		items, err := importdb.Items(ctx, q, row.ID, from, min(from+relationChunk, row.TicketsTotal+1))
+		if err != nil {
+			return c, err
+		}
+		var todo []staged
+		var keys []string
+		for _, it := range items {
+			var s staged
+			if err := json.Unmarshal(it.Payload, &s); err != nil {
+				return c, permanent("staged ticket %d does not decode: %v", it.Seq, err)
+			}
+			if s.Ticket.Parent == nil && len(s.Ticket.Links) == 0 {
+				continue
+			}
+			todo = append(todo, s)
+			keys = append(keys, ticketKey(s.Project, s.Ticket.Number))
+			if s.Ticket.Parent != nil {
+				keys = append(keys, refKey(*s.Ticket.Parent))
+			}
+			for _, l := range s.Ticket.Links {
+				keys = append(keys, refKey(l.Ticket))
+			}
+		}
+		if len(todo) == 0 {
+			continue
+		}
+		if !locked {
+			if err := ticketdb.LockOrgParents(ctx, q, row.OrgID); err != nil {
+				return c, err
+			}
+			if err := ticketdb.LockOrgLinks(ctx, q, row.OrgID); err != nil {
+				return c, err
+			}
+			locked = true
+		}
+		ids, err := importdb.Keys(ctx, q, row.OrgID, row.Source, importdb.KindTicket, slices.Compact(slices.Sorted(slices.Values(keys))))
+		if err != nil {
+			return c, err
+		}
+		for _, s := range todo {
+			self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
+			if !ok {
+				continue
+			}
+			if s.Ticket.Parent != nil {
+				if parent, ok := ids[refKey(*s.Ticket.Parent)]; ok {
+					set, err := setParent(ctx, q, self, parent)
+					if err != nil {
+						return c, err
+					}
+					if set {
+						c.ParentsSet++
+					}
+				}
+			}
+			for _, l := range s.Ticket.Links {
+				other, ok := ids[refKey(l.Ticket)]
+				if !ok {
+					continue
+				}
+				made, err := r.link(ctx, q, row, self, other, l.Type)
+				if err != nil {
+					return c, err
+				}
+				if made {
+					c.LinksCreated++
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+// refKey is the key-map key of a document reference (validated KEY-NUMBER).
+func refKey(ref string) string {
+	k, n, _ := ticket.ParseRef(ref)
+	return strings.ToUpper(ticket.FormatRef(k, n))
+}
+
+// setParent makes parent the parent of child unless child has one, or the
+// tree would close a cycle or pass ticket.MaxDepth.
+func setParent(ctx context.Context, q store.Querier, child, parent uuid.UUID) (bool, error) {
+	if child == parent {
+		return false, nil
+	}
+	chain, err := ticketdb.Ancestors(ctx, q, parent, ticket.MaxDepth+1)
+	if err != nil || slices.Contains(chain, child) {
+		return false, err
+	}
+	height, err := ticketdb.SubtreeHeight(ctx, q, child, ticket.MaxDepth+1)
+	if err != nil || len(chain)+1+height > ticket.MaxDepth {
+		return false, err
+	}
+	return importdb.SetParent(ctx, q, child, parent)
+}
+
+// link writes a link from source to target unless one of the type joins
+// them (either way for relates_to), it would close a cycle of blocks, or
+// either ticket has ticketdb.MaxLinks links.
+func (r *Runner) link(ctx context.Context, q store.Querier, row importdb.Row, source, target uuid.UUID, typ string) (bool, error) {
+	if source == target {
+		return false, nil
+	}
+	pairs := [][2]uuid.UUID{{source, target}}
+	if typ == ticket.LinkRelatesTo {
+		pairs = append(pairs, [2]uuid.UUID{target, source})
+	}
+	for _, p := range pairs {
+		if _, err := ticketdb.FindLink(ctx, q, p[0], p[1], typ); err == nil {
+			return false, nil
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return false, err
+		}
+	}
+	if typ == ticket.LinkBlocks {
+		cycle, err := ticketdb.Blocks(ctx, q, target, source)
+		if err != nil || cycle {
+			return false, err
+		}
+	}
+	counts, err := ticketdb.CountLinks(ctx, q, []uuid.UUID{source, target})
+	if err != nil || counts[source] >= ticketdb.MaxLinks || counts[target] >= ticketdb.MaxLinks {
+		return false, err
+	}
+	err = ticketdb.InsertLink(ctx, q, ticketdb.LinkRow{ID: domain.NewID(), OrgID: row.OrgID, SourceID: source, TargetID: target,
+		Type: typ, CreatedBy: row.RequestedBy, CreatedAt: r.now()})
+	return err == nil, err
+}
