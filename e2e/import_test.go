@@ -117,8 +117,8 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 	})
 	want := map[string]float64{"users_created": 0, "workflows_created": 1, "labels_created": 2, "projects_created": 4,
 		"sprints_created": 12, "tickets_created": float64(seeded.Tickets), "comments_created": float64(seeded.Comments),
-		"time_entries_created": float64(seeded.Entries),
-		"links_created": float64(seeded.Links), "parents_set": float64(seeded.Parents)}
+		"time_entries_created": float64(seeded.Entries), "links_created": float64(seeded.Links),
+		"parents_set": float64(seeded.Parents)}
 	sum := st["summary"].(map[string]any)
 	for k, v := range want {
 		if sum[k] != v {
