@@ -27,11 +27,13 @@ func (r createReq) toDomain() (ticket.NewTicket, error) {
 		out.AssigneeID = &id
 	}
 	if r.ParentID != nil {
-		id, err := uuid.Parse(*r.ParentID)
+		tg, err := ticket.ParseTarget("parent_id", *r.ParentID)
 		if err != nil {
-			return out, domain.Invalid("parent_id: must be a UUID")
+			return out, err
 		}
-		out.ParentID = &id
+		if out.ParentRef = tg.Ref; tg.Ref == "" {
+			out.ParentID = &tg.ID
+		}
 	}
 	return out, nil
 }
@@ -53,8 +55,15 @@ func (r patchReq) toDomain() (ticket.Patch, error) {
 	if out.AssigneeID, err = optID("assignee_id", r.AssigneeID); err != nil {
 		return out, err
 	}
-	out.ParentID, err = optID("parent_id", r.ParentID)
-	return out, err
+	out.ParentID = domain.Opt[uuid.UUID]{Set: r.ParentID.Set, Null: r.ParentID.Null}
+	if r.ParentID.Set && !r.ParentID.Null {
+		tg, err := ticket.ParseTarget("parent_id", r.ParentID.Value)
+		if err != nil {
+			return out, err
+		}
+		out.ParentID.Value, out.ParentRef = tg.ID, tg.Ref
+	}
+	return out, nil
 }
 
 // optID parses an optional, nullable UUID field.

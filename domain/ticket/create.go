@@ -18,6 +18,9 @@ type NewTicket struct {
 	Priority    string // "" → None
 	AssigneeID  *uuid.UUID
 	ParentID    *uuid.UUID // a ticket of the same org the caller can read
+	// ParentRef names the parent by reference instead (KEY-NUMBER, or a
+	// bare number in the project); it wins over ParentID.
+	ParentRef string
 }
 
 // Create adds a ticket to a project (Reporter assigned to the project, or
@@ -46,11 +49,20 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 	if _, err := domain.Authorize(p, domain.MembershipFrom(pc.AccessRow), domain.RoleReporter, "project"); err != nil {
 		return Ticket{}, err
 	}
-	if in.ParentID != nil {
+	if in.ParentID != nil || in.ParentRef != "" {
 		// Checked outside the insert statement: a parent deleted meanwhile is
 		// detached by the purge (ON DELETE SET NULL).
 		if err := s.DB.InTx(ctx, func(tq store.Querier) error {
-			return checkParent(ctx, tq, p, pc.AccessRow.OrgID, uuid.Nil, *in.ParentID)
+			tg := Target{Ref: in.ParentRef}
+			if in.ParentRef == "" {
+				tg.ID = *in.ParentID
+			}
+			id, err := tg.resolve(ctx, tq, "parent_id", pc.AccessRow.OrgID, projectID)
+			if err != nil {
+				return err
+			}
+			in.ParentID = &id
+			return checkParent(ctx, tq, p, pc.AccessRow.OrgID, uuid.Nil, id, tg.String())
 		}); err != nil {
 			return Ticket{}, err
 		}

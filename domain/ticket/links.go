@@ -51,7 +51,8 @@ type LinkedTicket struct {
 	ProjectID uuid.UUID `json:"project_id"`
 }
 
-// NewLink asks to link the ticket of the path to another.
+// NewLink asks to link the ticket of the path to another, named by UUID or
+// by reference (KEY-NUMBER, or a bare number in the path ticket's project).
 type NewLink struct {
 	Type     string
 	TicketID string
@@ -128,14 +129,18 @@ func (s *Service) AddLink(ctx context.Context, p domain.Principal, id uuid.UUID,
 		if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleMember, "ticket"); err != nil {
 			return err
 		}
-		otherID, err := uuid.Parse(in.TicketID)
+		tg, err := ParseTarget("ticket_id", in.TicketID)
 		if err != nil {
-			return domain.Invalid("ticket_id: must be a UUID")
+			return err
 		}
-		source, target, typ, ok := stored(in.Type, id, otherID)
-		if !ok {
+		if _, _, _, ok := stored(in.Type, id, id); !ok {
 			return domain.Invalid("type: must be one of " + linkTypesList)
 		}
+		otherID, err := tg.resolve(ctx, q, "ticket_id", t.Row.OrgID, t.Row.ProjectID)
+		if err != nil {
+			return err
+		}
+		source, target, typ, _ := stored(in.Type, id, otherID)
 		if otherID == id {
 			return domain.Invalid("ticket_id: a ticket cannot be linked to itself")
 		}
@@ -148,7 +153,7 @@ func (s *Service) AddLink(ctx context.Context, p domain.Principal, id uuid.UUID,
 		}
 		if err != nil {
 			if errors.Is(err, store.ErrNotFound) || domain.AsError(err).Kind == domain.KindNotFound || domain.AsError(err).Kind == domain.KindForbidden {
-				return domain.Invalid("ticket_id: " + otherID.String() + " not found")
+				return domain.Invalid("ticket_id: " + tg.String() + " not found")
 			}
 			return err
 		}
@@ -173,7 +178,8 @@ func (s *Service) AddLink(ctx context.Context, p domain.Principal, id uuid.UUID,
 				return err
 			}
 			if cycle {
-				return domain.Invalidf("a cycle of blocks: %s already blocks %s (directly or through other tickets)", target, source)
+				return domain.Invalidf("a cycle of blocks: %s already blocks %s (directly or through other tickets)",
+					refOf(o, t, target), refOf(o, t, source))
 			}
 		}
 		counts, err := ticketdb.CountLinks(ctx, q, []uuid.UUID{id, otherID})
@@ -264,4 +270,12 @@ func (s *Service) RemoveLink(ctx context.Context, p domain.Principal, id uuid.UU
 		}
 		return err
 	})
+}
+
+// refOf names ticket id (one of the two tickets of a link) by its key.
+func refOf(a, b ticketdb.ForChange, id uuid.UUID) string {
+	if a.Row.ID == id {
+		return fmt.Sprintf("%s-%d", a.ProjectKey, a.Row.TicketNumber)
+	}
+	return fmt.Sprintf("%s-%d", b.ProjectKey, b.Row.TicketNumber)
 }

@@ -19,8 +19,10 @@ const MaxDepth = 5
 // new ticket) in orgID: a ticket the caller can read in the same org (any
 // project), not the ticket itself nor one of its descendants, and the tree
 // no deeper than MaxDepth.
-func checkParent(ctx context.Context, q store.Querier, p domain.Principal, orgID, id, parentID uuid.UUID) error {
-	notFound := domain.Invalid("parent_id: " + parentID.String() + " not found")
+//
+// name is how the request named the parent (its id or its reference).
+func checkParent(ctx context.Context, q store.Querier, p domain.Principal, orgID, id, parentID uuid.UUID, name string) error {
+	notFound := domain.Invalid("parent_id: " + name + " not found")
 	if parentID == id {
 		return domain.Invalid("parent_id: a ticket cannot be its own parent")
 	}
@@ -42,7 +44,7 @@ func checkParent(ctx context.Context, q store.Querier, p domain.Principal, orgID
 		return err
 	}
 	if id != uuid.Nil && slices.Contains(chain, id) {
-		return domain.Invalidf("parent_id: %s is a descendant of this ticket (a cycle)", parentID)
+		return domain.Invalidf("parent_id: %s is a descendant of this ticket (a cycle)", name)
 	}
 	height := 0
 	if id != uuid.Nil {

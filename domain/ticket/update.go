@@ -20,8 +20,11 @@ type Patch struct {
 	Priority    domain.Opt[string]
 	AssigneeID  domain.Opt[uuid.UUID]
 	SprintID    domain.Opt[uuid.UUID]
-	// ParentID is taken by PATCH only (checked per ticket).
-	ParentID domain.Opt[uuid.UUID]
+	// ParentID is taken by PATCH only (checked per ticket). ParentRef,
+	// when not "", names it by reference (ParentID set, its value resolved
+	// from the reference in the ticket's org and project).
+	ParentID  domain.Opt[uuid.UUID]
+	ParentRef string
 }
 
 func (pt Patch) empty() bool {
@@ -171,8 +174,16 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 				return err
 			}
 		}
+		name := ""
+		if pt.ParentID.Set && !pt.ParentID.Null {
+			tg := Target{ID: pt.ParentID.Value, Ref: pt.ParentRef}
+			if pt.ParentID.Value, err = tg.resolve(ctx, q, "parent_id", t.Row.OrgID, t.Row.ProjectID); err != nil {
+				return err
+			}
+			name = tg.String()
+		}
 		if v := pt.ParentID.Ptr(); v != nil && !samePtr(v, t.Row.ParentID) {
-			if err := checkParent(ctx, q, p, t.Row.OrgID, t.Row.ID, *v); err != nil {
+			if err := checkParent(ctx, q, p, t.Row.OrgID, t.Row.ID, *v, name); err != nil {
 				return err
 			}
 		}

@@ -43,3 +43,14 @@ func ForChangeByID(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (F
 	sql := forChangeSQL("t.org_id = $3 AND t.id = $1", true)
 	return store.GetRaw[ForChange](ctx, q, sql, id, uuid.Nil, orgID)
 }
+
+// IDByRef finds a live ticket of a live project of orgID by number: in the
+// project keyed key (any case), or in projectID when key is "".
+func IDByRef(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID, key string, number int64) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := q.QueryRow(ctx, `SELECT t.id FROM tickets t JOIN projects p ON p.id = t.project_id
+		WHERE p.org_id = $1 AND CASE WHEN $3 = '' THEN p.id = $2 ELSE upper(p.key) = upper($3) END
+		  AND t.ticket_number = $4 AND t.deleted_at IS NULL AND p.deleted_at IS NULL
+		LIMIT 1`, orgID, projectID, key, number).Scan(&id)
+	return id, store.Translate(err)
+}
