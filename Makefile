@@ -59,6 +59,7 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 	$(GO) run ./cmd/benchreport
 	$(GO) run ./cmd/benchexport
 	$(GO) run ./cmd/benchrelay
+	$(GO) run ./cmd/benchsearch $(BENCHSEARCH_FLAGS)
 	$(GO) test -run '^$$' -bench DecodeLargeImport -benchtime 3x ./domain/importer/
 
 FUZZTIME ?= 60s

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"slices"
+	"sync"
+	"text/tabwriter"
+	"time"
+)
+
+// filter is one measured request: a q over the whole org (every ticket the
+// owner sees), or a get by id.
+type filter struct {
+	name, q string
+	text    bool // full-text: the 80 ms target
+	get     bool
+}
+
+func filters(c config, w world) []filter {
+	user := func(n int) string { return fmt.Sprintf("user%d-%s@bench.test", n, w.tag) }
+	return []filter{
+		{name: "no filter (sort:updated-desc)", q: "sort:updated-desc"},
+		{name: "status:InProgress", q: "status:InProgress"},
+		{name: "status:InReview sort:created", q: "status:InReview sort:created"},
+		{name: "category:done", q: "category:done"},
+		{name: "priority:High", q: "priority:High"},
+		{name: "priority:>=High", q: "priority:>=High"},
+		{name: "priority:Critical sort:priority", q: "priority:Critical sort:priority"},
+		{name: "assignee:me", q: "assignee:me"},
+		{name: "assignee:<email>", q: "assignee:" + user(3)},
+		{name: "assignee:none", q: "assignee:none"},
+		{name: "reporter:<email>", q: "reporter:" + user(2)},
+		{name: "label:label7", q: "label:label7"},
+		{name: "label:label400 (rare)", q: "label:label400"},
+		{name: "-label:label1", q: "-label:label1"},
+		{name: "sprint:current", q: "sprint:current"},
+		{name: `sprint:"Sprint 11"`, q: `sprint:"Sprint 11"`},
+		{name: "sprint:none", q: "sprint:none"},
+		{name: "project:P5", q: "project:P5"},
+		{name: "created:>(a month ago)", q: "created:>" + w.since},
+		{name: "updated:<7d", q: "updated:<7d"},
+		{name: "updated:>30d", q: "updated:>30d"},
+		{name: "tag:env=prod", q: "tag:env=prod"},
+		{name: "has:attachments", q: "has:attachments"},
+		{name: "is:blocked", q: "is:blocked"},
+		{name: "sort:number", q: "sort:number"},
+		{name: "OR: label:label3 OR label:label4", q: "label:label3 OR label:label4"},
+		{name: "(High OR Critical) category:todo", q: "(priority:High OR priority:Critical) category:todo"},
+		// The five common combinations.
+		{name: "assignee:me status:InProgress", q: "assignee:me status:InProgress"},
+		{name: "label:label3 status:Done", q: "label:label3 status:Done"},
+		{name: "sprint:current status:InProgress", q: "sprint:current status:InProgress"},
+		{name: "text: billing", q: "billing", text: true},
+		{name: "text+status: billing status:Done", q: "billing status:Done", text: true},
+		{name: "text: rare word (zeppelin, comments)", q: "zeppelin", text: true},
+		{name: `text: phrase "payment timeout"`, q: `"payment timeout"`, text: true},
+		{name: "text: typo (dashbaord)", q: "dashbaord", text: true},
+		// Filters that match nothing.
+		{name: "none: status:Cancelled", q: "status:Cancelled"},
+		{name: "none: assignee:<idle user>", q: "assignee:" + user(c.Users-1)},
+		{name: "none: label:<unused label>", q: fmt.Sprintf("label:label%d", c.Labels)},
+		{name: "none: tag:env=none", q: "tag:env=none"},
+		{name: "none: priority:Critical status:Cancelled", q: "priority:Critical status:Cancelled"},
+		{name: "none: text zzyzx", q: "zzyzx", text: true},
+		{name: "get by id", get: true},
+	}
+}
+
+type timing struct {
+	name          string
+	p50, p95, max time.Duration
+	items         int
+	target        float64
+}
+
+func measureAll(ctx context.Context, c config, w world) (bool, error) {
+	fmt.Printf("\n%d tickets, %d projects, %d labels, %d users; %d clients, %d requests per filter; GET /orgs/{org_id}/tickets?q=…&limit=20\n\n",
+		c.Tickets, c.Projects, c.Labels, c.Users, c.Clients, c.Runs)
+	var out []timing
+	ok := true
+	for _, f := range filters(c, w) {
+		t, err := measure(ctx, c, w, f)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", f.name, err)
+		}
+		if ms(t.p95) >= t.target {
+			ok = false
+		}
+		out = append(out, t)
+		fmt.Fprintf(os.Stderr, "  %s: p95 %.1f ms\n", t.name, ms(t.p95))
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "| filter\t| first page\t| p50 ms\t| p95 ms\t| max ms\t| target\t|")
+	fmt.Fprintln(tw, "|---\t|---:\t|---:\t|---:\t|---:\t|---\t|")
+	for _, t := range out {
+		verdict := "ok"
+		if ms(t.p95) >= t.target {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(tw, "| %s\t| %d\t| %.1f\t| %.1f\t| %.1f\t| < %.0f %s\t|\n", t.name, t.items, ms(t.p50), ms(t.p95), ms(t.max), t.target, verdict)
+	}
+	_ = tw.Flush()
+	if ok {
+		fmt.Println("\nPASS: every filter within its target")
+	} else {
+		fmt.Println("\nFAIL: some filter missed its target")
+	}
+	return ok, nil
+}
+
+func measure(ctx context.Context, c config, w world, f filter) (timing, error) {
+	t := timing{name: f.name, target: 30}
+	if f.text {
+		t.target = 80
+	}
+	path := func(i int) string {
+		if f.get {
+			return "/api/v1/tickets/" + w.tickets[i%len(w.tickets)].String()
+		}
+		return "/api/v1/orgs/" + w.orgID.String() + "/tickets?" + url.Values{"q": {f.q}, "limit": {"20"}}.Encode()
+	}
+	var page struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	for i := 0; i < c.Clients; i++ { // warm-up: connections, plans, caches
+		_, b, err := send(ctx, c.URL, "GET", path(rand.IntN(1<<20)), w.token, nil)
+		if err != nil {
+			return t, err
+		}
+		if !f.get {
+			if err := json.Unmarshal(b, &page); err != nil {
+				return t, err
+			}
+			t.items = len(page.Items)
+		} else {
+			t.items = 1
+		}
+	}
+	ds := make([]time.Duration, c.Runs)
+	errs := make(chan error, c.Clients)
+	var wg sync.WaitGroup
+	for cl := 0; cl < c.Clients; cl++ {
+		wg.Add(1)
+		go func(cl int) {
+			defer wg.Done()
+			for i := cl; i < c.Runs; i += c.Clients {
+				start := time.Now()
+				if _, _, err := send(ctx, c.URL, "GET", path(i), w.token, nil); err != nil {
+					errs <- err
+					return
+				}
+				ds[i] = time.Since(start)
+			}
+		}(cl)
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return t, err
+	}
+	slices.Sort(ds)
+	t.p50, t.p95, t.max = pct(ds, 50), pct(ds, 95), ds[len(ds)-1]
+	return t, nil
+}
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	i := (len(sorted)*p+99)/100 - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
