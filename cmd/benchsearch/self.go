@@ -44,8 +44,8 @@ func startSelf(ctx context.Context, c *config) (func(), error) {
 		account.RegistrationOpen, time.Minute)
 	app := api.New(api.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Metrics: api.NewMetrics(),
 		Auth: accounts, Health: domain.System{DB: db}, Version: "bench", Profile: "development"},
-		accountsapi.New(accounts, api.LoginLimits{}), projects.Handlers{Projects: project.New(db, clock)},
-		tickets.Handlers{Tickets: ticket.New(db, clock), Search: search.New(db, clock)})
+		accountsapi.New(accounts, api.LoginLimits{}), projects.New(project.New(db, clock)),
+		tickets.New(ticket.New(db, clock), search.New(db, clock)))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		db.Close()
