@@ -17,6 +17,15 @@ func ETag(v int64) string { return `"` + strconv.FormatInt(v, 10) + `"` }
 // SetETag sends v as the response's ETag.
 func SetETag(c *fiber.Ctx, v int64) { c.Set(fiber.HeaderETag, ETag(v)) }
 
+// Send answers v as JSON with status; a resource that knows its row version
+// (domain.Versioned) carries it as the ETag.
+func Send(c *fiber.Ctx, status int, v any) error {
+	if r, ok := v.(domain.Versioned); ok {
+		SetETag(c, r.RowVersion())
+	}
+	return c.Status(status).JSON(v)
+}
+
 // IfMatch makes the route's write conditional (RFC 9110 If-Match): the
 // versions named by the header travel in the request context to the use
 // case, which writes only while the row is at one of them and answers 412

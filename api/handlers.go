@@ -22,7 +22,7 @@ func ByID[T any](what string, get func(context.Context, domain.Principal, uuid.U
 		if err != nil {
 			return err
 		}
-		return c.JSON(out)
+		return Send(c, fiber.StatusOK, out)
 	}
 }
 

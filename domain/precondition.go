@@ -2,7 +2,10 @@ package domain
 
 import (
 	"context"
+	"errors"
 	"slices"
+
+	"tracker/store"
 )
 
 // A conditional write (If-Match) carries the row versions the client
@@ -38,4 +41,33 @@ func CheckIfMatch(ctx context.Context, what string, version int64) error {
 func PreconditionFailed(what string) error {
 	return &Error{Kind: KindPreconditionFailed, Message: what + " was changed since the version in If-Match; read it again and retry",
 		Details: []string{}}
+}
+
+// Versions is ctx's If-Match as the condition of the store's UPDATE or
+// DELETE (unconditional when the request named none).
+func Versions(ctx context.Context) store.Versions {
+	if want, ok := IfMatch(ctx); ok {
+		return store.AtVersions(want)
+	}
+	return store.Versions{}
+}
+
+// StaleAs reads the outcome of a conditional write of a row the use case
+// read (and locked) before in the same transaction: no row written
+// (store.ErrNotFound) means, under If-Match, that the row is at another
+// version (412); otherwise it is what's 404.
+func StaleAs(ctx context.Context, err error, what string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		if _, ok := IfMatch(ctx); ok {
+			return PreconditionFailed(what)
+		}
+		return NotFound(what)
+	}
+	return err
+}
+
+// Versioned is a resource sent with its row version as its ETag (the API
+// sets the header from it on single-resource answers).
+type Versioned interface {
+	RowVersion() int64
 }

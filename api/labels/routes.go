@@ -24,8 +24,8 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/labels", h.create)
 	r.Get("/orgs/:org_id/labels", api.ListUnder("org_id", "organization", h.labels.List))
 	r.Get("/labels/:id", api.ByID("label", h.labels.Get))
-	r.Patch("/labels/:id", h.update)
-	r.Delete("/labels/:id", api.CascadeDelete("label", h.labels.Delete))
+	r.Patch("/labels/:id", api.IfMatch, h.update)
+	r.Delete("/labels/:id", api.IfMatch, api.CascadeDelete("label", h.labels.Delete))
 	r.Post("/labels/:id/batch-assign", api.BatchAssign("label", h.labels.BatchAssign))
 	r.Post("/tickets/:ticket_id/labels", h.replaceTicketLabels)
 	r.Get("/tickets/:ticket_id/labels", h.ticketLabels)
@@ -51,7 +51,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 type updateReq struct {
@@ -72,5 +72,5 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }

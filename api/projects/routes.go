@@ -29,8 +29,8 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/projects", h.list)
 	r.Get("/projects/key/:key", h.byKey)
 	r.Get("/projects/:id", api.ByID("project", h.projects.Get))
-	r.Patch("/projects/:id", h.update)
-	r.Delete("/projects/:id", api.CascadeDelete("project", h.projects.Delete))
+	r.Patch("/projects/:id", api.IfMatch, h.update)
+	r.Delete("/projects/:id", api.IfMatch, api.CascadeDelete("project", h.projects.Delete))
 	r.Post("/projects/:project_id/members", h.addMember)
 	r.Get("/projects/:project_id/members", h.listMembers)
 	r.Delete("/projects/:project_id/members/:user_id", h.removeMember)
@@ -49,7 +49,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(pr)
+	return api.Send(c, fiber.StatusCreated, pr)
 }
 
 func (h Handlers) list(c *fiber.Ctx) error {
@@ -81,7 +81,7 @@ func (h Handlers) byKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(pr)
+	return api.Send(c, fiber.StatusOK, pr)
 }
 
 func (h Handlers) update(c *fiber.Ctx) error {
@@ -101,7 +101,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(pr)
+	return api.Send(c, fiber.StatusOK, pr)
 }
 
 type addMemberReq struct {

@@ -44,8 +44,9 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		change := domain.Change{At: s.now(), OrgID: l.Row.OrgID, ActorID: &p.UserID, EntityType: "label", EntityID: id, Action: "deleted",
 			Changes: []domain.FieldChange{{Field: "name", Old: l.Name, New: nil}}}
 		if n == 0 {
-			if err := labeldb.HardDelete(ctx, q, l.Row.OrgID, id); err != nil {
-				return err
+			// If-Match is checked in the DELETE's WHERE.
+			if err := labeldb.HardDelete(ctx, q, l.Row.OrgID, id, domain.Versions(ctx)); err != nil {
+				return domain.StaleAs(ctx, err, "label")
 			}
 			return domain.Record(ctx, q, change)
 		}
@@ -71,8 +72,10 @@ func (s *Service) cascade(ctx context.Context, q store.Querier, p domain.Princip
 	if err := labeldb.UnlinkLabel(ctx, q, l.OrgID, l.ID); err != nil {
 		return err
 	}
-	if err := labeldb.SoftDelete(ctx, q, l.OrgID, l.ID, s.now()); err != nil {
-		return err
+	// If-Match is checked in the soft delete's WHERE (a stale version rolls
+	// the unlinking back with the transaction).
+	if err := labeldb.SoftDelete(ctx, q, l.OrgID, l.ID, domain.Versions(ctx), s.now()); err != nil {
+		return domain.StaleAs(ctx, err, "label")
 	}
 	for _, t := range linked {
 		if err := s.recordLabels(ctx, q, p, l.OrgID, t, before[t], without(before[t], l.ID)); err != nil {

@@ -34,10 +34,16 @@ type Label struct {
 	Color     string    `json:"color"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Version is the row's version, sent as the ETag (not in the body).
+	Version int64 `json:"-"`
 }
 
+// RowVersion is the label's ETag version (domain.Versioned).
+func (l Label) RowVersion() int64 { return l.Version }
+
 func toLabel(r labeldb.Row) Label {
-	return Label{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Color: r.Color, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+	return Label{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Color: r.Color, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Version: r.RowVersion}
 }
 
 func toLabels(rows []labeldb.Row) []Label {
@@ -90,7 +96,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 			return err
 		}
 		at := s.now()
-		r := labeldb.Row{ID: domain.NewID(), OrgID: orgID, Name: name, Color: color, CreatedAt: at, UpdatedAt: at}
+		r := labeldb.Row{ID: domain.NewID(), OrgID: orgID, Name: name, Color: color, CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 		if err := labeldb.Insert(ctx, q, r); err != nil {
 			return nameTaken(err, name)
 		}
@@ -132,7 +138,8 @@ type Patch struct {
 	Color domain.Opt[string]
 }
 
-// Update renames or recolors a label (Member).
+// Update renames or recolors a label (Member); under If-Match
+// (domain.Versions) a stale version is a 412.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, patch Patch) (Label, error) {
 	var probs domain.Problems
 	if patch.Name.Set {
@@ -164,13 +171,15 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			changes = append(changes, domain.FieldChange{Field: "color", Old: cur.Color, New: next.Color})
 		}
 		if len(changes) == 0 {
+			// Nothing to write: the version read under the row lock decides.
 			out = toLabel(cur.Row)
-			return nil
+			return domain.CheckIfMatch(ctx, "label", cur.RowVersion)
 		}
 		next.UpdatedAt = s.now()
-		r, err := labeldb.Update(ctx, q, next)
+		// If-Match is checked in the UPDATE's WHERE.
+		r, err := labeldb.Update(ctx, q, next, domain.Versions(ctx))
 		if err != nil {
-			return nameTaken(err, next.Name)
+			return domain.StaleAs(ctx, nameTaken(err, next.Name), "label")
 		}
 		out = toLabel(r)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "label", EntityID: id,

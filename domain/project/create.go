@@ -67,7 +67,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 			Name: in.Name, Description: in.Description, CapitalizationType: in.CapitalizationType,
 			DevelopmentPhase: in.DevelopmentPhase, CostCenterID: in.CostCenterID,
 			AmortizationMonths: in.AmortizationMonths, BudgetCents: in.BudgetCents, BudgetPeriod: in.BudgetPeriod,
-			PlacedInService: in.inService, CreatedAt: now, UpdatedAt: now,
+			PlacedInService: in.inService, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
 		}
 		if err := projectdb.Insert(ctx, q, r); err != nil {
 			if errors.Is(err, store.ErrConflict) {

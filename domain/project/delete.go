@@ -54,17 +54,19 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		}
 		soft := has
 		if !has {
-			err := projectdb.HardDelete(ctx, q, orgID, id)
+			// If-Match is checked in the DELETE's (or the soft delete's)
+			// WHERE; a stale version deletes nothing (412).
+			err := projectdb.HardDelete(ctx, q, orgID, id, domain.Versions(ctx))
 			switch {
 			case errors.Is(err, projectdb.ErrStillReferenced):
 				soft = true
 			case err != nil:
-				return err
+				return domain.StaleAs(ctx, err, "project")
 			}
 		}
 		if soft {
-			if err := projectdb.SoftDelete(ctx, q, orgID, id, s.now()); err != nil {
-				return err
+			if err := projectdb.SoftDelete(ctx, q, orgID, id, domain.Versions(ctx), s.now()); err != nil {
+				return domain.StaleAs(ctx, err, "project")
 			}
 			if err := domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: orgID, EntityType: "project", EntityID: id}, s.now()); err != nil {
 				return err

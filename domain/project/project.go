@@ -44,7 +44,12 @@ type Project struct {
 	BudgetPeriod    *string   `json:"budget_period"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
+	// Version is the row's version, sent as the ETag (not in the body).
+	Version int64 `json:"-"`
 }
+
+// RowVersion is the project's ETag version (domain.Versioned).
+func (p Project) RowVersion() int64 { return p.Version }
 
 // FromRow converts a projects row.
 func FromRow(r projectdb.Row) Project {
@@ -53,7 +58,7 @@ func FromRow(r projectdb.Row) Project {
 		Description: r.Description, TicketCounter: r.TicketCounter, CapitalizationType: r.CapitalizationType,
 		DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID, AmortizationMonths: r.AmortizationMonths,
 		BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod, PlacedInService: DateString(r.PlacedInService),
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion,
 	}
 }
 

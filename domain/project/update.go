@@ -51,7 +51,7 @@ func (in *PatchInput) validate() error {
 
 // Update changes a project (Member). Only fields whose value changes are
 // written and audited; a request that changes nothing returns the project
-// as it is.
+// as it is. Under If-Match (domain.Versions) a stale version is a 412.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, in PatchInput) (Project, error) {
 	if err := in.validate(); err != nil {
 		return Project{}, err
@@ -83,12 +83,14 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		track(&c, "budget_period", in.BudgetPeriod, old.BudgetPeriod)
 		track(&c, "placed_in_service", in.PlacedInService, DateString(old.PlacedInService))
 		if len(c.changes) == 0 {
+			// Nothing to write: the version read under the row lock decides.
 			out = FromRow(old)
-			return nil
+			return domain.CheckIfMatch(ctx, "project", old.RowVersion)
 		}
-		updated, err := projectdb.Update(ctx, q, row.Row.OrgID, id, c.set, s.now())
+		// If-Match is checked in the UPDATE's WHERE.
+		updated, err := projectdb.Update(ctx, q, row.Row.OrgID, id, domain.Versions(ctx), c.set, s.now())
 		if err != nil {
-			return domain.NotFoundAs(err, "project")
+			return domain.StaleAs(ctx, err, "project")
 		}
 		out = FromRow(updated)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: row.Row.OrgID, ActorID: &p.UserID, EntityType: "project",

@@ -69,6 +69,9 @@ type Ticket struct {
 	Version int64 `json:"-"`
 }
 
+// RowVersion is the ticket's ETag version (domain.Versioned).
+func (t Ticket) RowVersion() int64 { return t.Version }
+
 // FromRow renders a tickets row as the API's Ticket; other features that
 // show tickets (sprint boards) use it too.
 func FromRow(r ticketdb.Row) Ticket { return toTicket(r) }

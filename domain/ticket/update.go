@@ -109,7 +109,7 @@ func planFor(t ticketdb.Row, rules workflow.Rules, pt Patch) (plan, error) {
 // apply writes a planned change with its audit rows and events: the field
 // changes as ticket.updated, a status change as ticket.status_changed.
 func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticketdb.Row, pl plan) (Ticket, error) {
-	want, conditional := domain.IfMatch(ctx)
+	versions := domain.Versions(ctx)
 	if len(pl.set) == 0 {
 		// Nothing to write: the version read under the row lock decides.
 		if err := domain.CheckIfMatch(ctx, "ticket", t.RowVersion); err != nil {
@@ -119,10 +119,10 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 	}
 	var rows []ticketdb.Row
 	var err error
-	if conditional {
+	if versions.Conditional() {
 		// Checked in the UPDATE's WHERE: a row at another version is
 		// not written.
-		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, want, pl.set, s.now())
+		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, versions, pl.set, s.now())
 		if err == nil && len(rows) == 0 {
 			return Ticket{}, domain.PreconditionFailed("ticket")
 		}

@@ -21,11 +21,14 @@ type Row struct {
 	Color     string    `db:"color"`
 	CreatedAt time.Time `db:"created_at"`
 	UpdatedAt time.Time `db:"updated_at"`
+	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
+	// A new row is at 1, the column's default.
+	RowVersion int64 `db:"row_version"`
 }
 
 // Columns is the column list of Row.
 func Columns() []string {
-	return []string{"id", "org_id", "name", "color", "created_at", "updated_at"}
+	return []string{"id", "org_id", "name", "color", "created_at", "updated_at", "row_version"}
 }
 
 func prefixed(p string) []string {
@@ -60,7 +63,7 @@ func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, l
 // Insert creates a label; a live label of the same name is a
 // store.ErrConflict on NameConstraint.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("labels").Columns(Columns()...).
+	_, err := store.Exec(ctx, q, store.SQL.Insert("labels").Columns("id", "org_id", "name", "color", "created_at", "updated_at").
 		Values(r.ID, r.OrgID, r.Name, r.Color, r.CreatedAt, r.UpdatedAt))
 	return err
 }
@@ -71,11 +74,14 @@ func List(ctx context.Context, q store.Querier, orgID uuid.UUID, p store.Page) (
 	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
-// Update writes a label's name, color and updated_at and returns the row.
-func Update(ctx context.Context, q store.Querier, r Row) (Row, error) {
-	return store.GetRaw[Row](ctx, q, `UPDATE labels SET name = $3, color = $4, updated_at = $5
-		WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING `+store.Cols(Columns()),
-		r.OrgID, r.ID, r.Name, r.Color, r.UpdatedAt)
+// Update writes a label's name, color and updated_at, while it is at one of
+// the versions v names (If-Match), and returns the row; no such row is
+// store.ErrNotFound.
+func Update(ctx context.Context, q store.Querier, r Row, v store.Versions) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Update("labels").
+		Set("name", r.Name).Set("color", r.Color).Set("updated_at", r.UpdatedAt).
+		Where(sq.Eq{"org_id": r.OrgID, "id": r.ID, "deleted_at": nil}).Where(v.Where("row_version")).
+		Suffix("RETURNING "+store.Cols(Columns())))
 }
 
 // Live returns the live labels of org among ids.
@@ -91,20 +97,29 @@ func CountTickets(ctx context.Context, q store.Querier, orgID, labelID uuid.UUID
 		Where(sq.Eq{"tl.org_id": orgID, "tl.label_id": labelID, "t.deleted_at": nil, "p.deleted_at": nil}))
 }
 
-// SoftDelete hides a label (the durable purge removes the row later).
-func SoftDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, at time.Time) error {
-	_, err := store.Exec(ctx, q, store.SQL.Update("labels").Set("deleted_at", at).Set("updated_at", at).
-		Where(sq.Eq{"org_id": orgID, "id": id}))
+// SoftDelete hides a label at one of the versions v names (the durable purge
+// removes the row later); no such row is store.ErrNotFound.
+func SoftDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, at time.Time) error {
+	n, err := store.Exec(ctx, q, store.SQL.Update("labels").Set("deleted_at", at).Set("updated_at", at).
+		Where(sq.Eq{"org_id": orgID, "id": id}).Where(v.Where("row_version")))
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
 	return err
 }
 
-// HardDelete removes a label and any links left to it (only links to
-// tickets already soft-deleted can remain when it has no dependents).
-func HardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+// HardDelete removes a label at one of the versions v names and any links
+// left to it (only links to tickets already soft-deleted can remain when it
+// has no dependents); no such label is store.ErrNotFound (the caller's
+// transaction then rolls the links back).
+func HardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions) error {
 	if _, err := store.Exec(ctx, q, store.SQL.Delete("ticket_labels").Where(sq.Eq{"org_id": orgID, "label_id": id})); err != nil {
 		return err
 	}
-	_, err := store.Exec(ctx, q, store.SQL.Delete("labels").Where(sq.Eq{"org_id": orgID, "id": id}))
+	n, err := store.Exec(ctx, q, store.SQL.Delete("labels").Where(sq.Eq{"org_id": orgID, "id": id}).Where(v.Where("row_version")))
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
 	return err
 }
 

@@ -28,11 +28,12 @@ func CountDependents(ctx context.Context, q store.Querier, projectID uuid.UUID) 
 		  WHERE t.project_id = $1 AND t.deleted_at IS NULL) AS comments`, projectID)
 }
 
-// SoftDelete hides a live project of org at once; the durable cascade purges
-// it and its dependents later.
-func SoftDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, at time.Time) error {
+// SoftDelete hides a live project of org at one of the versions v names at
+// once; the durable cascade purges it and its dependents later. No such row
+// is store.ErrNotFound.
+func SoftDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, at time.Time) error {
 	n, err := store.Exec(ctx, q, store.SQL.Update("projects").Set("deleted_at", at).Set("updated_at", at).
-		Where(sq.Eq{"id": id, "org_id": orgID}).Where("deleted_at IS NULL"))
+		Where(sq.Eq{"id": id, "org_id": orgID}).Where("deleted_at IS NULL").Where(v.Where("row_version")))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound
 	}
@@ -44,14 +45,15 @@ func SoftDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, at ti
 // point at the project: nothing was deleted and the transaction is usable.
 var ErrStillReferenced = errors.New("project still referenced")
 
-// HardDelete removes a project of org with its member assignments and its own
-// tags, inside a savepoint so that a foreign key violation leaves the
-// caller's transaction usable (ErrStillReferenced).
-func HardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+// HardDelete removes a project of org at one of the versions v names with its
+// member assignments and its own tags, inside a savepoint so that a foreign
+// key violation leaves the caller's transaction usable (ErrStillReferenced).
+// No such row is store.ErrNotFound.
+func HardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions) error {
 	if _, err := q.Exec(ctx, "SAVEPOINT project_hard_delete"); err != nil {
 		return store.Translate(err)
 	}
-	err := hardDelete(ctx, q, orgID, id)
+	err := hardDelete(ctx, q, orgID, id, v)
 	if errors.Is(err, store.ErrInvalidRef) {
 		if _, rbErr := q.Exec(ctx, "ROLLBACK TO SAVEPOINT project_hard_delete"); rbErr != nil {
 			return store.Translate(rbErr)
@@ -65,7 +67,7 @@ func HardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error
 	return store.Translate(err)
 }
 
-func hardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+func hardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions) error {
 	if _, err := store.Exec(ctx, q, store.SQL.Delete("project_members").Where(sq.Eq{"org_id": orgID, "project_id": id})); err != nil {
 		return err
 	}
@@ -73,7 +75,7 @@ func hardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error
 		Where(sq.Eq{"org_id": orgID, "entity_type": "project", "entity_id": id})); err != nil {
 		return err
 	}
-	n, err := store.Exec(ctx, q, store.SQL.Delete("projects").Where(sq.Eq{"id": id, "org_id": orgID}))
+	n, err := store.Exec(ctx, q, store.SQL.Delete("projects").Where(sq.Eq{"id": id, "org_id": orgID}).Where(v.Where("row_version")))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound
 	}

@@ -33,13 +33,20 @@ type Row struct {
 	BudgetPeriod       *string    `db:"budget_period"`
 	CreatedAt          time.Time  `db:"created_at"`
 	UpdatedAt          time.Time  `db:"updated_at"`
+	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
+	// A new row is at 1, the column's default.
+	RowVersion int64 `db:"row_version"`
 }
 
 var columns = []string{
 	"id", "org_id", "team_id", "workflow_id", "key", "name", "description", "ticket_counter",
 	"capitalization_type", "development_phase", "cost_center_id", "amortization_months",
-	"budget_cents", "budget_period", "created_at", "updated_at", "placed_in_service",
+	"budget_cents", "budget_period", "created_at", "updated_at", "placed_in_service", "row_version",
 }
+
+// insertColumns are the columns Insert writes (row_version takes its
+// default).
+var insertColumns = columns[:len(columns)-1]
 
 // Columns is the column list of Row, each prefixed with alias when given.
 func Columns(alias string) []string {
@@ -63,7 +70,7 @@ type WithAccess struct {
 // Insert creates a project; a live project with the same key (any case) in
 // the org is store.ErrConflict, an unknown team or workflow store.ErrInvalidRef.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("projects").Columns(Columns("")...).Values(
+	_, err := store.Exec(ctx, q, store.SQL.Insert("projects").Columns(insertColumns...).Values(
 		r.ID, r.OrgID, r.TeamID, r.WorkflowID, r.Key, r.Name, r.Description, r.TicketCounter,
 		r.CapitalizationType, r.DevelopmentPhase, r.CostCenterID, r.AmortizationMonths,
 		r.BudgetCents, r.BudgetPeriod, r.CreatedAt, r.UpdatedAt, r.PlacedInService))
@@ -117,12 +124,13 @@ func List(ctx context.Context, q store.Querier, f Filter, p store.Page) (store.P
 	return store.SelectPage(ctx, q, b, "p.id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
-// Update sets the given columns (and updated_at) on a live project of org and
-// returns the row after the change.
-func Update(ctx context.Context, q store.Querier, orgID, id uuid.UUID, set map[string]any, at time.Time) (Row, error) {
+// Update sets the given columns (and updated_at) on a live project of org at
+// one of the versions v names (If-Match) and returns the row after the
+// change; no such row is store.ErrNotFound.
+func Update(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, set map[string]any, at time.Time) (Row, error) {
 	set["updated_at"] = at
 	return store.Get[Row](ctx, q, store.SQL.Update("projects").SetMap(set).
-		Where(sq.Eq{"id": id, "org_id": orgID}).Where("deleted_at IS NULL").
+		Where(sq.Eq{"id": id, "org_id": orgID}).Where("deleted_at IS NULL").Where(v.Where("row_version")).
 		Suffix("RETURNING "+store.Cols(Columns(""))))
 }
 

@@ -110,10 +110,10 @@ func Update(ctx context.Context, q store.Querier, orgIDs, ids []uuid.UUID, set m
 }
 
 // UpdateAtVersion is Update of one ticket that writes it only while it is at
-// one of versions (If-Match): no row back means it is at another.
-func UpdateAtVersion(ctx context.Context, q store.Querier, orgID, id uuid.UUID, versions []int64, set map[string]any, at time.Time) ([]Row, error) {
+// one of the versions v names (If-Match): no row back means it is at another.
+func UpdateAtVersion(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, set map[string]any, at time.Time) ([]Row, error) {
 	b := store.SQL.Update("tickets").SetMap(set).Set("updated_at", at).
-		Where("org_id = ? AND id = ? AND deleted_at IS NULL AND row_version = ANY(?)", orgID, id, versions).
+		Where("org_id = ? AND id = ? AND deleted_at IS NULL", orgID, id).Where(v.Where("row_version")).
 		Suffix("RETURNING " + store.Cols(Columns()))
 	return store.Select[Row](ctx, q, b)
 }
