@@ -24,8 +24,8 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects/:project_id/sprints", h.create)
 	r.Get("/projects/:project_id/sprints", api.ListUnder("project_id", "project", h.sprints.List))
 	r.Get("/sprints/:id", api.ByID("sprint", h.sprints.Get))
-	r.Patch("/sprints/:id", h.update)
-	r.Delete("/sprints/:id", api.CascadeDelete("sprint", h.sprints.Delete))
+	r.Patch("/sprints/:id", api.IfMatch, h.update)
+	r.Delete("/sprints/:id", api.IfMatch, api.CascadeDelete("sprint", h.sprints.Delete))
 	r.Post("/sprints/:id/start", api.ByID("sprint", h.sprints.Start))
 	r.Post("/sprints/:id/complete", api.ByID("sprint", h.sprints.Complete))
 	r.Post("/sprints/:id/batch-assign", api.BatchAssign("sprint", h.sprints.BatchAssign))
@@ -55,7 +55,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 type updateReq struct {
@@ -79,7 +79,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // board is the sprint board, narrowed by the search query q when given.

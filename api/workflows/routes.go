@@ -25,8 +25,8 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/workflows", h.create)
 	r.Get("/orgs/:org_id/workflows", api.ListUnder("org_id", "organization", h.workflows.List))
 	r.Get("/workflows/:id", api.ByID("workflow", h.workflows.Get))
-	r.Patch("/workflows/:id", h.update)
-	r.Delete("/workflows/:id", api.DeleteByID("workflow", h.workflows.Delete))
+	r.Patch("/workflows/:id", api.IfMatch, h.update)
+	r.Delete("/workflows/:id", api.IfMatch, api.DeleteByID("workflow", h.workflows.Delete))
 }
 
 type createReq struct {
@@ -50,7 +50,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(w)
+	return api.Send(c, fiber.StatusCreated, w)
 }
 
 type patchReq struct {
@@ -74,5 +74,5 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(w)
+	return api.Send(c, fiber.StatusOK, w)
 }

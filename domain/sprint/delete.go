@@ -42,8 +42,9 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		change := domain.Change{At: s.now(), OrgID: sp.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id, Action: "deleted",
 			Changes: []domain.FieldChange{{Field: "name", Old: sp.Name, New: nil}}}
 		if n == 0 {
-			if err := sprintdb.HardDelete(ctx, q, sp.OrgID, id); err != nil {
-				return err
+			// If-Match is checked in the DELETE's WHERE.
+			if err := sprintdb.HardDelete(ctx, q, sp.OrgID, id, domain.Versions(ctx)); err != nil {
+				return domain.StaleAs(ctx, err, "sprint")
 			}
 			return domain.Record(ctx, q, change)
 		}
@@ -51,8 +52,8 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return domain.Conflict("sprint has tickets; delete with cascade=true to delete them too",
 				"tickets: "+strconv.FormatInt(n, 10))
 		}
-		if err := sprintdb.SoftDelete(ctx, q, sp.OrgID, id, s.now()); err != nil {
-			return err
+		if err := sprintdb.SoftDelete(ctx, q, sp.OrgID, id, domain.Versions(ctx), s.now()); err != nil {
+			return domain.StaleAs(ctx, err, "sprint")
 		}
 		change.Changes = append(change.Changes, domain.FieldChange{Field: "tickets", Old: n, New: 0})
 		if err := domain.Record(ctx, q, change); err != nil {

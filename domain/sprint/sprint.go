@@ -49,12 +49,17 @@ type Sprint struct {
 	Status    string    `json:"status"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+	// Version is the row's version, sent as the ETag (not in the body).
+	Version int64 `json:"-"`
 }
+
+// RowVersion is the sprint's ETag version (domain.Versioned).
+func (s Sprint) RowVersion() int64 { return s.Version }
 
 func toSprint(r sprintdb.Row) Sprint {
 	return Sprint{ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Goal: r.Goal,
 		StartDate: r.StartDate.Format(DateLayout), EndDate: r.EndDate.Format(DateLayout), Status: r.Status,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion}
 }
 
 func (s *Service) now() time.Time { return s.clock.Now() }
@@ -96,7 +101,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 	at := s.now()
 	r := sprintdb.Row{ID: domain.NewID(), ProjectID: projectID, Name: in.Name, Goal: in.Goal, Status: StatusPlanned,
 		StartDate: parseDate(&probs, "start_date", in.StartDate), EndDate: parseDate(&probs, "end_date", in.EndDate),
-		CreatedAt: at, UpdatedAt: at}
+		CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 	checkFields(&probs, r)
 	if err := probs.Err(); err != nil {
 		return Sprint{}, err

@@ -72,7 +72,8 @@ func equalPtr(a, b *string) bool {
 	return *a == *b
 }
 
-// Update edits a sprint's name, goal and dates (Member).
+// Update edits a sprint's name, goal and dates (Member); under If-Match
+// (domain.Versions) a stale version is a 412.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, pt Patch) (Sprint, error) {
 	var out Sprint
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
@@ -86,13 +87,15 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return err
 		}
 		if len(changes) == 0 {
+			// Nothing to write: the version read under the row lock decides.
 			out = toSprint(cur)
-			return nil
+			return domain.CheckIfMatch(ctx, "sprint", cur.RowVersion)
 		}
 		next.UpdatedAt = s.now()
-		r, err := sprintdb.Update(ctx, q, next)
+		// If-Match is checked in the UPDATE's WHERE.
+		r, err := sprintdb.Update(ctx, q, next, domain.Versions(ctx))
 		if err != nil {
-			return err
+			return domain.StaleAs(ctx, err, "sprint")
 		}
 		out = toSprint(r)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id,
@@ -126,9 +129,9 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, fr
 		}
 		next := cur
 		next.Status, next.UpdatedAt = to, s.now()
-		r, err := sprintdb.Update(ctx, q, next)
+		r, err := sprintdb.Update(ctx, q, next, domain.Versions(ctx))
 		if err != nil {
-			return err
+			return domain.StaleAs(ctx, err, "sprint")
 		}
 		out = toSprint(r)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "sprint", EntityID: id,

@@ -55,7 +55,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 			return nameConflict(err, in.Name)
 		}
 		out = Workflow{ID: r.ID, OrgID: orgID, Name: in.Name, Statuses: in.Statuses, Transitions: in.Transitions,
-			Enforcement: in.Enforcement, CreatedAt: now, UpdatedAt: now}
+			Enforcement: in.Enforcement, CreatedAt: now, UpdatedAt: now, Version: 1}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "workflow",
 			EntityID: r.ID, Action: "created", Changes: []domain.FieldChange{
 				{Field: "name", New: out.Name}, {Field: "statuses", New: out.Statuses},

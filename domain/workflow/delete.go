@@ -31,8 +31,9 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 				fmt.Sprintf("projects: %d", n))
 		}
 		orgID := row.Row.OrgID
-		if err := workflowdb.Delete(ctx, q, orgID, id); err != nil {
-			return domain.NotFoundAs(err, "workflow")
+		// If-Match is checked in the DELETE's WHERE.
+		if err := workflowdb.Delete(ctx, q, orgID, id, domain.Versions(ctx)); err != nil {
+			return domain.StaleAs(ctx, err, "workflow")
 		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "workflow",
 			EntityID: id, Action: "deleted", Changes: []domain.FieldChange{{Field: "name", Old: row.Name}}})

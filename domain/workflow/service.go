@@ -33,7 +33,12 @@ type Workflow struct {
 	Enforcement string       `json:"enforcement"`
 	CreatedAt   time.Time    `json:"created_at"`
 	UpdatedAt   time.Time    `json:"updated_at"`
+	// Version is the row's version, sent as the ETag (not in the body).
+	Version int64 `json:"-"`
 }
+
+// RowVersion is the workflow's ETag version (domain.Versioned).
+func (w Workflow) RowVersion() int64 { return w.Version }
 
 // IsDefault reports whether w is its org's Default workflow, which every
 // project without a workflow of its own follows.
@@ -42,7 +47,7 @@ func (w Workflow) IsDefault() bool { return w.Name == DefaultName }
 // FromRow decodes a workflows row.
 func FromRow(r workflowdb.Row) (Workflow, error) {
 	w := Workflow{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Enforcement: r.Enforcement,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion}
 	if err := json.Unmarshal(r.Statuses, &w.Statuses); err != nil {
 		return Workflow{}, fmt.Errorf("decode statuses of workflow %s: %w", r.ID, err)
 	}

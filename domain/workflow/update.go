@@ -75,12 +75,14 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		}
 		set, changes := diff(old, next)
 		if len(changes) == 0 {
+			// Nothing to write: the version read under the row lock decides.
 			out = old
-			return nil
+			return domain.CheckIfMatch(ctx, "workflow", old.Version)
 		}
-		updated, err := workflowdb.Update(ctx, q, old.OrgID, id, set, s.now())
+		// If-Match is checked in the UPDATE's WHERE.
+		updated, err := workflowdb.Update(ctx, q, old.OrgID, id, domain.Versions(ctx), set, s.now())
 		if err != nil {
-			return nameConflict(err, next.Name)
+			return domain.StaleAs(ctx, nameConflict(err, next.Name), "workflow")
 		}
 		if out, err = FromRow(updated); err != nil {
 			return err

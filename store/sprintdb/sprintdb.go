@@ -25,11 +25,15 @@ type Row struct {
 	Status    string    `db:"status"`
 	CreatedAt time.Time `db:"created_at"`
 	UpdatedAt time.Time `db:"updated_at"`
+	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
+	// A new row is at 1, the column's default.
+	RowVersion int64 `db:"row_version"`
 }
 
 // Columns is the column list of Row.
 func Columns() []string {
-	return []string{"id", "org_id", "project_id", "name", "goal", "start_date", "end_date", "status", "created_at", "updated_at"}
+	return []string{"id", "org_id", "project_id", "name", "goal", "start_date", "end_date", "status", "created_at", "updated_at",
+		"row_version"}
 }
 
 func prefixed(p string, cols []string) []string {
@@ -66,7 +70,8 @@ func ProjectOrg(ctx context.Context, q store.Querier, projectID uuid.UUID) (uuid
 
 // Insert creates a sprint.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("sprints").Columns(Columns()...).
+	_, err := store.Exec(ctx, q, store.SQL.Insert("sprints").
+		Columns("id", "org_id", "project_id", "name", "goal", "start_date", "end_date", "status", "created_at", "updated_at").
 		Values(r.ID, r.OrgID, r.ProjectID, r.Name, r.Goal, r.StartDate, r.EndDate, r.Status, r.CreatedAt, r.UpdatedAt))
 	return err
 }
@@ -78,11 +83,15 @@ func ListByProject(ctx context.Context, q store.Querier, orgID, projectID uuid.U
 	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
-// Update writes a sprint's editable fields, status and updated_at.
-func Update(ctx context.Context, q store.Querier, r Row) (Row, error) {
-	return store.GetRaw[Row](ctx, q, `UPDATE sprints SET name = $3, goal = $4, start_date = $5, end_date = $6,
-		status = $7, updated_at = $8 WHERE org_id = $1 AND id = $2 RETURNING `+store.Cols(Columns()),
-		r.OrgID, r.ID, r.Name, r.Goal, r.StartDate, r.EndDate, r.Status, r.UpdatedAt)
+// Update writes a sprint's editable fields, status and updated_at while it
+// is at one of the versions v names (If-Match); no such row is
+// store.ErrNotFound.
+func Update(ctx context.Context, q store.Querier, r Row, v store.Versions) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Update("sprints").
+		Set("name", r.Name).Set("goal", r.Goal).Set("start_date", r.StartDate).Set("end_date", r.EndDate).
+		Set("status", r.Status).Set("updated_at", r.UpdatedAt).
+		Where(sq.Eq{"org_id": r.OrgID, "id": r.ID}).Where(v.Where("row_version")).
+		Suffix("RETURNING "+store.Cols(Columns())))
 }
 
 // CountTickets counts a sprint's live tickets: its dependents.
@@ -91,26 +100,35 @@ func CountTickets(ctx context.Context, q store.Querier, orgID, sprintID uuid.UUI
 		Where(sq.Eq{"org_id": orgID, "sprint_id": sprintID, "deleted_at": nil}))
 }
 
-// SoftDelete hides a sprint and its live tickets at once; the durable purge
-// removes the rows later.
-func SoftDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, at time.Time) error {
+// SoftDelete hides a sprint at one of the versions v names and its live
+// tickets at once; the durable purge removes the rows later. No such sprint
+// is store.ErrNotFound (the caller's transaction then rolls the tickets
+// back).
+func SoftDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, at time.Time) error {
 	if _, err := store.Exec(ctx, q, store.SQL.Update("tickets").Set("deleted_at", at).
 		Where(sq.Eq{"org_id": orgID, "sprint_id": id, "deleted_at": nil})); err != nil {
 		return err
 	}
-	_, err := store.Exec(ctx, q, store.SQL.Update("sprints").Set("deleted_at", at).Set("updated_at", at).
-		Where(sq.Eq{"org_id": orgID, "id": id}))
+	n, err := store.Exec(ctx, q, store.SQL.Update("sprints").Set("deleted_at", at).Set("updated_at", at).
+		Where(sq.Eq{"org_id": orgID, "id": id}).Where(v.Where("row_version")))
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
 	return err
 }
 
-// HardDelete removes a sprint without live tickets; tickets already
-// soft-deleted that still point at it are detached first.
-func HardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+// HardDelete removes a sprint at one of the versions v names without live
+// tickets; tickets already soft-deleted that still point at it are detached
+// first. No such sprint is store.ErrNotFound.
+func HardDelete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions) error {
 	if _, err := store.Exec(ctx, q, store.SQL.Update("tickets").Set("sprint_id", nil).
 		Where(sq.Eq{"org_id": orgID, "sprint_id": id})); err != nil {
 		return err
 	}
-	_, err := store.Exec(ctx, q, store.SQL.Delete("sprints").Where(sq.Eq{"org_id": orgID, "id": id}))
+	n, err := store.Exec(ctx, q, store.SQL.Delete("sprints").Where(sq.Eq{"org_id": orgID, "id": id}).Where(v.Where("row_version")))
+	if err == nil && n == 0 {
+		err = store.ErrNotFound
+	}
 	return err
 }
 

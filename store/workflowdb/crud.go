@@ -53,12 +53,13 @@ func NameTaken(ctx context.Context, q store.Querier, orgID uuid.UUID, name strin
 		"EXISTS (SELECT 1 FROM workflows WHERE org_id = ? AND lower(name) = lower(?) AND id <> ?)", orgID, name, except)))
 }
 
-// Update sets the given columns (and updated_at) on a workflow of org and
-// returns the row after the change. JSON columns take JSON text.
-func Update(ctx context.Context, q store.Querier, orgID, id uuid.UUID, set map[string]any, at time.Time) (Row, error) {
+// Update sets the given columns (and updated_at) on a workflow of org at one
+// of the versions v names (If-Match) and returns the row after the change;
+// no such row is store.ErrNotFound. JSON columns take JSON text.
+func Update(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, set map[string]any, at time.Time) (Row, error) {
 	set["updated_at"] = at
 	return store.Get[Row](ctx, q, store.SQL.Update("workflows").SetMap(set).
-		Where(sq.Eq{"id": id, "org_id": orgID}).Suffix("RETURNING "+store.Cols(Columns())))
+		Where(sq.Eq{"id": id, "org_id": orgID}).Where(v.Where("row_version")).Suffix("RETURNING "+store.Cols(Columns())))
 }
 
 // ProjectsUsing counts the live projects assigned to a workflow.
@@ -67,15 +68,16 @@ func ProjectsUsing(ctx context.Context, q store.Querier, id uuid.UUID) (int64, e
 		Where(sq.Eq{"workflow_id": id}).Where("deleted_at IS NULL"))
 }
 
-// Delete removes a workflow of org. Soft-deleted projects still pointing at
+// Delete removes a workflow of org at one of the versions v names (If-Match;
+// no such row is store.ErrNotFound). Soft-deleted projects still pointing at
 // it (awaiting their purge) are moved off it first: they are invisible, and
 // would otherwise block the delete with a foreign key.
-func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions) error {
 	if _, err := store.Exec(ctx, q, store.SQL.Update("projects").Set("workflow_id", nil).
 		Where(sq.Eq{"workflow_id": id, "org_id": orgID}).Where("deleted_at IS NOT NULL")); err != nil {
 		return err
 	}
-	n, err := store.Exec(ctx, q, store.SQL.Delete("workflows").Where(sq.Eq{"id": id, "org_id": orgID}))
+	n, err := store.Exec(ctx, q, store.SQL.Delete("workflows").Where(sq.Eq{"id": id, "org_id": orgID}).Where(v.Where("row_version")))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound
 	}

@@ -20,16 +20,20 @@ type Row struct {
 	Enforcement string    `db:"enforcement"`
 	CreatedAt   time.Time `db:"created_at"`
 	UpdatedAt   time.Time `db:"updated_at"`
+	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
+	// A new row is at 1, the column's default.
+	RowVersion int64 `db:"row_version"`
 }
 
 // Columns is the column list of Row.
 func Columns() []string {
-	return []string{"id", "org_id", "name", "statuses", "transitions", "enforcement", "created_at", "updated_at"}
+	return []string{"id", "org_id", "name", "statuses", "transitions", "enforcement", "created_at", "updated_at", "row_version"}
 }
 
 // Insert creates a workflow.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("workflows").Columns(Columns()...).
+	_, err := store.Exec(ctx, q, store.SQL.Insert("workflows").
+		Columns("id", "org_id", "name", "statuses", "transitions", "enforcement", "created_at", "updated_at").
 		Values(r.ID, r.OrgID, r.Name, string(r.Statuses), string(r.Transitions), r.Enforcement, r.CreatedAt, r.UpdatedAt))
 	return err
 }
