@@ -31,3 +31,12 @@ func (v Versions) Where(col string) sq.Sqlizer {
 	}
 	return sq.Expr(col+" = ANY(?)", v.list)
 }
+
+// Arg is the condition as one argument of hand-written SQL, for
+// `($n::bigint[] IS NULL OR row_version = ANY($n))`: NULL when unconditional.
+func (v Versions) Arg() []int64 {
+	if !v.on {
+		return nil
+	}
+	return v.list
+}

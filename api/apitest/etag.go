@@ -22,6 +22,9 @@ type Conditional struct {
 	PatchA, PatchB map[string]any
 	// DeleteQuery is appended to the DELETE's path (e.g. "?cascade=true").
 	DeleteQuery string
+	// Kept, when set, checks what a delete would take along is still there
+	// after the refused (stale) delete.
+	Kept func()
 }
 
 // CheckConditional runs c's checks.
@@ -78,6 +81,9 @@ func (e *Env) CheckConditional(t *testing.T, c Conditional) {
 	e.DoHeaders("DELETE", c.Path+c.DeleteQuery, c.B, nil, map[string]string{"If-Match": newTag}).Expect(t, 412)
 	if still := e.Do("GET", c.Path, c.B, nil).Expect(t, 200); still.Header.Get("ETag") != cur {
 		t.Fatalf("%s: ETag %s after a refused delete, want %s", c.Path, still.Header.Get("ETag"), cur)
+	}
+	if c.Kept != nil {
+		c.Kept()
 	}
 	e.DoHeaders("DELETE", c.Path+c.DeleteQuery, c.B, nil, map[string]string{"If-Match": cur}).Expect(t, 204)
 	e.Do("GET", c.Path, c.B, nil).Expect(t, 404)

@@ -24,8 +24,8 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/tickets/:ticket_id/comments", h.create)
 	r.Get("/tickets/:ticket_id/comments", api.ListUnder("ticket_id", "ticket", h.comments.List))
 	r.Get("/comments/:id", api.ByID("comment", h.comments.Get))
-	r.Patch("/comments/:id", h.update)
-	r.Delete("/comments/:id", h.delete)
+	r.Patch("/comments/:id", api.IfMatch, h.update)
+	r.Delete("/comments/:id", api.IfMatch, h.delete)
 }
 
 // createReq ignores the deprecated author_id: the author is the caller.
@@ -47,7 +47,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 type updateReq struct {
@@ -67,7 +67,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {

@@ -27,8 +27,8 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/time-entries/submitted", h.submitted)
 	r.Post("/time-entries", h.create)
 	r.Get("/time-entries/:id", api.ByID("time entry", h.entries.Get))
-	r.Patch("/time-entries/:id", h.update)
-	r.Delete("/time-entries/:id", h.delete)
+	r.Patch("/time-entries/:id", api.IfMatch, h.update)
+	r.Delete("/time-entries/:id", api.IfMatch, h.delete)
 	r.Post("/time-entries/:id/submit", api.ByID("time entry", h.entries.Submit))
 	r.Post("/time-entries/:id/approve", api.ByID("time entry", h.entries.Approve))
 	r.Get("/tickets/:ticket_id/time-entries", h.listByTicket)
@@ -57,7 +57,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(e)
+	return api.Send(c, fiber.StatusCreated, e)
 }
 
 type patchReq struct {
@@ -80,7 +80,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(e)
+	return api.Send(c, fiber.StatusOK, e)
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {

@@ -40,11 +40,16 @@ type Comment struct {
 	ParentCommentID *uuid.UUID `json:"parent_comment_id"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
+	// Version is the row's version, sent as the ETag (not in the body).
+	Version int64 `json:"-"`
 }
+
+// RowVersion is the comment's ETag version (domain.Versioned).
+func (c Comment) RowVersion() int64 { return c.Version }
 
 func toComment(r commentdb.Row) Comment {
 	return Comment{ID: r.ID, TicketID: r.TicketID, AuthorID: r.AuthorID, Body: r.Body,
-		ParentCommentID: r.ParentCommentID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		ParentCommentID: r.ParentCommentID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion}
 }
 
 // validBody rejects an empty or blank body: a comment says something.
@@ -83,7 +88,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, ticketID uuid.
 		}
 		at := s.now()
 		r := commentdb.Row{ID: domain.NewID(), OrgID: t.OrgID, TicketID: ticketID, AuthorID: p.UserID, Body: body,
-			ParentCommentID: parentID, CreatedAt: at, UpdatedAt: at}
+			ParentCommentID: parentID, CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 		if err := commentdb.Insert(ctx, q, r); err != nil {
 			return err
 		}

@@ -34,7 +34,8 @@ func authorOrAdmin(ctx context.Context, q store.Querier, p domain.Principal, id 
 	return r.Row, nil
 }
 
-// Update replaces a comment's body (its author or an Admin).
+// Update replaces a comment's body (its author or an Admin); under If-Match
+// (domain.Versions) a stale version is a 412.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, body string) (Comment, error) {
 	if err := validBody(body); err != nil {
 		return Comment{}, err
@@ -45,9 +46,10 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if err != nil {
 			return err
 		}
-		r, err := commentdb.UpdateBody(ctx, q, old.OrgID, id, body, s.now())
+		// If-Match is checked in the UPDATE's WHERE.
+		r, err := commentdb.UpdateBody(ctx, q, old.OrgID, id, domain.Versions(ctx), body, s.now())
 		if err != nil {
-			return domain.NotFoundAs(err, "comment")
+			return domain.StaleAs(ctx, err, "comment")
 		}
 		out = toComment(r)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
@@ -84,9 +86,13 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 				return domain.Forbidden("deleting a comment whose thread has other people's replies requires the Admin role")
 			}
 		}
-		ids, err := commentdb.DeleteThread(ctx, q, r.OrgID, id)
+		// If-Match is checked in the DELETE's WHERE (its root).
+		ids, err := commentdb.DeleteThread(ctx, q, r.OrgID, id, domain.Versions(ctx))
 		if err != nil {
 			return err
+		}
+		if len(ids) == 0 {
+			return domain.StaleAs(ctx, store.ErrNotFound, "comment")
 		}
 		changes := make([]domain.FieldChange, 0, len(ids))
 		for _, d := range ids {

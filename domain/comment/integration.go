@@ -46,7 +46,7 @@ func (s *Service) CreateIn(ctx context.Context, q store.Querier, in Integrated) 
 	}
 	at := s.now()
 	r := commentdb.Row{ID: domain.NewID(), OrgID: t.OrgID, TicketID: in.TicketID, AuthorID: author, Body: in.Body,
-		CreatedAt: at, UpdatedAt: at}
+		CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 	if err := commentdb.Insert(ctx, q, r); err != nil {
 		return Comment{}, err
 	}

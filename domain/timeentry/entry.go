@@ -51,14 +51,19 @@ type Entry struct {
 	ApprovedAt      *time.Time `json:"approved_at"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
+	// Version is the row's version, sent as the ETag (not in the body).
+	Version int64 `json:"-"`
 }
+
+// RowVersion is the entry's ETag version (domain.Versioned).
+func (e Entry) RowVersion() int64 { return e.Version }
 
 func toEntry(r timedb.Row) Entry {
 	e := Entry{
 		ID: r.ID, UserID: r.UserID, TicketID: r.TicketID, ProjectID: r.ProjectID,
 		Date: r.Date.Format(DateLayout), DurationMinutes: r.DurationMinutes, Description: r.Description,
 		ActivityType: r.ActivityType, Status: r.Status, ApprovedBy: r.ApprovedBy,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion,
 	}
 	if r.ApprovedAt != nil {
 		t := r.ApprovedAt.UTC()

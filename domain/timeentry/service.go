@@ -82,7 +82,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		r := timedb.Row{
 			ID: domain.NewID(), OrgID: a.OrgID, UserID: in.UserID, TicketID: in.TicketID, ProjectID: in.ProjectID,
 			Date: date, DurationMinutes: in.DurationMinutes, Description: in.Description,
-			ActivityType: in.ActivityType, Status: StatusDraft, CreatedAt: now, UpdatedAt: now,
+			ActivityType: in.ActivityType, Status: StatusDraft, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
 		}
 		if err := timedb.Insert(ctx, q, r); err != nil {
 			return err

@@ -109,13 +109,15 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 				r.Status = StatusDraft
 			}
 			r.UpdatedAt = now
-			if err := timedb.Update(ctx, q, r); err != nil {
-				return err
+			// If-Match is checked in the UPDATE's WHERE.
+			if r.RowVersion, err = timedb.Update(ctx, q, r, domain.Versions(ctx)); err != nil {
+				return domain.StaleAs(ctx, err, "time entry")
 			}
 		}
 		out = toEntry(r)
 		if len(changes) == 0 {
-			return nil
+			// Nothing written: the version read under the row lock decides.
+			return domain.CheckIfMatch(ctx, "time entry", r.RowVersion)
 		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
 			EntityID: r.ID, Action: "updated", Changes: changes, Data: out})
@@ -143,8 +145,9 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date); err != nil {
 			return err
 		}
-		if err := timedb.Delete(ctx, q, a.OrgID, r.ID); err != nil {
-			return err
+		// If-Match is checked in the DELETE's WHERE.
+		if err := timedb.Delete(ctx, q, a.OrgID, r.ID, domain.Versions(ctx)); err != nil {
+			return domain.StaleAs(ctx, err, "time entry")
 		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
 			EntityID: r.ID, Action: "deleted", Data: toEntry(r)})
@@ -182,8 +185,8 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, mi
 			r.ApprovedBy, r.ApprovedAt = &p.UserID, &now
 			changes = append(changes, domain.FieldChange{Field: "approved_by", Old: nil, New: p.UserID})
 		}
-		if err := timedb.Update(ctx, q, r); err != nil {
-			return err
+		if r.RowVersion, err = timedb.Update(ctx, q, r, domain.Versions(ctx)); err != nil {
+			return domain.StaleAs(ctx, err, "time entry")
 		}
 		out = toEntry(r)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",

@@ -22,11 +22,14 @@ type Row struct {
 	ParentCommentID *uuid.UUID `db:"parent_comment_id"`
 	CreatedAt       time.Time  `db:"created_at"`
 	UpdatedAt       time.Time  `db:"updated_at"`
+	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
+	// A new row is at 1, the column's default.
+	RowVersion int64 `db:"row_version"`
 }
 
 // Columns is the column list of Row.
 func Columns() []string {
-	return []string{"id", "org_id", "ticket_id", "author_id", "body", "parent_comment_id", "created_at", "updated_at"}
+	return []string{"id", "org_id", "ticket_id", "author_id", "body", "parent_comment_id", "created_at", "updated_at", "row_version"}
 }
 
 func prefixed(p string) []string {
@@ -66,7 +69,8 @@ func Get(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (Row, error)
 
 // Insert creates a comment.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("comments").Columns(Columns()...).
+	_, err := store.Exec(ctx, q, store.SQL.Insert("comments").
+		Columns("id", "org_id", "ticket_id", "author_id", "body", "parent_comment_id", "created_at", "updated_at").
 		Values(r.ID, r.OrgID, r.TicketID, r.AuthorID, r.Body, r.ParentCommentID, r.CreatedAt, r.UpdatedAt))
 	return err
 }
@@ -77,24 +81,27 @@ func ListByTicket(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUI
 	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
-// UpdateBody replaces a comment's body and returns the row.
-func UpdateBody(ctx context.Context, q store.Querier, orgID, id uuid.UUID, body string, at time.Time) (Row, error) {
-	return store.GetRaw[Row](ctx, q, `UPDATE comments SET body = $3, updated_at = $4
-		WHERE org_id = $1 AND id = $2 RETURNING `+store.Cols(Columns()), orgID, id, body, at)
+// UpdateBody replaces a comment's body while it is at one of the versions v
+// names (If-Match) and returns the row; no such row is store.ErrNotFound.
+func UpdateBody(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, body string, at time.Time) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Update("comments").Set("body", body).Set("updated_at", at).
+		Where(sq.Eq{"org_id": orgID, "id": id}).Where(v.Where("row_version")).Suffix("RETURNING "+store.Cols(Columns())))
 }
 
-// DeleteThread hard-deletes a comment and every reply below it in one
-// statement (the parent foreign key is checked at the statement's end), and
-// returns the deleted ids, the root first.
-func DeleteThread(ctx context.Context, q store.Querier, orgID, id uuid.UUID) ([]uuid.UUID, error) {
+// DeleteThread hard-deletes a comment at one of the versions v names (If-Match)
+// and every reply below it in one statement (the parent foreign key is
+// checked at the statement's end), and returns the deleted ids, the root
+// first; none when the comment is at another version.
+func DeleteThread(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions) ([]uuid.UUID, error) {
 	rows, err := q.Query(ctx, `WITH RECURSIVE thread AS (
-		    SELECT id, 0 AS depth FROM comments WHERE org_id = $1 AND id = $2
+		    SELECT id, 0 AS depth FROM comments
+		    WHERE org_id = $1 AND id = $2 AND ($3::bigint[] IS NULL OR row_version = ANY($3))
 		    UNION ALL
 		    SELECT c.id, thread.depth + 1 FROM comments c JOIN thread ON c.parent_comment_id = thread.id
 		), gone AS (
 		    DELETE FROM comments WHERE id IN (SELECT id FROM thread) RETURNING id
 		)
-		SELECT thread.id FROM thread JOIN gone ON gone.id = thread.id ORDER BY thread.depth, thread.id`, orgID, id)
+		SELECT thread.id FROM thread JOIN gone ON gone.id = thread.id ORDER BY thread.depth, thread.id`, orgID, id, v.Arg())
 	if err != nil {
 		return nil, store.Translate(err)
 	}

@@ -29,12 +29,19 @@ type Row struct {
 	ApprovedAt      *time.Time `db:"approved_at"`
 	CreatedAt       time.Time  `db:"created_at"`
 	UpdatedAt       time.Time  `db:"updated_at"`
+	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
+	// A new row is at 1, the column's default.
+	RowVersion int64 `db:"row_version"`
 }
+
+// insertColumns are the columns Insert writes (row_version takes its
+// default).
+var insertColumns = []string{"id", "org_id", "user_id", "ticket_id", "project_id", "date", "duration_minutes",
+	"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at"}
 
 // Columns is the column list of Row.
 func Columns() []string {
-	return []string{"id", "org_id", "user_id", "ticket_id", "project_id", "date", "duration_minutes",
-		"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at"}
+	return append(append([]string{}, insertColumns...), "row_version")
 }
 
 // prefixed is Columns qualified by alias, for joins.
@@ -52,7 +59,7 @@ const visible = "EXISTS (SELECT 1 FROM tickets t JOIN projects p ON p.id = t.pro
 
 // Insert creates an entry.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("time_entries").Columns(Columns()...).
+	_, err := store.Exec(ctx, q, store.SQL.Insert("time_entries").Columns(insertColumns...).
 		Values(r.ID, r.OrgID, r.UserID, r.TicketID, r.ProjectID, r.Date, r.DurationMinutes, r.Description,
 			r.ActivityType, r.Status, r.ApprovedBy, r.ApprovedAt, r.CreatedAt, r.UpdatedAt))
 	return err
@@ -76,24 +83,23 @@ func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, f
 	return store.GetRaw[WithAccess](ctx, q, sql, id, userID)
 }
 
-// Update writes the mutable fields and the status of an entry.
-func Update(ctx context.Context, q store.Querier, r Row) error {
-	n, err := store.Exec(ctx, q, store.SQL.Update("time_entries").
+// Update writes the mutable fields and the status of an entry while it is at
+// one of the versions v names (If-Match) and returns its new version; no
+// such row is store.ErrNotFound.
+func Update(ctx context.Context, q store.Querier, r Row, v store.Versions) (int64, error) {
+	return store.Scalar[int64](ctx, q, store.SQL.Update("time_entries").
 		Set("date", r.Date).Set("duration_minutes", r.DurationMinutes).Set("description", r.Description).
 		Set("activity_type", r.ActivityType).Set("status", r.Status).Set("approved_by", r.ApprovedBy).
 		Set("approved_at", r.ApprovedAt).Set("updated_at", r.UpdatedAt).
-		Where(sq.Eq{"id": r.ID, "org_id": r.OrgID}))
-	if err == nil && n == 0 {
-		err = store.ErrNotFound
-	}
-	return err
+		Where(sq.Eq{"id": r.ID, "org_id": r.OrgID}).Where(v.Where("row_version")).Suffix("RETURNING row_version"))
 }
 
-// Delete removes an entry that is not Approved; an approved one is kept
-// (store.ErrNotFound), so a financial record cannot go by a race.
-func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+// Delete removes an entry that is not Approved, at one of the versions v
+// names (If-Match); an approved one is kept (store.ErrNotFound), so a
+// financial record cannot go by a race.
+func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions) error {
 	n, err := store.Exec(ctx, q, store.SQL.Delete("time_entries").
-		Where(sq.Eq{"id": id, "org_id": orgID}).Where(sq.NotEq{"status": "Approved"}))
+		Where(sq.Eq{"id": id, "org_id": orgID}).Where(sq.NotEq{"status": "Approved"}).Where(v.Where("row_version")))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound
 	}
