@@ -1,3 +1,8 @@
+// Package activities holds what the features' activities share: the
+// SSRF-guarded HTTP client of outbound calls (webhook attempts, SSO
+// discovery). Each feature's activities live in their own package beside
+// it (activities/webhookwf, activities/cascadewf, activities/importwf, ...),
+// with the feature's workflow in the same-named package under workflows/.
 package activities
 
 import (

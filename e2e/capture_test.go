@@ -22,6 +22,7 @@ import (
 	"tracker/worker/workertest"
 	"tracker/workflows"
 	"tracker/workflows/capexport"
+	"tracker/workflows/cascadewf"
 	"tracker/workflows/chatwf"
 )
 
@@ -92,7 +93,7 @@ func TestCaptureHistories(t *testing.T) {
 	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'cap', '#fff')`, label, u.OrgID)
 	bulk(t, db, u.OrgID, u.ID, doomed, label, 12, 1)
 	s.must(204, "DELETE", "/projects/"+doomed.String()+"?cascade=true", u.Token, nil)
-	runs := closed(t, c, "WorkflowId = '"+workflows.CascadeWorkflowID(domain.CascadeJob{EntityType: "project", EntityID: doomed})+"'", 2)
+	runs := closed(t, c, "WorkflowId = '"+cascadewf.WorkflowID(domain.CascadeJob{EntityType: "project", EntityID: doomed})+"'", 2)
 	save(t, c, out, "cascade_continued", runs)
 
 	// CapitalizationExport from its Schedule.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,7 +16,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.temporal.io/api/serviceerror"
 
-	"tracker/domain/webhook"
 	"tracker/store"
 	"tracker/store/outboxdb"
 	"tracker/store/storetest"
@@ -280,16 +278,6 @@ func value(m prometheus.Metric) float64 {
 		return d.Gauge.GetValue()
 	}
 	return d.Counter.GetValue()
-}
-
-func TestEveryDeliveryCarriesItsRetrySchedule(t *testing.T) {
-	if got := newBuiltins(Deps{}).schedule; !slices.Equal(got, webhook.RetrySchedule) {
-		t.Fatalf("production schedule in the input %v, want webhook.RetrySchedule %v", got, webhook.RetrySchedule)
-	}
-	short := []time.Duration{0, time.Second}
-	if got := newBuiltins(Deps{Webhooks: WebhookConfig{Schedule: short}}).schedule; !slices.Equal(got, short) {
-		t.Fatalf("configured schedule %v", got)
-	}
 }
 
 func TestWorkerOptionsStopGracefullyAndFitThePool(t *testing.T) {

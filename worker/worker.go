@@ -2,8 +2,10 @@
 // metrics), one worker on the task queue with every feature's workflows and
 // activities, the features' start-up hooks (Schedules), and the outbox relay.
 //
-// Other features plug in with a Registration (see registration.go); nothing
-// here needs to change for them.
+// It knows no feature: every feature's durable work (webhook delivery,
+// cascade delete, imports, exports, chat, attachments) plugs in with a
+// Registration (see registration.go), listed in cmd/tracker/worker.go;
+// nothing here changes for a new one. imports_test.go keeps it so.
 package worker
 
 import (
@@ -31,9 +33,7 @@ type Deps struct {
 	Namespace string                // SERVICE_TEMPORAL_NAMESPACE
 	TaskQueue string                // SERVICE_TASK_QUEUE
 
-	Webhooks WebhookConfig
-	Cascade  CascadeConfig
-	Outbox   OutboxConfig
+	Outbox OutboxConfig
 	// StopTimeout is how long a stopping worker lets in-flight activities
 	// finish (default 45 s, under the pod's 60 s grace period), so a deploy
 	// completes webhook attempts and import batches instead of burning an
@@ -47,29 +47,16 @@ type Deps struct {
 	// wakes it sooner.
 	PollInterval time.Duration
 
-	// Registrations are the other features' workflows, activities, start-up
-	// hooks and outbox topics.
+	// Registrations are the features' workflows, activities, start-up
+	// hooks and outbox topics (webhook delivery, cascade delete, imports,
+	// ...): the worker itself knows none of them.
 	Registrations []Registration
-}
-
-// WebhookConfig tunes delivery.
-type WebhookConfig struct {
-	AllowPrivate bool            // SERVICE_WEBHOOK_ALLOW_PRIVATE
-	Schedule     []time.Duration // nil: webhook.RetrySchedule (tests pass a shorter one)
 }
 
 // OutboxConfig tunes the relay (zero values: its defaults).
 type OutboxConfig struct {
 	MaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park a row (default 20)
 	Concurrency int // SERVICE_OUTBOX_CONCURRENCY: rows dispatched at once (default 16)
-}
-
-// CascadeConfig tunes purges (zero values: the activity's defaults).
-type CascadeConfig struct {
-	BatchSize  int
-	BatchPause time.Duration
-	Budget     time.Duration // how long one purge call keeps deleting (default 20 s)
-	MaxCalls   int           // purge calls per workflow run before continue-as-new (default 500)
 }
 
 // Run connects to Temporal (retrying with backoff for as long as it is
@@ -114,7 +101,7 @@ func Run(ctx context.Context, d Deps) error {
 		return nil
 	}
 
-	regs := append([]Registration{builtin(d)}, d.Registrations...)
+	regs := d.Registrations
 	// Two workers: workflows and outbound HTTP activities on the task
 	// queue, DB-heavy activities on the DB queue beside it, each with its
 	// own limit of activities at once.

@@ -8,10 +8,11 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"tracker/workflows"
 	"tracker/workflows/capexport"
+	"tracker/workflows/cascadewf"
 	"tracker/workflows/chatwf"
 	"tracker/workflows/importwf"
+	"tracker/workflows/webhookwf"
 )
 
 // TestReplayCapturedHistories replays the histories in testdata, captured
@@ -37,8 +38,8 @@ func TestReplayCapturedHistories(t *testing.T) {
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflow(workflows.WebhookDelivery)
-			r.RegisterWorkflow(workflows.CascadeDelete)
+			r.RegisterWorkflowWithOptions(webhookwf.WebhookDelivery, workflow.RegisterOptions{Name: webhookwf.WorkflowName})
+			r.RegisterWorkflowWithOptions(cascadewf.CascadeDelete, workflow.RegisterOptions{Name: cascadewf.WorkflowName})
 			r.RegisterWorkflowWithOptions(importwf.Import, workflow.RegisterOptions{Name: importwf.WorkflowName})
 			r.RegisterWorkflowWithOptions(capexport.CapitalizationExport, workflow.RegisterOptions{Name: capexport.WorkflowName})
 			r.RegisterWorkflowWithOptions(chatwf.ChatNotification, workflow.RegisterOptions{Name: chatwf.WorkflowName})

@@ -1,3 +1,10 @@
+// Package workflows holds what every feature's durable work shares: start
+// options that make a start idempotent, the custom search attributes and
+// job summaries that make a run findable in the Temporal UI, the status a
+// run shows as it goes, and the routing of DB-heavy activities to their own
+// queue. Each feature's workflow lives in its own package below it
+// (workflows/webhookwf, workflows/cascadewf, workflows/importwf, ...) and
+// plugs into the worker with a worker.Registration.
 package workflows
 
 import (
@@ -8,23 +15,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-
-	"tracker/domain"
-	"tracker/domain/webhook"
 )
-
-// CascadeWorkflowID is the id of a root's purge.
-func CascadeWorkflowID(job domain.CascadeJob) string {
-	return fmt.Sprintf("cascade:%s:%s", job.EntityType, job.EntityID)
-}
-
-// WebhookWorkflowID is the id of a delivery (or of its n-th redelivery).
-func WebhookWorkflowID(in WebhookDeliveryInput) string {
-	if in.Redelivery > 0 {
-		return webhook.RedeliveryWorkflowID(in.EventID, in.WebhookID, in.Redelivery)
-	}
-	return webhook.WorkflowID(in.EventID, in.WebhookID)
-}
 
 // StartOptions make a start with a business-key id idempotent: a running
 // workflow with the id is reused, and a closed one is never run again.

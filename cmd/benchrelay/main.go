@@ -37,6 +37,7 @@ import (
 	"tracker/store/webhookdb"
 	"tracker/worker"
 	"tracker/workflows"
+	"tracker/workflows/webhookwf"
 )
 
 func envInt(name string, def int) int {
@@ -126,8 +127,8 @@ func run() error {
 	}
 	go func() {
 		_ = worker.Run(ctx, worker.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DB: db, Address: addr,
-			Namespace: "default", TaskQueue: "bench", Webhooks: worker.WebhookConfig{AllowPrivate: true},
-			Outbox: worker.OutboxConfig{Concurrency: envInt("CONCURRENCY", 0)}})
+			Namespace: "default", TaskQueue: "bench", Outbox: worker.OutboxConfig{Concurrency: envInt("CONCURRENCY", 0)},
+			Registrations: []worker.Registration{webhookwf.WorkerRegistration(db, webhookwf.Config{AllowPrivate: true})}})
 	}()
 	time.Sleep(2 * time.Second) // worker up
 	start := time.Now()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	chatacts "tracker/activities/chatwf"
@@ -22,14 +23,23 @@ import (
 	"tracker/store"
 	"tracker/worker"
 	"tracker/workflows/capexport"
+	"tracker/workflows/cascadewf"
 	"tracker/workflows/chatwf"
 	"tracker/workflows/importwf"
+	"tracker/workflows/webhookwf"
 )
 
-// registrations are the durable work of features beyond events; each adds
-// itself with one line.
-func registrations(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock, knobs workerKnobs) []worker.Registration {
+// registrations are the features' durable work; each adds itself with one
+// line. The worker knows none of them: a new feature adds its line here.
+func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheus.Registerer, clock domain.Clock,
+	knobs workerKnobs) []worker.Registration {
+	hooks := webhookwf.Config{AllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics}
+	if knobs.RetryScale > 0 {
+		hooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)
+	}
 	return []worker.Registration{
+		webhookwf.WorkerRegistration(db, hooks),
+		cascadewf.WorkerRegistration(db, knobs.Cascade),
 		importwf.WorkerRegistration(db, clock, knobs.Import),
 		capexport.WorkerRegistration(capex.New(db, clock)),
 		attachmentRegistration(cfg, db, clock),
@@ -59,15 +69,9 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, 
 	d := worker.Deps{
 		Log: log, DB: db, Metrics: metrics.Registry,
 		Address: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, TaskQueue: cfg.TaskQueue,
-		Webhooks: worker.WebhookConfig{AllowPrivate: cfg.WebhookAllowPrivate},
-		Cascade: worker.CascadeConfig{BatchSize: knobs.CascadeBatch, BatchPause: knobs.CascadePause,
-			Budget: knobs.CascadeBudget, MaxCalls: knobs.CascadeCalls},
 		Outbox:        worker.OutboxConfig{MaxAttempts: knobs.OutboxMaxAttempts, Concurrency: knobs.OutboxConcurrency},
 		PollInterval:  2 * time.Second,
-		Registrations: registrations(cfg, log, db, domain.SystemClock{}, knobs),
-	}
-	if knobs.RetryScale > 0 {
-		d.Webhooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)
+		Registrations: registrations(cfg, log, db, metrics.Registry, domain.SystemClock{}, knobs),
 	}
 	go pruneIdempotencyKeys(ctx, log, idempotency.New(db, domain.SystemClock{}))
 	return worker.Run(ctx, d)
@@ -96,15 +100,14 @@ func pruneIdempotencyKeys(ctx context.Context, log *slog.Logger, s *idempotency.
 // and slow purges so end-to-end tests can run them and stop a worker
 // mid-way. None is needed in production.
 type workerKnobs struct {
-	MetricsAddr  string        // SERVICE_WORKER_METRICS_ADDR: /metrics and /health of `tracker worker` (unset: none)
-	RetryScale   float64       // TRACKER_TEST_WEBHOOK_RETRY_SCALE: multiplies the retry offsets
-	CascadeBatch int           // TRACKER_TEST_CASCADE_BATCH: rows per purge batch
-	CascadePause time.Duration // TRACKER_TEST_CASCADE_PAUSE: sleep between purge batches
-	// TRACKER_TEST_CASCADE_BUDGET: how long one purge call keeps deleting
-	// (tiny: a call per batch, so a purge continues as new sooner)
-	CascadeBudget time.Duration
-	// TRACKER_TEST_CASCADE_CALLS: purge calls per run before continue-as-new
-	CascadeCalls int
+	MetricsAddr string  // SERVICE_WORKER_METRICS_ADDR: /metrics and /health of `tracker worker` (unset: none)
+	RetryScale  float64 // TRACKER_TEST_WEBHOOK_RETRY_SCALE: multiplies the retry offsets
+	// Cascade: TRACKER_TEST_CASCADE_BATCH (rows per purge batch),
+	// TRACKER_TEST_CASCADE_PAUSE (sleep between purge batches),
+	// TRACKER_TEST_CASCADE_BUDGET (how long one purge call keeps deleting;
+	// tiny: a call per batch, so a purge continues as new sooner) and
+	// TRACKER_TEST_CASCADE_CALLS (purge calls per run before continue-as-new).
+	Cascade cascadewf.Tuning
 
 	OutboxMaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park an outbox row (default 20)
 	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 16)
@@ -122,22 +125,22 @@ func loadWorkerKnobs() (workerKnobs, error) {
 		}
 	}
 	if s := os.Getenv("TRACKER_TEST_CASCADE_BATCH"); s != "" {
-		if k.CascadeBatch, err = strconv.Atoi(s); err != nil || k.CascadeBatch < 1 {
+		if k.Cascade.BatchSize, err = strconv.Atoi(s); err != nil || k.Cascade.BatchSize < 1 {
 			return k, errors.New("TRACKER_TEST_CASCADE_BATCH: must be a positive integer")
 		}
 	}
 	if s := os.Getenv("TRACKER_TEST_CASCADE_PAUSE"); s != "" {
-		if k.CascadePause, err = time.ParseDuration(s); err != nil {
+		if k.Cascade.BatchPause, err = time.ParseDuration(s); err != nil {
 			return k, errors.New("TRACKER_TEST_CASCADE_PAUSE: must be a duration such as 50ms")
 		}
 	}
 	if s := os.Getenv("TRACKER_TEST_CASCADE_CALLS"); s != "" {
-		if k.CascadeCalls, err = strconv.Atoi(s); err != nil || k.CascadeCalls < 1 {
+		if k.Cascade.MaxCalls, err = strconv.Atoi(s); err != nil || k.Cascade.MaxCalls < 1 {
 			return k, errors.New("TRACKER_TEST_CASCADE_CALLS: must be a positive integer")
 		}
 	}
 	if s := os.Getenv("TRACKER_TEST_CASCADE_BUDGET"); s != "" {
-		if k.CascadeBudget, err = time.ParseDuration(s); err != nil || k.CascadeBudget <= 0 {
+		if k.Cascade.Budget, err = time.ParseDuration(s); err != nil || k.Cascade.Budget <= 0 {
 			return k, errors.New("TRACKER_TEST_CASCADE_BUDGET: must be a positive duration such as 1ms")
 		}
 	}

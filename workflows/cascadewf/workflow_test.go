@@ -1,18 +1,40 @@
-package workflows
+package cascadewf
 
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"slices"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/mock"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"tracker/activities"
+	acts "tracker/activities/cascadewf"
 	"tracker/domain"
 )
+
+func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(CascadeDelete, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivity(&acts.Cascade{})
+	t.Cleanup(func() { env.AssertExpectations(t) })
+	return env
+}
+
+func TestWorkflowID(t *testing.T) {
+	job := cascadeJob()
+	if got := WorkflowID(job); got != "cascade:project:"+job.EntityID.String() {
+		t.Fatalf("id %q", got)
+	}
+}
 
 func cascadeJob() domain.CascadeJob {
 	return domain.CascadeJob{OrgID: uuid.New(), EntityType: "project", EntityID: uuid.New()}
@@ -22,19 +44,19 @@ func TestCascadeDeleteRunsStepsInOrderUntilDone(t *testing.T) {
 	env := newEnv(t)
 	job := cascadeJob()
 	env.OnActivity(cascade.CheckCascade, mock.Anything, job).
-		Return(activities.CascadeCheck{Proceed: true, Steps: []string{"comments", "tickets", "root"}}, nil).Once()
+		Return(acts.CascadeCheck{Proceed: true, Steps: []string{"comments", "tickets", "root"}}, nil).Once()
 	var ran []string
 	calls := map[string]int{}
 	env.OnActivity(cascade.PurgeCascadeStep, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.CascadeStepInput) (activities.CascadeStepResult, error) {
+		func(_ context.Context, in acts.CascadeStepInput) (acts.CascadeStepResult, error) {
 			if in.Job != job {
-				return activities.CascadeStepResult{}, errors.New("wrong job")
+				return acts.CascadeStepResult{}, errors.New("wrong job")
 			}
 			calls[in.Step]++
 			ran = append(ran, in.Step)
 			// tickets needs three calls (its time budget ran out twice)
 			done := in.Step != "tickets" || calls[in.Step] == 3
-			return activities.CascadeStepResult{Affected: 10, Done: done}, nil
+			return acts.CascadeStepResult{Affected: 10, Done: done}, nil
 		})
 	env.ExecuteWorkflow(CascadeDelete, CascadeInput{Job: job})
 	if err := env.GetWorkflowError(); err != nil {
@@ -51,15 +73,15 @@ func TestCascadeDeleteResumesAfterAFailedStep(t *testing.T) {
 	env := newEnv(t)
 	job := cascadeJob()
 	env.OnActivity(cascade.CheckCascade, mock.Anything, job).
-		Return(activities.CascadeCheck{Proceed: true, Steps: []string{"comments", "root"}}, nil)
+		Return(acts.CascadeCheck{Proceed: true, Steps: []string{"comments", "root"}}, nil)
 	failures := 0
 	env.OnActivity(cascade.PurgeCascadeStep, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.CascadeStepInput) (activities.CascadeStepResult, error) {
+		func(_ context.Context, in acts.CascadeStepInput) (acts.CascadeStepResult, error) {
 			if in.Step == "comments" && failures < 2 { // the worker died mid-step, twice
 				failures++
-				return activities.CascadeStepResult{}, errors.New("worker lost")
+				return acts.CascadeStepResult{}, errors.New("worker lost")
 			}
-			return activities.CascadeStepResult{Affected: 1, Done: true}, nil
+			return acts.CascadeStepResult{Affected: 1, Done: true}, nil
 		})
 	env.ExecuteWorkflow(CascadeDelete, CascadeInput{Job: job})
 	if err := env.GetWorkflowError(); err != nil {
@@ -73,7 +95,7 @@ func TestCascadeDeleteResumesAfterAFailedStep(t *testing.T) {
 func TestCascadeDeleteNothingToDo(t *testing.T) {
 	env := newEnv(t)
 	job := cascadeJob()
-	env.OnActivity(cascade.CheckCascade, mock.Anything, job).Return(activities.CascadeCheck{Reason: "project no longer exists"}, nil)
+	env.OnActivity(cascade.CheckCascade, mock.Anything, job).Return(acts.CascadeCheck{Reason: "project no longer exists"}, nil)
 	env.ExecuteWorkflow(CascadeDelete, CascadeInput{Job: job})
 	var r CascadeResult
 	if err := env.GetWorkflowResult(&r); err != nil || r.Skipped == "" {
@@ -85,10 +107,14 @@ func TestCascadeDeleteContinuesAsNew(t *testing.T) {
 	env := newEnv(t)
 	job := cascadeJob()
 	env.OnActivity(cascade.PurgeCascadeStep, mock.Anything, mock.Anything).
-		Return(activities.CascadeStepResult{Affected: 1}, nil) // never done
+		Return(acts.CascadeStepResult{Affected: 1}, nil) // never done
 	env.ExecuteWorkflow(CascadeDelete, CascadeInput{Job: job, Steps: []string{"comments", "root"}})
 	var can *workflow.ContinueAsNewError
 	if err := env.GetWorkflowError(); !errors.As(err, &can) {
 		t.Fatalf("error %v, want continue-as-new", err)
+	}
+	// The next run is the same type under the name histories in flight know.
+	if can.WorkflowType == nil || can.WorkflowType.Name != "CascadeDelete" {
+		t.Fatalf("continues as %+v, want CascadeDelete", can.WorkflowType)
 	}
 }

@@ -1,4 +1,4 @@
-package activities
+package webhookwf
 
 import (
 	"context"
@@ -76,4 +76,13 @@ func (a *Webhooks) RecordWebhookExhausted(ctx context.Context, in WebhookRef) (E
 		activity.GetLogger(ctx).Warn("webhook auto-disabled", "webhook_id", in.WebhookID, "failures", n)
 	}
 	return res, nil
+}
+
+// ignoreGone treats a row that disappeared (a webhook deleted while its
+// delivery ran) as nothing to do.
+func ignoreGone(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package activities
+package webhookwf
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
+	"tracker/activities"
 	"tracker/domain"
 	"tracker/domain/webhook"
 	"tracker/store"
@@ -129,7 +130,7 @@ func TestDeliverWebhookSignedAndRecorded(t *testing.T) {
 	db := storetest.New(t)
 	rcv := newReceiver(t, 200)
 	f := setupHook(t, db, rcv.URL+"/hook")
-	a := &Webhooks{DB: db, HTTP: NewHTTPClient(true)}
+	a := &Webhooks{DB: db, HTTP: activities.NewHTTPClient(true)}
 
 	r := deliver(t, a, f.input(1))
 	if r.Outcome != OutcomeDelivered || r.StatusCode != 200 {
@@ -188,7 +189,7 @@ func TestDeliverWebhookAnswers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rcv := newReceiver(t, tc.status)
 			f := setupHook(t, db, rcv.URL)
-			r := deliver(t, &Webhooks{DB: db, HTTP: NewHTTPClient(true)}, f.input(1))
+			r := deliver(t, &Webhooks{DB: db, HTTP: activities.NewHTTPClient(true)}, f.input(1))
 			if r.Outcome != tc.outcome || r.StatusCode != tc.status || rcv.hits.Load() != 1 {
 				t.Fatalf("result %+v, hits %d", r, rcv.hits.Load())
 			}
@@ -207,13 +208,13 @@ func TestDeliverWebhookRefusedAndUnreachable(t *testing.T) {
 
 	t.Run("private address refused at dial time", func(t *testing.T) {
 		f := setupHook(t, db, rcv.URL)
-		r := deliver(t, &Webhooks{DB: db, HTTP: NewHTTPClient(false)}, f.input(1))
+		r := deliver(t, &Webhooks{DB: db, HTTP: activities.NewHTTPClient(false)}, f.input(1))
 		if r.Outcome != OutcomeFailed || rcv.hits.Load() != 0 || !strings.Contains(r.Reason, "refused") {
 			t.Fatalf("result %+v, hits %d", r, rcv.hits.Load())
 		}
 		// localhost resolves to loopback: refused too, after resolution.
 		f2 := setupHook(t, db, strings.Replace(rcv.URL, "127.0.0.1", "localhost", 1))
-		if r := deliver(t, &Webhooks{DB: db, HTTP: NewHTTPClient(false)}, f2.input(1)); !strings.Contains(r.Reason, "refused") {
+		if r := deliver(t, &Webhooks{DB: db, HTTP: activities.NewHTTPClient(false)}, f2.input(1)); !strings.Contains(r.Reason, "refused") {
 			t.Fatalf("localhost: %+v", r)
 		}
 	})
@@ -226,7 +227,7 @@ func TestDeliverWebhookRefusedAndUnreachable(t *testing.T) {
 		}))
 		defer slow.Close()
 		f := setupHook(t, db, slow.URL)
-		c := NewHTTPClient(true)
+		c := activities.NewHTTPClient(true)
 		c.Timeout = 200 * time.Millisecond
 		r := deliver(t, &Webhooks{DB: db, HTTP: c}, f.input(1))
 		if r.Outcome != OutcomeFailed || !strings.Contains(r.Reason, "no answer") {
@@ -235,7 +236,7 @@ func TestDeliverWebhookRefusedAndUnreachable(t *testing.T) {
 	})
 	t.Run("webhook deleted or inactive", func(t *testing.T) {
 		f := setupHook(t, db, rcv.URL)
-		a := &Webhooks{DB: db, HTTP: NewHTTPClient(true)}
+		a := &Webhooks{DB: db, HTTP: activities.NewHTTPClient(true)}
 		if err := webhookdb.Disable(context.Background(), db.Q(), f.org, f.hook.ID, "test", time.Now()); err != nil {
 			t.Fatal(err)
 		}
@@ -249,4 +250,63 @@ func TestDeliverWebhookRefusedAndUnreachable(t *testing.T) {
 			t.Fatalf("deleted: %+v", r)
 		}
 	})
+}
+
+func TestWebhookBooks(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	f := setupHook(t, db, "http://127.0.0.1:1/")
+	a := &Webhooks{DB: db}
+	env := newActivityEnv()
+	env.RegisterActivity(a)
+	ctx := context.Background()
+
+	// A lost attempt is recorded once, and closes a row left open.
+	lost := LostAttemptInput{Attempt: f.input(3), Reason: "attempt lost: worker stopped"}
+	for i := 0; i < 2; i++ {
+		if _, err := env.ExecuteActivity(a.RecordLostWebhookAttempt, lost); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open, err := webhookdb.StartAttempt(ctx, db.Q(), f.input(4).row())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.ExecuteActivity(a.RecordLostWebhookAttempt, LostAttemptInput{Attempt: f.input(4), Reason: "lost"}); err != nil {
+		t.Fatal(err)
+	}
+	ds := deliveries(t, f)
+	if len(ds) != 2 || ds[0].Attempt != 3 || *ds[0].Error != lost.Reason || ds[0].FinishedAt == nil ||
+		ds[1].ID != open.ID || ds[1].FinishedAt == nil {
+		t.Fatalf("rows %+v", ds)
+	}
+
+	// Exhausted deliveries count up; the threshold switches the webhook off.
+	ref := WebhookRef{OrgID: f.org, WebhookID: f.hook.ID}
+	for i := 1; i <= webhook.AutoDisableAfter; i++ {
+		v, err := env.ExecuteActivity(a.RecordWebhookExhausted, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r ExhaustedResult
+		_ = v.Get(&r)
+		if r.ConsecutiveFailures != i || r.Disabled != (i == webhook.AutoDisableAfter) {
+			t.Fatalf("after %d: %+v", i, r)
+		}
+	}
+	w, _ := webhookdb.Get(ctx, db.Q(), f.org, f.hook.ID)
+	if w.Active || w.DisabledReason == nil || !strings.Contains(*w.DisabledReason, "in a row") || w.FailingSince == nil {
+		t.Fatalf("webhook %+v", w)
+	}
+
+	// A webhook deleted while its delivery runs leaves nothing to record.
+	if _, err := webhookdb.Delete(ctx, db.Q(), f.org, f.hook.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.ExecuteActivity(a.RecordLostWebhookAttempt, LostAttemptInput{Attempt: f.input(5), Reason: "lost"}); err != nil {
+		t.Fatalf("lost attempt of a deleted webhook: %v", err)
+	}
+	if _, err := env.ExecuteActivity(a.RecordWebhookExhausted, ref); err != nil {
+		t.Fatalf("exhausted delivery of a deleted webhook: %v", err)
+	}
 }

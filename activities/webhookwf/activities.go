@@ -1,8 +1,10 @@
-// Package activities holds the side effects Temporal workflows call: webhook
-// HTTP delivery and its bookkeeping, and cascade purges. Activities are
-// methods on structs that hold their dependencies; their names (the method
-// names) are unique across the worker, so they carry their feature's name.
-package activities
+// Package webhookwf holds the activities of webhook delivery: one signed
+// HTTP attempt recorded as a delivery row (also made directly by the relay
+// for a delivery's first attempt), and the webhook's books (lost attempts,
+// 410 Gone, auto-disable). The workflow that orders them is
+// tracker/workflows/webhookwf. Activity names (the method names) are unique
+// across the worker and must not change: histories in flight name them.
+package webhookwf
 
 import (
 	"bytes"
@@ -20,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.temporal.io/sdk/activity"
 
+	"tracker/activities"
 	"tracker/domain"
 	"tracker/domain/webhook"
 	"tracker/store"
@@ -30,7 +33,7 @@ import (
 // Webhooks delivers events to webhooks and keeps their books.
 type Webhooks struct {
 	DB   *store.DB
-	HTTP *http.Client // NewHTTPClient
+	HTTP *http.Client // activities.NewHTTPClient (SSRF-guarded)
 	// Attempts counts attempts by outcome and by who made them (relay:
 	// a first attempt; workflow: a retry); nil counts nothing. Its
 	// family is webhook_attempts_total{outcome, by}.
@@ -248,7 +251,7 @@ func transportError(err error) string {
 		}
 		err = ue.Err
 	}
-	if errors.Is(err, ErrForbiddenAddress) {
+	if errors.Is(err, activities.ErrForbiddenAddress) {
 		return "refused: " + err.Error()
 	}
 	return cleanText(err.Error())

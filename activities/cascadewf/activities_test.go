@@ -1,10 +1,16 @@
-package activities
+package cascadewf
 
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
+
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"tracker/domain"
 	"tracker/store/cascadedb"
@@ -157,4 +163,72 @@ func TestPurgeStepsRunInBatches(t *testing.T) {
 	if !r.Done || r.Affected != 11 || attached != 0 {
 		t.Fatalf("detach: done %v, %d changed, %d still attached", r.Done, r.Affected, attached)
 	}
+}
+
+func TestCascadeActivities(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	org, project := domain.NewID(), domain.NewID()
+	if _, err := db.Q().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'o', $2)`, org, org.String()); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`INSERT INTO projects (id, org_id, key, name) VALUES ($2, $1, 'K', 'p')`,
+		`INSERT INTO sprints (id, org_id, project_id, name, start_date, end_date)
+		 SELECT gen_random_uuid(), $1, $2, 's', '2025-01-01', '2025-01-02' FROM generate_series(1, 25)`,
+	} {
+		if _, err := db.Q().Exec(ctx, sql, org, project); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &Cascade{DB: db, BatchSize: 10}
+	env := newActivityEnv()
+	env.RegisterActivity(c)
+	job := domain.CascadeJob{OrgID: org, EntityType: "project", EntityID: project}
+
+	_, err := env.ExecuteActivity(c.CheckCascade, job)
+	var ae *temporal.ApplicationError
+	if !errors.As(err, &ae) || ae.Type() != ErrTypeCascadeRootLive || !ae.NonRetryable() {
+		t.Fatalf("live root: %v", err)
+	}
+	if _, err := db.Q().Exec(ctx, `UPDATE projects SET deleted_at = now() WHERE id = $1`, project); err != nil {
+		t.Fatal(err)
+	}
+	v, err := env.ExecuteActivity(c.CheckCascade, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check CascadeCheck
+	_ = v.Get(&check)
+	if !check.Proceed || len(check.Steps) == 0 {
+		t.Fatalf("check %+v", check)
+	}
+	v, err = env.ExecuteActivity(c.PurgeCascadeStep, CascadeStepInput{Job: job, Step: "sprints"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r CascadeStepResult
+	_ = v.Get(&r)
+	if r.Affected != 25 || !r.Done {
+		t.Fatalf("step %+v", r)
+	}
+	// Within a zero budget, one batch and hand back.
+	c.Budget = 1
+	if _, err := db.Q().Exec(ctx, `INSERT INTO sprints (id, org_id, project_id, name, start_date, end_date)
+		SELECT gen_random_uuid(), $1, $2, 's', '2025-01-01', '2025-01-02' FROM generate_series(1, 25)`, org, project); err != nil {
+		t.Fatal(err)
+	}
+	v, _ = env.ExecuteActivity(c.PurgeCascadeStep, CascadeStepInput{Job: job, Step: "sprints"})
+	_ = v.Get(&r)
+	if r.Affected != 10 || r.Done {
+		t.Fatalf("budgeted step %+v", r)
+	}
+}
+
+// newActivityEnv is an activity test environment that logs nowhere.
+func newActivityEnv() *testsuite.TestActivityEnvironment {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	return s.NewTestActivityEnvironment()
 }

@@ -1,4 +1,4 @@
-package workflows
+package webhookwf
 
 import (
 	"context"
@@ -13,8 +13,9 @@ import (
 	"github.com/stretchr/testify/mock"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
-	"tracker/activities"
+	acts "tracker/activities/webhookwf"
 	"tracker/domain/webhook"
 )
 
@@ -23,10 +24,8 @@ func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	env := s.NewTestWorkflowEnvironment()
-	env.RegisterWorkflow(WebhookDelivery)
-	env.RegisterWorkflow(CascadeDelete)
-	env.RegisterActivity(&activities.Webhooks{})
-	env.RegisterActivity(&activities.Cascade{})
+	env.RegisterWorkflowWithOptions(WebhookDelivery, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivity(&acts.Webhooks{})
 	t.Cleanup(func() { env.AssertExpectations(t) })
 	return env
 }
@@ -37,16 +36,16 @@ func deliveryInput() WebhookDeliveryInput {
 
 // attempts mocks DeliverWebhook with answer(n) for the n-th attempt and
 // records when (test clock, relative to the start) each attempt ran.
-func attempts(env *testsuite.TestWorkflowEnvironment, answer func(n int) (activities.DeliverResult, error)) *[]time.Duration {
+func attempts(env *testsuite.TestWorkflowEnvironment, answer func(n int) (acts.DeliverResult, error)) *[]time.Duration {
 	var at []time.Duration
 	var start time.Time
 	env.OnActivity(wh.DeliverWebhook, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.DeliverInput) (activities.DeliverResult, error) {
+		func(_ context.Context, in acts.DeliverInput) (acts.DeliverResult, error) {
 			if in.Attempt == 1 {
 				start = env.Now()
 			}
 			if in.Attempt != len(at)+1 {
-				return activities.DeliverResult{}, errors.New("attempt numbers out of order")
+				return acts.DeliverResult{}, errors.New("attempt numbers out of order")
 			}
 			at = append(at, env.Now().Sub(start))
 			return answer(in.Attempt)
@@ -54,8 +53,8 @@ func attempts(env *testsuite.TestWorkflowEnvironment, answer func(n int) (activi
 	return &at
 }
 
-func failed(int) (activities.DeliverResult, error) {
-	return activities.DeliverResult{Outcome: activities.OutcomeFailed, StatusCode: 500}, nil
+func failed(int) (acts.DeliverResult, error) {
+	return acts.DeliverResult{Outcome: acts.OutcomeFailed, StatusCode: 500}, nil
 }
 
 func result(t *testing.T, env *testsuite.TestWorkflowEnvironment) WebhookDeliveryResult {
@@ -76,7 +75,7 @@ func result(t *testing.T, env *testsuite.TestWorkflowEnvironment) WebhookDeliver
 func TestWebhookDeliveryRetrySchedule(t *testing.T) {
 	env := newEnv(t)
 	at := attempts(env, failed)
-	env.OnActivity(wh.RecordWebhookExhausted, mock.Anything, mock.Anything).Return(activities.ExhaustedResult{ConsecutiveFailures: 1}, nil).Once()
+	env.OnActivity(wh.RecordWebhookExhausted, mock.Anything, mock.Anything).Return(acts.ExhaustedResult{ConsecutiveFailures: 1}, nil).Once()
 	env.ExecuteWorkflow(WebhookDelivery, deliveryInput())
 
 	r := result(t, env)
@@ -98,15 +97,15 @@ func TestWebhookDeliveryRetrySchedule(t *testing.T) {
 
 func TestWebhookDeliveryRetryThenSuccess(t *testing.T) {
 	env := newEnv(t)
-	at := attempts(env, func(n int) (activities.DeliverResult, error) {
+	at := attempts(env, func(n int) (acts.DeliverResult, error) {
 		if n == 1 {
 			return failed(n)
 		}
-		return activities.DeliverResult{Outcome: activities.OutcomeDelivered, StatusCode: 200}, nil
+		return acts.DeliverResult{Outcome: acts.OutcomeDelivered, StatusCode: 200}, nil
 	})
 	env.ExecuteWorkflow(WebhookDelivery, deliveryInput())
 	r := result(t, env)
-	if r.Outcome != activities.OutcomeDelivered || r.Attempts != 2 || r.StatusCode != 200 {
+	if r.Outcome != acts.OutcomeDelivered || r.Attempts != 2 || r.StatusCode != 200 {
 		t.Fatalf("result %+v", r)
 	}
 	if (*at)[1] < 5*time.Second || (*at)[1] > 6*time.Second {
@@ -117,15 +116,15 @@ func TestWebhookDeliveryRetryThenSuccess(t *testing.T) {
 func TestWebhookDeliveryGoneDisables(t *testing.T) {
 	env := newEnv(t)
 	in := deliveryInput()
-	attempts(env, func(int) (activities.DeliverResult, error) {
-		return activities.DeliverResult{Outcome: activities.OutcomeGone, StatusCode: 410}, nil
+	attempts(env, func(int) (acts.DeliverResult, error) {
+		return acts.DeliverResult{Outcome: acts.OutcomeGone, StatusCode: 410}, nil
 	})
-	env.OnActivity(wh.DisableWebhook, mock.Anything, mock.MatchedBy(func(d activities.DisableInput) bool {
+	env.OnActivity(wh.DisableWebhook, mock.Anything, mock.MatchedBy(func(d acts.DisableInput) bool {
 		return d.WebhookID == in.WebhookID && d.OrgID == in.OrgID && strings.Contains(d.Reason, "410")
 	})).Return(nil).Once()
 	env.ExecuteWorkflow(WebhookDelivery, in)
 	r := result(t, env)
-	if r.Outcome != activities.OutcomeGone || r.Attempts != 1 || !r.Disabled {
+	if r.Outcome != acts.OutcomeGone || r.Attempts != 1 || !r.Disabled {
 		t.Fatalf("result %+v", r)
 	}
 }
@@ -135,29 +134,29 @@ func TestWebhookDeliveryLostAttemptGoesOn(t *testing.T) {
 	in := deliveryInput()
 	// Attempt 1 never reports back (its worker crashed); the workflow
 	// records it as lost and attempt 2 runs on schedule.
-	at := attempts(env, func(n int) (activities.DeliverResult, error) {
+	at := attempts(env, func(n int) (acts.DeliverResult, error) {
 		if n == 1 {
-			return activities.DeliverResult{}, errors.New("worker crashed")
+			return acts.DeliverResult{}, errors.New("worker crashed")
 		}
-		return activities.DeliverResult{Outcome: activities.OutcomeDelivered, StatusCode: 204}, nil
+		return acts.DeliverResult{Outcome: acts.OutcomeDelivered, StatusCode: 204}, nil
 	})
-	env.OnActivity(wh.RecordLostWebhookAttempt, mock.Anything, mock.MatchedBy(func(l activities.LostAttemptInput) bool {
+	env.OnActivity(wh.RecordLostWebhookAttempt, mock.Anything, mock.MatchedBy(func(l acts.LostAttemptInput) bool {
 		return l.Attempt.Attempt == 1 && l.Attempt.EventID == in.EventID && strings.Contains(l.Reason, "worker crashed")
 	})).Return(nil).Once()
 	env.ExecuteWorkflow(WebhookDelivery, in)
 	r := result(t, env)
-	if r.Outcome != activities.OutcomeDelivered || r.Attempts != 2 || len(*at) != 2 {
+	if r.Outcome != acts.OutcomeDelivered || r.Attempts != 2 || len(*at) != 2 {
 		t.Fatalf("result %+v, attempts %v", r, *at)
 	}
 }
 
 func TestWebhookDeliverySkippedStops(t *testing.T) {
 	env := newEnv(t)
-	attempts(env, func(int) (activities.DeliverResult, error) {
-		return activities.DeliverResult{Outcome: activities.OutcomeSkipped, Reason: "webhook deleted"}, nil
+	attempts(env, func(int) (acts.DeliverResult, error) {
+		return acts.DeliverResult{Outcome: acts.OutcomeSkipped, Reason: "webhook deleted"}, nil
 	})
 	env.ExecuteWorkflow(WebhookDelivery, deliveryInput())
-	if r := result(t, env); r.Outcome != activities.OutcomeSkipped || r.Attempts != 1 {
+	if r := result(t, env); r.Outcome != acts.OutcomeSkipped || r.Attempts != 1 {
 		t.Fatalf("result %+v", r)
 	}
 }
@@ -178,8 +177,8 @@ func TestWebhookDeliveryAutoDisabled(t *testing.T) {
 	in := deliveryInput()
 	in.Schedule = webhook.ScaledSchedule(0.001)
 	attempts(env, failed)
-	env.OnActivity(wh.RecordWebhookExhausted, mock.Anything, activities.WebhookRef{OrgID: in.OrgID, WebhookID: in.WebhookID}).
-		Return(activities.ExhaustedResult{ConsecutiveFailures: webhook.AutoDisableAfter, Disabled: true}, nil).Once()
+	env.OnActivity(wh.RecordWebhookExhausted, mock.Anything, acts.WebhookRef{OrgID: in.OrgID, WebhookID: in.WebhookID}).
+		Return(acts.ExhaustedResult{ConsecutiveFailures: webhook.AutoDisableAfter, Disabled: true}, nil).Once()
 	env.ExecuteWorkflow(WebhookDelivery, in)
 	if r := result(t, env); !r.Disabled || r.Attempts != 10 {
 		t.Fatalf("result %+v", r)
@@ -188,11 +187,11 @@ func TestWebhookDeliveryAutoDisabled(t *testing.T) {
 
 func TestWorkflowIDs(t *testing.T) {
 	in := deliveryInput()
-	if got := WebhookWorkflowID(in); got != "webhook:"+in.EventID.String()+":"+in.WebhookID.String() {
+	if got := WorkflowID(in); got != "webhook:"+in.EventID.String()+":"+in.WebhookID.String() {
 		t.Fatalf("id %q", got)
 	}
 	in.Redelivery = 3
-	if got := WebhookWorkflowID(in); !strings.HasSuffix(got, ":redeliver:3") {
+	if got := WorkflowID(in); !strings.HasSuffix(got, ":redeliver:3") {
 		t.Fatalf("redelivery id %q", got)
 	}
 }

@@ -1,4 +1,10 @@
-package workflows
+// Package cascadewf is cascade delete's durable work: the CascadeDelete
+// workflow that purges a soft-deleted root's dependents step by step
+// (continuing as new on long purges), the relay's dispatcher of
+// domain.TopicCascadeDelete jobs, and the Registration that plugs it into
+// the worker (registration.go). Its activities are in
+// tracker/activities/cascadewf.
+package cascadewf
 
 import (
 	"fmt"
@@ -7,9 +13,20 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"tracker/activities"
+	acts "tracker/activities/cascadewf"
 	"tracker/domain"
+	"tracker/workflows"
 )
+
+// WorkflowName is the workflow's registered type name. It is the name the
+// workflow had before it moved here, and it must never change: histories in
+// flight name it (continue-as-new included).
+const WorkflowName = "CascadeDelete"
+
+// WorkflowID is the id of a root's purge.
+func WorkflowID(job domain.CascadeJob) string {
+	return fmt.Sprintf("cascade:%s:%s", job.EntityType, job.EntityID)
+}
 
 // CascadeInput is a purge; Steps and Affected carry its progress across
 // continue-as-new (nil Steps: not checked yet).
@@ -35,7 +52,7 @@ const MemoAffected = "affected"
 // maxCallsPerRun bounds one run's history; the purge continues as new.
 const maxCallsPerRun = 500
 
-var cascade *activities.Cascade // activity references; never called directly
+var cascade *acts.Cascade // activity references; never called directly
 
 // CascadeStepOptions bound each purge call: 5 minutes per attempt with
 // heartbeats, retried with backoff, at most 30 attempts within 2 hours.
@@ -56,14 +73,14 @@ var CascadeStepOptions = workflow.ActivityOptions{
 // commit as they go and heartbeat), so a crash anywhere resumes with what
 // is left.
 func CascadeDelete(ctx workflow.Context, in CascadeInput) (CascadeResult, error) {
-	ctx = OnDBQueue(ctx, CascadeStepOptions)
+	ctx = workflows.OnDBQueue(ctx, CascadeStepOptions)
 	if in.Steps == nil {
-		var check activities.CascadeCheck
+		var check acts.CascadeCheck
 		if err := workflow.ExecuteActivity(ctx, cascade.CheckCascade, in.Job).Get(ctx, &check); err != nil {
 			return CascadeResult{}, err
 		}
 		if !check.Proceed {
-			SetStatus(ctx, "skipped", check.Reason)
+			workflows.SetStatus(ctx, "skipped", check.Reason)
 			return CascadeResult{Skipped: check.Reason}, nil
 		}
 		in.Steps = check.Steps
@@ -76,16 +93,16 @@ func CascadeDelete(ctx workflow.Context, in CascadeInput) (CascadeResult, error)
 		step := in.Steps[0]
 		for {
 			if calls >= limit {
-				return CascadeResult{}, workflow.NewContinueAsNewError(ctx, CascadeDelete, in)
+				return CascadeResult{}, workflow.NewContinueAsNewError(ctx, WorkflowName, in)
 			}
-			var r activities.CascadeStepResult
-			err := workflow.ExecuteActivity(ctx, cascade.PurgeCascadeStep, activities.CascadeStepInput{Job: in.Job, Step: step}).Get(ctx, &r)
+			var r acts.CascadeStepResult
+			err := workflow.ExecuteActivity(ctx, cascade.PurgeCascadeStep, acts.CascadeStepInput{Job: in.Job, Step: step}).Get(ctx, &r)
 			if err != nil {
 				return CascadeResult{Affected: in.Affected}, err
 			}
 			calls++
 			in.Affected += r.Affected
-			SetStatus(ctx, "purging", fmt.Sprintf("step %s; %d rows purged so far", step, in.Affected))
+			workflows.SetStatus(ctx, "purging", fmt.Sprintf("step %s; %d rows purged so far", step, in.Affected))
 			_ = workflow.UpsertMemo(ctx, map[string]any{MemoAffected: in.Affected})
 			if r.Done {
 				break
@@ -93,7 +110,7 @@ func CascadeDelete(ctx workflow.Context, in CascadeInput) (CascadeResult, error)
 		}
 		in.Steps = in.Steps[1:]
 	}
-	SetStatus(ctx, "done", fmt.Sprintf("%d rows purged", in.Affected))
+	workflows.SetStatus(ctx, "done", fmt.Sprintf("%d rows purged", in.Affected))
 	workflow.GetLogger(ctx).Info("cascade purge done", "entity_type", in.Job.EntityType,
 		"entity_id", in.Job.EntityID, "affected", in.Affected)
 	return CascadeResult{Affected: in.Affected}, nil

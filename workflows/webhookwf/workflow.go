@@ -1,7 +1,10 @@
-// Package workflows holds the Temporal workflow definitions: deterministic
-// (workflow.Now, workflow.Sleep, no I/O), their ids and start options. The
-// side effects they order live in package activities.
-package workflows
+// Package webhookwf is webhook delivery's durable work: the
+// WebhookDelivery workflow that makes a delivery's attempts on its retry
+// schedule, the relay's dispatchers that make a delivery's first attempt
+// directly and hand a failed one to the workflow, and the Registration that
+// plugs it into the worker (registration.go). Its activities are in
+// tracker/activities/webhookwf.
+package webhookwf
 
 import (
 	"errors"
@@ -12,9 +15,23 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"tracker/activities"
+	acts "tracker/activities/webhookwf"
 	"tracker/domain/webhook"
+	"tracker/workflows"
 )
+
+// WorkflowName is the workflow's registered type name. It is the name the
+// workflow had before it moved here, and it must never change: histories in
+// flight (24-hour retry schedules) name it.
+const WorkflowName = "WebhookDelivery"
+
+// WorkflowID is the id of a delivery (or of its n-th redelivery).
+func WorkflowID(in WebhookDeliveryInput) string {
+	if in.Redelivery > 0 {
+		return webhook.RedeliveryWorkflowID(in.EventID, in.WebhookID, in.Redelivery)
+	}
+	return webhook.WorkflowID(in.EventID, in.WebhookID)
+}
 
 // WebhookDeliveryInput is one event for one webhook.
 type WebhookDeliveryInput struct {
@@ -45,7 +62,7 @@ type WebhookDeliveryResult struct {
 // OutcomeExhausted is a delivery that failed every attempt.
 const OutcomeExhausted = "exhausted"
 
-var wh *activities.Webhooks // activity references; never called directly
+var wh *acts.Webhooks // activity references; never called directly
 
 // WebhookDelivery posts the event at each offset of the schedule until an
 // attempt answers 2xx. Every attempt is one activity with a single Temporal
@@ -67,7 +84,7 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 	})
-	ref := activities.WebhookRef{OrgID: in.OrgID, WebhookID: in.WebhookID}
+	ref := acts.WebhookRef{OrgID: in.OrgID, WebhookID: in.WebhookID}
 	res := WebhookDeliveryResult{}
 	for i, offset := range schedule {
 		if i < in.FirstAttempt {
@@ -78,12 +95,12 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 				return res, err
 			}
 		}
-		attempt := activities.DeliverInput{OrgID: in.OrgID, WebhookID: in.WebhookID, EventID: in.EventID,
+		attempt := acts.DeliverInput{OrgID: in.OrgID, WebhookID: in.WebhookID, EventID: in.EventID,
 			EventType: in.EventType, Redelivery: in.Redelivery, Attempt: i + 1}
 		res.Attempts = i + 1
-		var r activities.DeliverResult
+		var r acts.DeliverResult
 		if err := workflow.ExecuteActivity(attemptCtx, wh.DeliverWebhook, attempt).Get(ctx, &r); err != nil {
-			lost := activities.LostAttemptInput{Attempt: attempt, Reason: lostReason(err)}
+			lost := acts.LostAttemptInput{Attempt: attempt, Reason: lostReason(err)}
 			if err := workflow.ExecuteActivity(booksCtx, wh.RecordLostWebhookAttempt, lost).Get(ctx, nil); err != nil {
 				return res, err
 			}
@@ -93,24 +110,24 @@ func WebhookDelivery(ctx workflow.Context, in WebhookDeliveryInput) (WebhookDeli
 		}
 		res.StatusCode = r.StatusCode
 		switch r.Outcome {
-		case activities.OutcomeDelivered, activities.OutcomeSkipped:
+		case acts.OutcomeDelivered, acts.OutcomeSkipped:
 			res.Outcome = r.Outcome
-			SetStatus(ctx, r.Outcome, fmt.Sprintf("%s at attempt %d of %d", r.Outcome, i+1, len(schedule)))
+			workflows.SetStatus(ctx, r.Outcome, fmt.Sprintf("%s at attempt %d of %d", r.Outcome, i+1, len(schedule)))
 			return res, nil
-		case activities.OutcomeGone:
+		case acts.OutcomeGone:
 			res.Outcome, res.Disabled = r.Outcome, true
-			SetStatus(ctx, r.Outcome, "the receiver answered 410 Gone: webhook switched off")
-			in := activities.DisableInput{WebhookRef: ref, Reason: "receiver answered 410 Gone"}
+			workflows.SetStatus(ctx, r.Outcome, "the receiver answered 410 Gone: webhook switched off")
+			in := acts.DisableInput{WebhookRef: ref, Reason: "receiver answered 410 Gone"}
 			return res, workflow.ExecuteActivity(booksCtx, wh.DisableWebhook, in).Get(ctx, nil)
 		}
 		showRetry(ctx, start, schedule, i, r.Reason)
 	}
 	res.Outcome = OutcomeExhausted
-	SetStatus(ctx, OutcomeExhausted, fmt.Sprintf("all %d attempts failed", len(schedule)))
+	workflows.SetStatus(ctx, OutcomeExhausted, fmt.Sprintf("all %d attempts failed", len(schedule)))
 	if in.Redelivery > 0 { // a manual retry does not count against the webhook
 		return res, nil
 	}
-	var ex activities.ExhaustedResult
+	var ex acts.ExhaustedResult
 	if err := workflow.ExecuteActivity(booksCtx, wh.RecordWebhookExhausted, ref).Get(ctx, &ex); err != nil {
 		return res, err
 	}
@@ -124,7 +141,7 @@ func showRetry(ctx workflow.Context, start time.Time, schedule []time.Duration, 
 	if i+1 >= len(schedule) {
 		return
 	}
-	SetStatus(ctx, "retrying", fmt.Sprintf("attempt %d of %d failed (%s); next at %s", i+1, len(schedule), reason,
+	workflows.SetStatus(ctx, "retrying", fmt.Sprintf("attempt %d of %d failed (%s); next at %s", i+1, len(schedule), reason,
 		start.Add(schedule[i+1]).UTC().Format(time.RFC3339)))
 }
 

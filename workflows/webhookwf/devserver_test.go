@@ -1,12 +1,24 @@
-package worker
+package webhookwf
+
+// End-to-end tests of webhook delivery through the worker, the relay and
+// the real Temporal dev server: the feature plugged in with its
+// Registration, as cmd/tracker does.
 
 import (
 	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tracker/domain"
@@ -15,6 +27,7 @@ import (
 	"tracker/store/outboxdb"
 	"tracker/store/storetest"
 	"tracker/store/webhookdb"
+	"tracker/worker"
 	"tracker/worker/workertest"
 )
 
@@ -38,7 +51,7 @@ func TestRelayDeliversEveryEventType(t *testing.T) {
 	_ = otherOrg
 
 	reg := prometheus.NewRegistry()
-	runWorker(t, Deps{DB: db, Address: srv.Address, Metrics: reg})
+	runWorker(t, worker.Deps{DB: db, Address: srv.Address, Metrics: reg}, Config{})
 	for _, typ := range domain.EventTypes {
 		emit(t, db, org, typ)
 	}
@@ -122,10 +135,10 @@ func TestDeliveryRetriesAcrossAWorkerRestart(t *testing.T) {
 	})
 	org, w := newOrgHook(t, db, rcv.URL, domain.EventCommentCreated)
 	rcv.secret = w.Secret
-	d := Deps{DB: db, Address: srv.Address, TaskQueue: "restart-" + w.ID.String()[:8],
-		Webhooks: WebhookConfig{Schedule: []time.Duration{0, 4 * time.Second, 8 * time.Second}}}
+	d := worker.Deps{DB: db, Address: srv.Address, TaskQueue: "restart-" + w.ID.String()[:8]}
+	cfg := Config{Schedule: []time.Duration{0, 4 * time.Second, 8 * time.Second}}
 
-	stop := runWorker(t, d)
+	stop := runWorker(t, d, cfg)
 	emit(t, db, org, domain.EventCommentCreated)
 	waitFor(t, 60*time.Second, "the first attempt", func() bool { return len(rcv.got()) == 1 })
 	waitFor(t, 10*time.Second, "the first attempt's record", func() bool {
@@ -137,7 +150,7 @@ func TestDeliveryRetriesAcrossAWorkerRestart(t *testing.T) {
 	if n := len(rcv.got()); n != 1 {
 		t.Fatalf("%d attempts with no worker running", n)
 	}
-	runWorker(t, d)
+	runWorker(t, d, cfg)
 	waitFor(t, 60*time.Second, "the retry", func() bool { return len(rcv.got()) == 2 })
 	h := rcv.got()
 	if !h[0].Valid || !h[1].Valid || h[0].Header.Get(webhook.HeaderDelivery) != h[1].Header.Get(webhook.HeaderDelivery) {
@@ -159,4 +172,150 @@ func TestDeliveryRetriesAcrossAWorkerRestart(t *testing.T) {
 	if !webhookAfter.Active || webhookAfter.ConsecutiveFailures != 0 || webhookAfter.LastSuccessAt == nil {
 		t.Fatalf("webhook books %+v", webhookAfter)
 	}
+}
+
+func TestEveryDeliveryCarriesItsRetrySchedule(t *testing.T) {
+	if got := newDispatcher(nil, Config{}).schedule; !slices.Equal(got, webhook.RetrySchedule) {
+		t.Fatalf("production schedule in the input %v, want webhook.RetrySchedule %v", got, webhook.RetrySchedule)
+	}
+	short := []time.Duration{0, time.Second}
+	if got := newDispatcher(nil, Config{Schedule: short}).schedule; !slices.Equal(got, short) {
+		t.Fatalf("configured schedule %v", got)
+	}
+}
+
+// hit is one request a receiver got.
+type hit struct {
+	Header http.Header
+	Body   []byte
+	Event  domain.Event
+	Valid  bool
+}
+
+// receiver is a webhook endpoint on 127.0.0.1; answer picks the status of
+// the n-th request (from 1).
+type receiver struct {
+	*httptest.Server
+	secret string
+	mu     sync.Mutex
+	hits   []hit
+	answer func(n int) int
+}
+
+func newReceiver(t *testing.T, answer func(n int) int) *receiver {
+	r := &receiver{answer: answer}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		h := hit{Header: req.Header.Clone(), Body: b}
+		h.Valid = webhook.Verify(r.secret, req.Header, b, time.Minute, time.Now()) == nil
+		_ = json.Unmarshal(b, &h.Event)
+		r.hits = append(r.hits, h)
+		n := len(r.hits)
+		r.mu.Unlock()
+		w.WriteHeader(r.answer(n))
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) got() []hit {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]hit(nil), r.hits...)
+}
+
+// waitFor polls cond until it holds or the timeout passes. The timeout is
+// stretched sixfold: the whole suite shares two cores, and a slow pass is
+// not a failure (the wait ends as soon as cond holds).
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	timeout *= 6
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// newOrgHook makes an org and a webhook to url for types.
+func newOrgHook(t *testing.T, db *store.DB, url string, types ...string) (uuid.UUID, webhookdb.Row) {
+	t.Helper()
+	ctx := context.Background()
+	org := domain.NewID()
+	if _, err := db.Q().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'o', $2)`, org, org.String()); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	w := webhookdb.Row{ID: domain.NewID(), OrgID: org, URL: url, Secret: webhook.NewSecret(), EventTypes: types,
+		Active: true, CreatedAt: now, UpdatedAt: now}
+	if err := webhookdb.Insert(ctx, db.Q(), w); err != nil {
+		t.Fatal(err)
+	}
+	return org, w
+}
+
+// emit records a change with events, as a feature's use case does.
+func emit(t *testing.T, db *store.DB, org uuid.UUID, types ...string) {
+	t.Helper()
+	ctx := context.Background()
+	err := db.InTx(ctx, func(q store.Querier) error {
+		return domain.Record(ctx, q, domain.Change{At: time.Now(), OrgID: org, EntityType: "ticket", EntityID: domain.NewID(),
+			Action: "updated", Events: types, Data: map[string]any{"title": "T"},
+			Changes: []domain.FieldChange{{Field: "title", Old: "S", New: "T"}}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runWorker runs worker.Run with webhook delivery registered (cfg, on
+// receivers at private addresses) in the background; the returned stop
+// ends it and waits for it.
+func runWorker(t *testing.T, d worker.Deps, cfg Config) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	if d.Log == nil {
+		level := slog.LevelError
+		if os.Getenv("WORKER_TEST_LOG") != "" {
+			level = slog.LevelDebug
+		}
+		d.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	}
+	if d.Metrics == nil {
+		d.Metrics = prometheus.NewRegistry()
+	}
+	if d.Namespace == "" {
+		d.Namespace = "default"
+	}
+	if d.TaskQueue == "" {
+		d.TaskQueue = "test-" + uuid.NewString()[:8]
+	}
+	d.PollInterval = 500 * time.Millisecond
+	if d.StopTimeout == 0 {
+		d.StopTimeout = 5 * time.Second
+	}
+	cfg.AllowPrivate = true
+	cfg.Metrics = d.Metrics
+	d.Registrations = append([]worker.Registration{WorkerRegistration(d.DB, cfg)}, d.Registrations...)
+	go func() { done <- worker.Run(ctx, d) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Error("Run did not return after cancel")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }

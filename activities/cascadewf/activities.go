@@ -1,8 +1,12 @@
-package activities
+// Package cascadewf holds the activities of cascade delete: the purge's
+// check and its steps, idempotent batches that commit as they go and
+// heartbeat. The workflow that orders them is tracker/workflows/cascadewf.
+// Activity names (the method names) must not change: histories in flight
+// name them.
+package cascadewf
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -170,14 +174,5 @@ func heartbeatWhile(ctx context.Context, details any, fn func() error) error {
 	err := fn()
 	close(done)
 	<-stopped
-	return err
-}
-
-// ignoreGone treats a row that disappeared (a webhook deleted while its
-// delivery ran) as nothing to do.
-func ignoreGone(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
 	return err
 }
