@@ -18,7 +18,8 @@ import (
 // $TRACKER_CHROMIUM (deploy/dev/test.sh sets it after installing Debian's
 // chromium when missing; then a missing browser is a failure), else
 // /usr/bin/chromium or the first of the usual names on PATH. Without any,
-// the test is skipped, saying how to install one.
+// the test fails in CI ($CI set) and is skipped elsewhere, saying how to
+// install one.
 func Chromium(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("TRACKER_CHROMIUM"); p != "" {
@@ -34,6 +35,9 @@ func Chromium(t testing.TB) string {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no Chromium in CI: install it (apt-get install -y chromium; deploy/dev/test.sh does) or set TRACKER_CHROMIUM")
 	}
 	t.Skip("no Chromium: install it (apt-get install -y chromium; deploy/dev/test.sh does) to render charts in a browser")
 	return ""
