@@ -131,8 +131,9 @@ func Build(fsys fs.FS) ([]byte, error) {
 // addCommonResponses adds to every operation the statuses the middleware
 // in front of every handler can answer with, unless the fragment already
 // declares them: 429 (the /api/v1 rate limit) and 500 everywhere, 401 for
-// operations that need credentials, 413 for operations with a body, and
-// the Idempotency-Key parameter with its 409 and 422 to authenticated POSTs.
+// operations that need credentials, 413 (and 400, a compressed body) for
+// operations with a body, 422 (a hostile path or query) everywhere, and the
+// Idempotency-Key parameter with its 409 and 422 to authenticated POSTs.
 func addCommonResponses(paths *yaml.Node) error {
 	for i := 0; i < len(paths.Content); i += 2 {
 		p := paths.Content[i].Value
@@ -161,6 +162,16 @@ func addCommonResponses(paths *yaml.Node) error {
 			}
 			if get(op, "requestBody") != nil {
 				add("413", "PayloadTooLarge")
+				if !scim {
+					add("400", "BadRequest") // a compressed body (api.guardInput)
+				}
+			}
+			// api.guardInput refuses a path or query with a NUL character
+			// or invalid UTF-8 on every route.
+			if scim {
+				add("422", "ScimError")
+			} else {
+				add("422", "ValidationError")
 			}
 			if strings.HasPrefix(p, "/api/v1/") {
 				add("429", "RateLimited")

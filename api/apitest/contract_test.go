@@ -23,7 +23,6 @@ func (r *recorder) Errorf(f string, args ...any) { r.errs = append(r.errs, fmt.S
 // the document would refuse — while declared ones, and 404s of routes
 // nobody serves, pass.
 func TestContractCatchesDrift(t *testing.T) {
-	CheckContract = true
 	app := fiber.New()
 	app.Get("/api/v1/version", func(c *fiber.Ctx) error {
 		switch c.Query("case") {
@@ -45,19 +44,23 @@ func TestContractCatchesDrift(t *testing.T) {
 	for _, tc := range []struct {
 		method, path string
 		body         any
+		headers      map[string]string
 		want         string // "" = passes
 	}{
-		{"GET", "/api/v1/version", nil, ""},
-		{"GET", "/api/v1/no/such/route", nil, ""},
-		{"GET", "/api/v1/version?case=teapot", nil, "418"},
-		{"GET", "/api/v1/version?case=shape", nil, "version"},
-		{"GET", "/api/v1/undocumented", nil, "undocumented"},
-		{"POST", "/api/v1/auth/login", map[string]any{"email": "a@example.test", "password": "x"}, ""},
-		{"POST", "/api/v1/auth/login", map[string]any{"email": "a@example.test"}, "password"},
+		{"GET", "/api/v1/version", nil, nil, ""},
+		{"GET", "/api/v1/no/such/route", nil, nil, ""},
+		{"GET", "/api/v1/version?case=teapot", nil, nil, "418"},
+		{"GET", "/api/v1/version?case=shape", nil, nil, "version"},
+		{"GET", "/api/v1/undocumented", nil, nil, "undocumented"},
+		{"POST", "/api/v1/auth/login", map[string]any{"email": "a@example.test", "password": "x"}, nil, ""},
+		{"POST", "/api/v1/auth/login", map[string]any{"email": "a@example.test"}, nil, "password"},
+		// One request may opt out, saying why; without a reason it fails.
+		{"GET", "/api/v1/undocumented", nil, map[string]string{SkipContract: "a probe"}, ""},
+		{"GET", "/api/v1/undocumented", nil, map[string]string{SkipContract: " "}, "needs a reason"},
 	} {
 		rec := &recorder{TB: t}
 		env := &Env{T: rec, App: app}
-		env.Do(tc.method, tc.path, "", tc.body)
+		env.DoHeaders(tc.method, tc.path, "", tc.body, tc.headers)
 		got := strings.Join(rec.errs, "\n")
 		if tc.want == "" && got != "" {
 			t.Errorf("%s %s: reported %s", tc.method, tc.path, got)
