@@ -14,7 +14,8 @@
 //	BENCH_REPORT_ENTRIES approved entries in the month (100000)
 //	BENCH_REPORT_RUNS    measured requests per mode (30)
 //
-// Flags -url, -db, -self, -entries and -runs override the variables.
+// Flags -url, -db, -self, -entries and -runs override the variables; -keep
+// (with -self) keeps the seeded database and prints its URL, for EXPLAIN.
 package main
 
 import (
@@ -36,6 +37,7 @@ type config struct {
 	Runs     int
 	Period   string
 	Target   float64 // milliseconds, p95 of the default report
+	Keep     bool    // -self: keep the seeded database and print its URL
 }
 
 func env(name, def string) string {
@@ -56,6 +58,7 @@ func main() {
 	flag.IntVar(&c.Entries, "entries", entries, "approved entries in the month")
 	runs, _ := strconv.Atoi(env("BENCH_REPORT_RUNS", "30"))
 	flag.IntVar(&c.Runs, "runs", runs, "measured requests per mode")
+	flag.BoolVar(&c.Keep, "keep", false, "with -self: keep the seeded database (its URL is printed) for EXPLAIN")
 	flag.Parse()
 	c.Users, c.Projects, c.Period, c.Target = 50, 100, "2026-03", 500
 	c.URL = strings.TrimRight(c.URL, "/")

@@ -31,6 +31,7 @@ func modes(c config, w world) []mode {
 		{"group_by=team", report, base("group_by", "team")},
 		{"group_by=user", report, base("group_by", "user")},
 		{"tag filter", report, base("tag", w.tag)},
+		{"tag filter, ticket tag", report, base("tag", w.ticketTag)},
 		{"csv export", export, base()},
 		{"drill-down page+users", entries, base("include_users", "true", "limit", "100")},
 		{"drill-down csv (all)", entries, base("format", "csv")},

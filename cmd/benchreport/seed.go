@@ -20,6 +20,10 @@ type world struct {
 	token string
 	orgID uuid.UUID
 	tag   string // a tag filter that matches about half the projects
+	// ticketTag matches 5% of the tickets (and through them about 5% of
+	// the month's entries) and a few single entries: the part of a tag
+	// filter the rollup cannot answer.
+	ticketTag string
 }
 
 func prepare(ctx context.Context, c config) (world, error) {
@@ -38,7 +42,7 @@ func prepare(ctx context.Context, c config) (world, error) {
 	if err := call(ctx, c.URL, "GET", "/api/v1/auth/me", auth.AccessToken, nil, &me); err != nil {
 		return w, err
 	}
-	w.token, w.orgID, w.tag = auth.AccessToken, me.OrgID, "stream:core"
+	w.token, w.orgID, w.tag, w.ticketTag = auth.AccessToken, me.OrgID, "stream:core", "epic:payments"
 	pool, err := pgxpool.New(ctx, c.DB)
 	if err != nil {
 		return w, err
@@ -95,6 +99,8 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID uuid.UUID) er
 		{`INSERT INTO tickets (id, org_id, project_id, ticket_number, title, status, reporter_id)
 		  SELECT t.id, $1, t.project_id, t.number, 'Bench ticket', 'Backlog', (SELECT id FROM b_users WHERE n = 1)
 		  FROM b_tickets t`, []any{orgID}},
+		{`INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value)
+		  SELECT gen_random_uuid(), $1, 'ticket', id, 'epic', 'payments' FROM b_tickets WHERE n % 20 = 0`, []any{orgID}},
 		{`UPDATE projects SET ticket_counter = 10 WHERE id IN (SELECT id FROM b_projects)`, nil},
 		// Two rates per user: one before the month, one from its middle.
 		{`INSERT INTO labor_rates (id, org_id, user_id, loaded_rate_cents, effective_date)
@@ -116,6 +122,9 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID uuid.UUID) er
 		  JOIN b_users u ON u.n = g.un
 		  JOIN b_tickets t ON t.n = g.tn`,
 			[]any{orgID, period.Start(), c.Entries, days, c.Users, c.Projects}},
+		{`INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value)
+		  SELECT gen_random_uuid(), $1, 'time_entry', id, 'epic', 'payments'
+		  FROM time_entries WHERE org_id = $1 ORDER BY id LIMIT 100`, []any{orgID}},
 		// Noise the report must skip: the month before, and unapproved time.
 		{`INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type, status)
 		  SELECT gen_random_uuid(), $1, u.id, t.id, t.project_id, $2::date - 1 - (g % 28), 30, 'Coding',

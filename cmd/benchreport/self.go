@@ -48,6 +48,10 @@ func startSelf(ctx context.Context, c *config) (func(), error) {
 	return func() {
 		_ = app.ShutdownWithTimeout(5 * time.Second)
 		db.Close()
+		if c.Keep {
+			fmt.Printf("kept the seeded database: %s\n", dbURL)
+			return
+		}
 		drop()
 	}, nil
 }

@@ -117,7 +117,7 @@ func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID,
 	if err != nil {
 		return c, err
 	}
-	x, err := csvExtras(ctx, q, qr, lines)
+	x, err := rollup.csvExtras(ctx, q, qr, lines)
 	if err != nil {
 		return c, err
 	}

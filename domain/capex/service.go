@@ -56,6 +56,19 @@ func filterOf(qr Query) capexdb.Filter {
 	}
 }
 
+// source is where an open month's numbers come from: the rollup (what
+// the service reads) or the straight computation over the entries (what
+// the tests compare it with).
+type source struct {
+	aggregate func(context.Context, store.Querier, capexdb.Filter, capexdb.Grouping) ([]capexdb.Line, error)
+	spent     func(context.Context, store.Querier, uuid.UUID, []uuid.UUID, time.Time, time.Time) (map[uuid.UUID]int64, error)
+}
+
+var (
+	rollup = source{capexdb.Aggregate, capexdb.Spent}
+	direct = source{capexdb.AggregateDirect, capexdb.SpentDirect}
+)
+
 // Report computes the report of qr.
 func (s *Service) Report(ctx context.Context, p domain.Principal, qr Query) (Report, error) {
 	q := s.DB.Q()
@@ -69,13 +82,18 @@ func (s *Service) Report(ctx context.Context, p domain.Principal, qr Query) (Rep
 		}
 		return cl.report(ctx, q, qr, f)
 	}
-	lines, err := capexdb.Aggregate(ctx, q, f, GroupingFor(qr))
+	return rollup.report(ctx, q, qr, f)
+}
+
+// report computes the report of an open month.
+func (src source) report(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) (Report, error) {
+	lines, err := src.aggregate(ctx, q, f, GroupingFor(qr))
 	if err != nil {
 		return Report{}, err
 	}
 	var spent map[uuid.UUID]int64
 	if qr.IncludeBudget {
-		if spent, err = spentOf(ctx, q, qr, lines); err != nil {
+		if spent, err = src.spentOf(ctx, q, qr, lines); err != nil {
 			return Report{}, err
 		}
 	}
@@ -101,11 +119,16 @@ func renderCSV(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter)
 		}
 		return cl.csv(ctx, q, qr, f)
 	}
-	lines, err := capexdb.Aggregate(ctx, q, f, capexdb.Grouping{Full: true})
+	return rollup.csv(ctx, q, qr, f)
+}
+
+// csv renders the CSV of an open month.
+func (src source) csv(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) ([]byte, error) {
+	lines, err := src.aggregate(ctx, q, f, capexdb.Grouping{Full: true})
 	if err != nil {
 		return nil, err
 	}
-	x, err := csvExtras(ctx, q, qr, lines)
+	x, err := src.csvExtras(ctx, q, qr, lines)
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +136,10 @@ func renderCSV(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter)
 }
 
 // csvExtras reads the CSV's columns that the aggregate lines do not carry.
-func csvExtras(ctx context.Context, q store.Querier, qr Query, lines []capexdb.Line) (CSVExtras, error) {
+func (src source) csvExtras(ctx context.Context, q store.Querier, qr Query, lines []capexdb.Line) (CSVExtras, error) {
 	x := CSVExtras{ProjectTags: map[uuid.UUID][]capexdb.EntityTag{}, Departments: map[uuid.UUID]string{}}
 	var err error
-	if x.Spent, err = spentOf(ctx, q, qr, lines); err != nil {
+	if x.Spent, err = src.spentOf(ctx, q, qr, lines); err != nil {
 		return x, err
 	}
 	projects, users := idsOf(lines)
@@ -142,7 +165,7 @@ func csvExtras(ctx context.Context, q store.Querier, qr Query, lines []capexdb.L
 // DepartmentTag is the user tag whose value fills the CSV's Department.
 const DepartmentTag = "department"
 
-func spentOf(ctx context.Context, q store.Querier, qr Query, lines []capexdb.Line) (map[uuid.UUID]int64, error) {
+func (src source) spentOf(ctx context.Context, q store.Querier, qr Query, lines []capexdb.Line) (map[uuid.UUID]int64, error) {
 	var budgeted []uuid.UUID
 	seen := map[uuid.UUID]bool{}
 	for _, l := range lines {
@@ -154,7 +177,7 @@ func spentOf(ctx context.Context, q store.Querier, qr Query, lines []capexdb.Lin
 	if len(budgeted) == 0 {
 		return map[uuid.UUID]int64{}, nil
 	}
-	return capexdb.Spent(ctx, q, qr.OrgID, budgeted, qr.Period.Start(), qr.Period.End())
+	return src.spent(ctx, q, qr.OrgID, budgeted, qr.Period.Start(), qr.Period.End())
 }
 
 func idsOf(lines []capexdb.Line) (projects, users []uuid.UUID) {

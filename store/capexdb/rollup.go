@@ -45,19 +45,34 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 	src := `SELECT ` + rollupColumns + ` FROM capex_rollup te WHERE ` + strings.Join(append(w, grouped...), " AND ")
 	with := ""
 	if len(f.Tags) > 0 {
-		var direct []string // per tag: the ticket or the entry carries it
+		// An entry outside the grouped part that matches every tag matches
+		// at least one of them only through its ticket or itself: the
+		// candidates are read from the tagged tickets' and entries' ids
+		// (the month's part of each tagged ticket by index), never by
+		// scanning the month.
+		var kv []string
 		for _, t := range f.Tags {
-			direct = append(direct, tagCond(&a, org, t, "ticket", "time_entry"))
+			kv = append(kv, "(key = "+a.add(t.Key)+" AND value = "+a.add(t.Value)+")")
 		}
-		with = `WITH ` + ratesCTE(org) + `, `
+		tagged := func(kind string) string {
+			return "SELECT entity_id FROM entity_tags WHERE org_id = " + org + " AND entity_type = '" + kind +
+				"' AND (" + strings.Join(kv, " OR ") + ")"
+		}
+		from, to := a.add(f.From), a.add(f.To)
+		with = `WITH ` + ratesCTE(org) + `, cand AS MATERIALIZED (
+			SELECT x.id FROM time_entries x
+			WHERE x.ticket_id IN (` + tagged("ticket") + `)
+			  AND x.status = 'Approved' AND x.org_id = ` + org + ` AND x.date >= ` + from + ` AND x.date < ` + to + `
+			UNION
+			` + tagged("time_entry") + `), `
 		src += `
 		UNION ALL
 		SELECT te.project_id, te.user_id, te.activity_type, te.duration_minutes::bigint,
 		       (te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0) * 2 + 60) / 120,
 		       te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0), 1::bigint,
 		       (r.loaded_rate_cents IS NULL)::int::bigint
-		FROM time_entries te ` + rateJoin + `
-		WHERE ` + f.where(&a, org) + ` AND (` + strings.Join(direct, " OR ") + `)
+		FROM cand c JOIN time_entries te ON te.id = c.id ` + rateJoin + `
+		WHERE ` + f.where(&a, org) + `
 		  AND NOT (` + strings.Join(grouped, " AND ") + `)`
 	} else {
 		with = `WITH `

@@ -1,0 +1,243 @@
+package capex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/capex/capextest"
+	"tracker/domain/timeentry"
+	"tracker/store/capexdb"
+	"tracker/store/storetest"
+)
+
+var randomActivities = []string{"Coding", "CodeReview", "BugFixing", "Testing", "Documentation", "Design", "Meeting", "Planning"}
+
+// reportOrg is one randomized org: its owner (the caller) and its ids.
+type reportOrg struct {
+	id, owner              uuid.UUID
+	users, projects, teams []uuid.UUID
+	tickets                []uuid.UUID
+}
+
+// seedReportOrg fills an org with random teams, projects, tickets, rates,
+// entries in every state and tags on every kind of entity, then changes it
+// the ways the rollup must follow: approvals through the approving use case,
+// un-approvals and rejections (an approved entry back to Submitted or
+// Draft), edits and deletes of approved entries, labor rates added,
+// changed and removed (retroactive repricing), and project attribute
+// changes (team, phase, capitalization type, cost center, budget), which the
+// rollup does not store and the report joins when read.
+func seedReportOrg(t *testing.T, f capextest.F, entries *timeentry.Service, r *rand.Rand) reportOrg {
+	t.Helper()
+	o := reportOrg{owner: f.User("Owner")}
+	o.id = f.Org(o.owner)
+	for i := 0; i < 6; i++ {
+		u := f.User(fmt.Sprintf("User %d", r.IntN(4))) // repeated names: ties broken by id
+		f.Member(o.id, u, "member")
+		o.users = append(o.users, u)
+	}
+	for i := 0; i < 3; i++ {
+		o.teams = append(o.teams, f.Team(o.id, fmt.Sprintf("Team %d", i)))
+	}
+	phases := []string{"Preliminary", "ApplicationDevelopment", "PostImplementation"}
+	periods := []string{"Monthly", "Quarterly", "Yearly", "Fixed"}
+	for i := 0; i < 6; i++ {
+		p := capextest.Project{CostCenterID: capextest.Ptr(fmt.Sprintf("CC-%d", r.IntN(2))),
+			DevelopmentPhase: capextest.Ptr(phases[r.IntN(3)]),
+			BudgetCents:      capextest.Ptr(int64(r.IntN(2_000_000))), BudgetPeriod: capextest.Ptr(periods[r.IntN(4)])}
+		if r.IntN(4) > 0 {
+			p.TeamID = &o.teams[r.IntN(3)]
+		}
+		if r.IntN(5) == 0 {
+			p.BudgetCents, p.BudgetPeriod = nil, nil
+		}
+		pid := f.Project(o.id, p)
+		o.projects = append(o.projects, pid)
+		for k := 0; k < 3; k++ {
+			o.tickets = append(o.tickets, f.Ticket(pid, o.owner))
+		}
+	}
+	day := func() string {
+		return time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(90)).Format(time.DateOnly)
+	}
+	for _, u := range o.users[1:] { // the first user has no rate at all
+		dates := map[string]bool{}
+		for k := r.IntN(4); k > 0; k-- {
+			if d := day(); !dates[d] {
+				dates[d] = true
+				f.Rate(o.id, u, int64(1000+r.IntN(20000)), d)
+			}
+		}
+	}
+	statuses := []string{"Draft", "Submitted", "Submitted", "Approved"}
+	var ids []uuid.UUID
+	for i := 0; i < 300; i++ {
+		tk := r.IntN(len(o.tickets))
+		ids = append(ids, f.Entry(capextest.Entry{OrgID: o.id, UserID: o.users[r.IntN(len(o.users))],
+			ProjectID: o.projects[tk/3], TicketID: o.tickets[tk], Date: day(), Minutes: 1 + r.IntN(600),
+			Activity: randomActivities[r.IntN(8)], Status: statuses[r.IntN(4)]}))
+	}
+	tag := func(kind string, id uuid.UUID) {
+		f.Tag(o.id, kind, id, "k", []string{"a", "b"}[r.IntN(2)])
+		if r.IntN(2) == 0 {
+			f.Tag(o.id, kind, id, "j", "x")
+		}
+	}
+	for _, p := range o.projects[:3] {
+		tag("project", p)
+	}
+	for _, u := range o.users[:2] {
+		tag("user", u)
+	}
+	tag("team", o.teams[0])
+	for _, i := range r.Perm(len(o.tickets))[:5] {
+		tag("ticket", o.tickets[i])
+	}
+	for _, i := range r.Perm(len(ids))[:25] {
+		tag("time_entry", ids[i])
+	}
+	for _, u := range o.users[:4] {
+		f.Tag(o.id, "user", u, DepartmentTag, fmt.Sprintf("Dept %d", r.IntN(3)))
+	}
+	// Approvals through the use case: the rollup moves in the approving
+	// transaction.
+	caller := domain.Principal{UserID: o.owner, OrgID: o.id, Scopes: []string{domain.ScopeAll}}
+	for _, id := range ids {
+		if r.IntN(2) == 0 {
+			if _, err := entries.Approve(context.Background(), caller, id); err != nil && domain.AsError(err).Kind != domain.KindConflict { // Draft or Approved already
+				t.Fatalf("approve: %v", err)
+			}
+		}
+	}
+	// Every other change, straight in SQL: the triggers see every path.
+	f.Exec(`UPDATE time_entries SET status = 'Submitted', approved_by = NULL, approved_at = NULL
+		WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 9 = 0`, o.id) // un-approved
+	f.Exec(`UPDATE time_entries SET status = 'Draft', approved_by = NULL, approved_at = NULL
+		WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 10 = 0`, o.id) // rejected
+	f.Exec(`UPDATE time_entries SET duration_minutes = duration_minutes + 7 WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 5 = 0`, o.id)
+	f.Exec(`UPDATE time_entries SET activity_type = 'Meeting', date = date + 20 WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 11 = 0`, o.id)
+	f.Exec(`UPDATE time_entries SET project_id = $2, ticket_id = $3 WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 17 = 0`,
+		o.id, o.projects[5], o.tickets[15])
+	f.Exec(`DELETE FROM time_entries WHERE org_id = $1 AND duration_minutes % 13 = 0`, o.id)
+	f.Rate(o.id, o.users[2], 12345, "2026-03-17")
+	f.Rate(o.id, o.users[0], 777, "2026-02-28")
+	f.Exec(`UPDATE labor_rates SET loaded_rate_cents = loaded_rate_cents + 333 WHERE org_id = $1 AND user_id = $2`, o.id, o.users[3])
+	f.Exec(`UPDATE labor_rates SET effective_date = effective_date - 25 WHERE org_id = $1 AND user_id = $2`, o.id, o.users[5])
+	f.Exec(`DELETE FROM labor_rates WHERE org_id = $1 AND user_id = $2`, o.id, o.users[4])
+	f.Exec(`UPDATE projects SET team_id = $2, development_phase = 'ApplicationDevelopment', cost_center_id = 'CC-1' WHERE id = $3 AND org_id = $1`,
+		o.id, o.teams[1], o.projects[0])
+	f.Exec(`UPDATE projects SET team_id = NULL, capitalization_type = 'Expensed', budget_cents = 123456, budget_period = 'Monthly' WHERE id = $2 AND org_id = $1`,
+		o.id, o.projects[1])
+	return o
+}
+
+// TestRollupReportEqualsDirect renders every report mode and the CSV of
+// randomized orgs twice, from the rollup (what the service serves) and from
+// the straight computation over the entries, and requires identical bytes.
+func TestRollupReportEqualsDirect(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	f := capextest.F{T: t, DB: db}
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 42))
+	entries := timeentry.New(db, domain.SystemClock{})
+	svc := New(db, domain.SystemClock{})
+	orgs := []reportOrg{seedReportOrg(t, f, entries, r), seedReportOrg(t, f, entries, r)}
+	ctx := context.Background()
+	compared, nonEmpty := 0, 0
+	for _, o := range orgs {
+		caller := domain.Principal{UserID: o.owner, OrgID: o.id, Scopes: []string{domain.ScopeAll}}
+		restrict := func(fl *capexdb.Filter, on bool) { // an API key limited to projects
+			if on {
+				fl.Restricted, fl.Projects = true, o.projects[1:4]
+			}
+		}
+		tags := []string{"", "k:a", "k:b", "k:b,j:x", "j:x", "none:x"}
+		narrow := []RawQuery{{}, {UserID: o.users[2]}, {ActivityType: "Meeting"}, {TeamID: o.teams[1]}, {CostCenterID: "CC-1"}}
+		for _, month := range []string{"2026-02", "2026-03", "2026-04"} {
+			for _, keyed := range []bool{false, true} {
+				for _, tag := range tags {
+					for ni, n := range narrow {
+						if ni > 0 && tag != "" && tag != "k:b,j:x" {
+							continue // narrowing filters with no tag and with two tags
+						}
+						for _, group := range []string{GroupNone, GroupTeam, GroupUser} {
+							for _, flags := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+								raw := n
+								raw.Period, raw.GroupBy, raw.Tag, raw.IncludeUsers, raw.IncludeBudget = month, group, tag, flags[0], flags[1]
+								qr, err := ParseQuery(raw)
+								if err != nil {
+									t.Fatal(err)
+								}
+								fl, err := svc.filterFor(ctx, db.Q(), caller, &qr)
+								if err != nil {
+									t.Fatal(err)
+								}
+								restrict(&fl, keyed)
+								got, err := rollup.report(ctx, db.Q(), qr, fl)
+								if !keyed {
+									got, err = svc.Report(ctx, caller, qr)
+								}
+								if err != nil {
+									t.Fatal(err)
+								}
+								want, err := direct.report(ctx, db.Q(), qr, fl)
+								if err != nil {
+									t.Fatal(err)
+								}
+								gj, _ := json.Marshal(got)
+								wj, _ := json.Marshal(want)
+								if !bytes.Equal(gj, wj) {
+									t.Fatalf("%s %+v keyed=%v:\n got %s\nwant %s", month, raw, keyed, gj, wj)
+								}
+								compared++
+								if want.TotalAmountCents != 0 {
+									nonEmpty++
+								}
+							}
+						}
+						raw := n
+						raw.Period, raw.Tag = month, tag
+						qr, err := ParseQuery(raw)
+						if err != nil {
+							t.Fatal(err)
+						}
+						fl, err := svc.filterFor(ctx, db.Q(), caller, &qr)
+						if err != nil {
+							t.Fatal(err)
+						}
+						restrict(&fl, keyed)
+						got, err := rollup.csv(ctx, db.Q(), qr, fl)
+						if !keyed {
+							got, err = svc.ExportCSV(ctx, caller, qr)
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						want, err := direct.csv(ctx, db.Q(), qr, fl)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !bytes.Equal(got, want) {
+							t.Fatalf("CSV %s %+v keyed=%v:\n got %s\nwant %s", month, raw, keyed, got, want)
+						}
+						compared++
+					}
+				}
+			}
+		}
+	}
+	if nonEmpty < compared/3 {
+		t.Fatalf("only %d of %d reports had amounts", nonEmpty, compared)
+	}
+	t.Logf("%d reports and CSVs compared, %d with amounts", compared, nonEmpty)
+}
