@@ -59,19 +59,25 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 				"' AND (" + strings.Join(kv, " OR ") + ")"
 		}
 		from, to := a.add(f.From), a.add(f.To)
-		with = `WITH ` + ratesCTE(org) + `, cand AS MATERIALIZED (
-			SELECT x.id FROM time_entries x
+		cols := "x.id, x.org_id, x.project_id, x.user_id, x.ticket_id, x.activity_type, x.duration_minutes, x.date"
+		// The first part is an index-only scan of
+		// time_entries_ticket_report_idx (migration 028); the second adds
+		// the tagged entries whose ticket is not tagged (so no entry is
+		// read twice and nothing needs deduplicating).
+		cand := `(SELECT ` + cols + `, 'Approved'::text AS status FROM time_entries x
 			WHERE x.ticket_id IN (` + tagged("ticket") + `)
-			  AND x.status = 'Approved' AND x.org_id = ` + org + ` AND x.date >= ` + from + ` AND x.date < ` + to + `
-			UNION
-			` + tagged("time_entry") + `), `
+			  AND x.status = 'Approved' AND x.date >= ` + from + ` AND x.date < ` + to + `
+			UNION ALL
+			SELECT ` + cols + `, x.status FROM time_entries x WHERE x.id IN (` + tagged("time_entry") + `)
+			  AND x.ticket_id NOT IN (` + tagged("ticket") + `))`
+		with = `WITH ` + ratesCTE(org) + `, `
 		src += `
 		UNION ALL
 		SELECT te.project_id, te.user_id, te.activity_type, te.duration_minutes::bigint,
 		       (te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0) * 2 + 60) / 120,
 		       te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0), 1::bigint,
 		       (r.loaded_rate_cents IS NULL)::int::bigint
-		FROM cand c JOIN time_entries te ON te.id = c.id ` + rateJoin + `
+		FROM ` + cand + ` te ` + rateJoin + `
 		WHERE ` + f.where(&a, org) + `
 		  AND NOT (` + strings.Join(grouped, " AND ") + `)`
 	} else {
