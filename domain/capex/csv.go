@@ -44,11 +44,11 @@ func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) 
 		return nil, err
 	}
 	for _, l := range rows {
-		b := budgetOf(l, x.Spent)
+		b := budgetOf(*l, x.Spent)
 		if err := w.Write(SafeRow([]string{
 			period.String(), l.ProjectName, l.ProjectKey, l.DisplayName, x.Departments[l.UserID],
 			deref(l.CostCenterID), HoursOf(l.Minutes).String(), l.ActivityType, deref(l.DevelopmentPhase),
-			Classify(l.CapitalizationType, l.DevelopmentPhase), loadedRate(l), CentsAsDecimal(l.AmountCents).String(),
+			Classify(l.CapitalizationType, l.DevelopmentPhase), loadedRate(*l), CentsAsDecimal(l.AmountCents).String(),
 			deref(l.TeamName), tagsCell(x.ProjectTags[l.ProjectID]), intCell(b.BudgetCents), intCell(b.SpentCents),
 			decCell(b.BudgetUtilizationPct),
 		})); err != nil {
@@ -59,11 +59,17 @@ func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) 
 	return buf.Bytes(), w.Error()
 }
 
-// exportOrder sorts a copy of the lines by project key, employee and
-// activity type (the row order of the CSV and XLSX exports).
-func exportOrder(lines []capexdb.Line) []capexdb.Line {
-	rows := slices.Clone(lines)
-	slices.SortStableFunc(rows, func(a, b capexdb.Line) int {
+// exportOrder sorts the lines by project key, employee and activity type
+// (the row order of the CSV and XLSX exports), as pointers: a line is a
+// large struct and a month grouped by user is tens of thousands of them.
+// The order is total (project, user and activity type are a line's key),
+// so an unstable sort gives the one order a stable sort would.
+func exportOrder(lines []capexdb.Line) []*capexdb.Line {
+	rows := make([]*capexdb.Line, len(lines))
+	for i := range lines {
+		rows[i] = &lines[i]
+	}
+	slices.SortFunc(rows, func(a, b *capexdb.Line) int {
 		return cmp.Or(cmp.Compare(a.ProjectKey, b.ProjectKey), cmpID(a.ProjectID, b.ProjectID),
 			cmp.Compare(a.DisplayName, b.DisplayName), cmpID(a.UserID, b.UserID),
 			cmp.Compare(activityRank(a.ActivityType), activityRank(b.ActivityType)))

@@ -38,9 +38,9 @@ func WriteXLSX(w io.Writer, period Period, lines []capexdb.Line, x CSVExtras) er
 		return err
 	}
 	for _, l := range exportOrder(lines) {
-		b := budgetOf(l, x.Spent)
+		b := budgetOf(*l, x.Spent)
 		var rate any
-		if c, ok := loadedRateCents(l); ok {
+		if c, ok := loadedRateCents(*l); ok {
 			rate = c
 		}
 		if err := xw.add(period, l.ProjectName, l.ProjectKey, l.DisplayName, x.Departments[l.UserID], deref(l.CostCenterID),
@@ -116,7 +116,7 @@ func exportLines(ctx context.Context, q store.Querier, qr Query, f capexdb.Filte
 	if err != nil {
 		return nil, CSVExtras{}, err
 	}
-	x, err := csvExtras(ctx, q, qr, lines)
+	x, err := rollup.csvExtras(ctx, q, qr, lines)
 	return lines, x, err
 }
 

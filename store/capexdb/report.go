@@ -204,7 +204,7 @@ func AggregateDirect(ctx context.Context, q store.Querier, f Filter, g Grouping)
 // aggregateRows runs an aggregate and attaches the project's and user's
 // columns of its rows.
 func aggregateRows(ctx context.Context, q store.Querier, orgID uuid.UUID, sql string, a args) ([]Line, error) {
-	rows, err := store.SelectRaw[aggRow](ctx, q, sql, a...)
+	rows, err := scanAggRows(ctx, q, sql, a)
 	if err != nil || len(rows) == 0 {
 		return []Line{}, err
 	}
@@ -229,6 +229,27 @@ func aggregateRows(ctx context.Context, q store.Querier, orgID uuid.UUID, sql st
 		return nil, err
 	}
 	return attach(rows, projects, names), nil
+}
+
+// scanAggRows runs an aggregate and scans its rows by position (a month
+// grouped by user is tens of thousands of rows; scanning by name costs more
+// than the query).
+func scanAggRows(ctx context.Context, q store.Querier, sql string, a args) ([]aggRow, error) {
+	rows, err := q.Query(ctx, sql, a...)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	defer rows.Close()
+	var out []aggRow
+	for rows.Next() {
+		var r aggRow
+		if err := rows.Scan(&r.ProjectID, &r.UserID, &r.ByUser, &r.ActivityType, &r.ByActivity, &r.Minutes, &r.AmountCents,
+			&r.RateMinutes, &r.Entries, &r.UnpricedEntries); err != nil {
+			return nil, store.Translate(err)
+		}
+		out = append(out, r)
+	}
+	return out, store.Translate(rows.Err())
 }
 
 // attach gives each grouped row its project's and user's columns.
