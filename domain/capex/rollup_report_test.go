@@ -68,8 +68,12 @@ func seedReportOrg(t *testing.T, f capextest.F, entries *timeentry.Service, r *r
 	day := func() string {
 		return time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(90)).Format(time.DateOnly)
 	}
-	for _, u := range o.users[1:] { // the first user has no rate at all
+	const laterRate = "2026-03-17" // added to the third user after the fact (one rate a day)
+	for i, u := range o.users[1:] { // the first user has no rate at all
 		dates := map[string]bool{}
+		if i+1 == 2 {
+			dates[laterRate] = true
+		}
 		for k := r.IntN(4); k > 0; k-- {
 			if d := day(); !dates[d] {
 				dates[d] = true
@@ -127,10 +131,13 @@ func seedReportOrg(t *testing.T, f capextest.F, entries *timeentry.Service, r *r
 	f.Exec(`UPDATE time_entries SET project_id = $2, ticket_id = $3 WHERE org_id = $1 AND status = 'Approved' AND duration_minutes % 17 = 0`,
 		o.id, o.projects[5], o.tickets[15])
 	f.Exec(`DELETE FROM time_entries WHERE org_id = $1 AND duration_minutes % 13 = 0`, o.id)
-	f.Rate(o.id, o.users[2], 12345, "2026-03-17")
+	f.Rate(o.id, o.users[2], 12345, laterRate)
 	f.Rate(o.id, o.users[0], 777, "2026-02-28")
 	f.Exec(`UPDATE labor_rates SET loaded_rate_cents = loaded_rate_cents + 333 WHERE org_id = $1 AND user_id = $2`, o.id, o.users[3])
-	f.Exec(`UPDATE labor_rates SET effective_date = effective_date - 25 WHERE org_id = $1 AND user_id = $2`, o.id, o.users[5])
+	f.Exec(`UPDATE labor_rates l SET effective_date = l.effective_date - 25
+		WHERE l.id = (SELECT id FROM labor_rates WHERE org_id = $1 AND user_id = $2 ORDER BY effective_date DESC LIMIT 1)
+		  AND NOT EXISTS (SELECT 1 FROM labor_rates o WHERE o.org_id = $1 AND o.user_id = $2 AND o.effective_date = l.effective_date - 25)`,
+		o.id, o.users[5]) // a rate moved back: the months between are repriced
 	f.Exec(`DELETE FROM labor_rates WHERE org_id = $1 AND user_id = $2`, o.id, o.users[4])
 	f.Exec(`UPDATE projects SET team_id = $2, development_phase = 'ApplicationDevelopment', cost_center_id = 'CC-1' WHERE id = $3 AND org_id = $1`,
 		o.id, o.teams[1], o.projects[0])
