@@ -57,6 +57,7 @@ lint: ## gofmt (fails on any unformatted file) and go vet
 bench: ## the load benchmark against a running stack at BENCH_URL (default http://localhost:3000)
 	$(GO) run ./cmd/bench
 	$(GO) run ./cmd/benchreport
+	$(GO) run ./cmd/benchreport -entries 1000000 -runs 15 -drilldown=false
 	$(GO) run ./cmd/benchexport
 	$(GO) run ./cmd/benchrelay
 	$(GO) run ./cmd/benchsearch $(BENCHSEARCH_FLAGS)

@@ -14,7 +14,9 @@
 //	BENCH_REPORT_ENTRIES approved entries in the month (100000)
 //	BENCH_REPORT_RUNS    measured requests per mode (30)
 //
-// Flags -url, -db, -self, -entries and -runs override the variables; -keep
+// Flags -url, -db, -self, -entries and -runs override the variables;
+// -drilldown=false skips the drill-down modes (their CSV holds every entry
+// of the month, minutes per request at 1M); -keep
 // (with -self) keeps the seeded database and prints its URL, for EXPLAIN.
 package main
 
@@ -38,6 +40,7 @@ type config struct {
 	Period   string
 	Target   float64 // milliseconds, p95 of the default report
 	Keep     bool    // -self: keep the seeded database and print its URL
+	Drill    bool    // also measure the drill-down modes
 }
 
 func env(name, def string) string {
@@ -58,6 +61,7 @@ func main() {
 	flag.IntVar(&c.Entries, "entries", entries, "approved entries in the month")
 	runs, _ := strconv.Atoi(env("BENCH_REPORT_RUNS", "30"))
 	flag.IntVar(&c.Runs, "runs", runs, "measured requests per mode")
+	flag.BoolVar(&c.Drill, "drilldown", true, "also measure the drill-down page and its CSV of every entry (slow at 1M)")
 	flag.BoolVar(&c.Keep, "keep", false, "with -self: keep the seeded database (its URL is printed) for EXPLAIN")
 	flag.Parse()
 	c.Users, c.Projects, c.Period, c.Target = 50, 100, "2026-03", 500
