@@ -68,7 +68,7 @@ func seedReportOrg(t *testing.T, f capextest.F, entries *timeentry.Service, r *r
 	day := func() string {
 		return time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(90)).Format(time.DateOnly)
 	}
-	const laterRate = "2026-03-17" // added to the third user after the fact (one rate a day)
+	const laterRate = "2026-03-17"  // added to the third user after the fact (one rate a day)
 	for i, u := range o.users[1:] { // the first user has no rate at all
 		dates := map[string]bool{}
 		if i+1 == 2 {
