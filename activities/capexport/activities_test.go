@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/xuri/excelize/v2"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
@@ -64,6 +65,27 @@ func TestActivities(t *testing.T) {
 		}
 		if !bytes.Contains(file, []byte("2026-03,Project CORE,CORE,Owner,,,1.25,Coding,ApplicationDevelopment,CapEx,120.00,150.00")) {
 			t.Fatalf("file %q", file)
+		}
+		// The XLSX is stored beside it, once, with the same row as typed
+		// cells: 1.25 hours, rate 120.00 and amount 150.00 as numbers.
+		book, err := capexdb.ExportXLSX(t.Context(), db.Q(), job.ExportID)
+		if err != nil || len(book) == 0 || rows.Items[0].XLSXSize == nil || *rows.Items[0].XLSXSize != int64(len(book)) {
+			t.Fatalf("xlsx %d bytes (%v), row %+v", len(book), err, rows.Items[0])
+		}
+		x, err := excelize.OpenReader(bytes.NewReader(book))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		got, err := x.GetRows("Capitalization", excelize.Options{RawCellValue: true})
+		if err != nil || len(got) != 3 || strings.Join(got[1][1:12], "|") != "Project CORE|CORE|Owner|||1.25|Coding|ApplicationDevelopment|CapEx|120|150" ||
+			got[2][0] != "Total" || got[2][11] != "150" {
+			t.Fatalf("xlsx rows %q (%v)", got, err)
+		}
+		for _, cell := range []string{"G2", "K2", "L2"} {
+			if ty, _ := x.GetCellType("Capitalization", cell); ty != excelize.CellTypeUnset {
+				t.Fatalf("%s is not a number: %v", cell, ty)
+			}
 		}
 	})
 	t.Run("ExportOrg of an invalid job is not retried", func(t *testing.T) {

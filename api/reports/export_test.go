@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -117,6 +118,23 @@ func TestStoredExports(t *testing.T) {
 		if cd := d.Header.Get("Content-Disposition"); !strings.HasPrefix(cd, `attachment; filename="capitalization-2026-03-`) {
 			t.Fatalf("content disposition %q", cd)
 		}
+	})
+	t.Run("the XLSX stored beside it equals the on-the-fly XLSX", func(t *testing.T) {
+		d := w.env.Do("GET", "/api/v1/reports/capitalization/exports/"+first.ID.String()+"/download?format=xlsx", w.owner.Token, nil).Expect(t, 200)
+		stored := readXLSX(t, d.Body, d.Header, "capitalization-2026-03-"+first.ID.String()+".xlsx")
+		live := w.env.Do("GET", "/api/v1/reports/capitalization/export?"+q("period", "2026-03", "org_id", org, "format", "xlsx"), w.owner.Token, nil).Expect(t, 200)
+		if !reflect.DeepEqual(stored, parseXLSX(t, live.Body)) || one.XLSXSizeBytes == nil || int64(len(d.Body)) != *one.XLSXSizeBytes {
+			t.Fatalf("stored XLSX (%d bytes, recorded %v) differs from the live one", len(d.Body), one.XLSXSizeBytes)
+		}
+		checkLayout(t, stored, capex.XLSXHeader)
+		w.env.Do("GET", "/api/v1/reports/capitalization/exports/"+first.ID.String()+"/download?format=pdf", w.owner.Token, nil).Expect(t, 422)
+		// A run completed before XLSX files were stored has only its CSV.
+		w.exec(t, `UPDATE capitalization_exports SET xlsx = NULL, xlsx_size_bytes = NULL WHERE id = $1`, second.ID)
+		r := w.env.Do("GET", "/api/v1/reports/capitalization/exports/"+second.ID.String()+"/download?format=xlsx", w.owner.Token, nil).Expect(t, 409)
+		if !strings.Contains(r.Error().Message, "no XLSX") {
+			t.Fatalf("409 %s", r.Body)
+		}
+		w.env.Do("GET", "/api/v1/reports/capitalization/exports/"+second.ID.String()+"/download", w.owner.Token, nil).Expect(t, 200)
 	})
 	t.Run("list by period", func(t *testing.T) {
 		request("2026-02", 202)

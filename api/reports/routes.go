@@ -179,9 +179,16 @@ func (h Handlers) download(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	e, data, err := h.reports.Download(c.UserContext(), api.Principal(c), id)
+	format := c.Query("format")
+	if format != "" && format != "csv" && format != "xlsx" {
+		return domain.Invalid("format: must be csv or xlsx")
+	}
+	e, data, err := h.reports.Download(c.UserContext(), api.Principal(c), id, format == "xlsx")
 	if err != nil {
 		return err
+	}
+	if format == "xlsx" {
+		return sendXLSX(c, "capitalization-"+e.Period+"-"+e.ID.String()+".xlsx", data)
 	}
 	return sendCSV(c, "capitalization-"+e.Period+"-"+e.ID.String()+".csv", data)
 }

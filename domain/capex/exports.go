@@ -38,21 +38,24 @@ const TopicExport = "job.capex_export"
 
 // Export is one stored run as the API renders it.
 type Export struct {
-	ID          uuid.UUID  `json:"id"`
-	OrgID       uuid.UUID  `json:"org_id"`
-	Period      string     `json:"period"`
-	Trigger     string     `json:"trigger"`
-	Status      string     `json:"status"`
-	SizeBytes   *int64     `json:"size_bytes"`
-	Error       *string    `json:"error"`
-	RequestedBy *uuid.UUID `json:"requested_by"`
-	CreatedAt   time.Time  `json:"created_at"`
-	FinishedAt  *time.Time `json:"finished_at"`
+	ID        uuid.UUID `json:"id"`
+	OrgID     uuid.UUID `json:"org_id"`
+	Period    string    `json:"period"`
+	Trigger   string    `json:"trigger"`
+	Status    string    `json:"status"`
+	SizeBytes *int64    `json:"size_bytes"`
+	// XLSXSizeBytes is the size of the stored XLSX (null until Completed,
+	// and for runs completed before XLSX files were stored).
+	XLSXSizeBytes *int64     `json:"xlsx_size_bytes"`
+	Error         *string    `json:"error"`
+	RequestedBy   *uuid.UUID `json:"requested_by"`
+	CreatedAt     time.Time  `json:"created_at"`
+	FinishedAt    *time.Time `json:"finished_at"`
 }
 
 func toExport(e capexdb.Export) Export {
 	out := Export{ID: e.ID, OrgID: e.OrgID, Period: e.Period, Trigger: e.Trigger, Status: e.Status,
-		SizeBytes: e.SizeBytes, Error: e.Error, RequestedBy: e.RequestedBy, CreatedAt: e.CreatedAt.UTC()}
+		SizeBytes: e.SizeBytes, XLSXSizeBytes: e.XLSXSize, Error: e.Error, RequestedBy: e.RequestedBy, CreatedAt: e.CreatedAt.UTC()}
 	if e.FinishedAt != nil {
 		t := e.FinishedAt.UTC()
 		out.FinishedAt = &t
@@ -98,9 +101,10 @@ func (s *Service) RequestExport(ctx context.Context, p domain.Principal, orgID u
 	return toExport(row), nil
 }
 
-// RunExport renders and stores the CSV of one job, with no caller (the
-// workflow's activity). It is idempotent: the row is created if the job's id
-// is new, and a completed run is not rendered again.
+// RunExport renders and stores the CSV and the XLSX of one job, with no
+// caller (the workflow's activity). It is idempotent: the row is created if
+// the job's id is new, a completed run is not rendered again, and both
+// files are stored by one statement.
 func (s *Service) RunExport(ctx context.Context, job ExportJob) (Export, error) {
 	per, err := ParsePeriod("period", job.Period)
 	if err != nil {
@@ -132,7 +136,11 @@ func (s *Service) RunExport(ctx context.Context, job ExportJob) (Export, error) 
 	if err != nil {
 		return Export{}, err
 	}
-	if err := capexdb.Complete(ctx, q, job.ExportID, data, s.now()); err != nil {
+	book, err := renderXLSX(ctx, q, qr, filterOf(qr))
+	if err != nil {
+		return Export{}, err
+	}
+	if err := capexdb.Complete(ctx, q, job.ExportID, data, book, s.now()); err != nil {
 		return Export{}, err
 	}
 	done, err := capexdb.ExportByID(ctx, q, job.ExportID)
@@ -195,9 +203,10 @@ func (s *Service) GetExport(ctx context.Context, p domain.Principal, id uuid.UUI
 	return toExport(e), nil
 }
 
-// Download returns a completed run and its file; a run that has not
-// completed is a 409 naming its status.
-func (s *Service) Download(ctx context.Context, p domain.Principal, id uuid.UUID) (Export, []byte, error) {
+// Download returns a completed run and its file, the CSV or (xlsx) the
+// XLSX; a run that has not completed is a 409 naming its status, and so is
+// asking for the XLSX of a run completed before XLSX files were stored.
+func (s *Service) Download(ctx context.Context, p domain.Principal, id uuid.UUID, xlsx bool) (Export, []byte, error) {
 	e, err := s.GetExport(ctx, p, id)
 	if err != nil {
 		return Export{}, nil, err
@@ -205,6 +214,13 @@ func (s *Service) Download(ctx context.Context, p domain.Principal, id uuid.UUID
 	if e.Status != ExportCompleted {
 		return e, nil, domain.Conflict("export is "+e.Status+": only a Completed export can be downloaded", "status: "+e.Status)
 	}
-	data, err := capexdb.ExportFile(ctx, s.DB.Q(), id)
+	if !xlsx {
+		data, err := capexdb.ExportFile(ctx, s.DB.Q(), id)
+		return e, data, err
+	}
+	if e.XLSXSizeBytes == nil {
+		return e, nil, domain.Conflict("export has no XLSX file: it was completed before XLSX files were stored", "format: xlsx")
+	}
+	data, err := capexdb.ExportXLSX(ctx, s.DB.Q(), id)
 	return e, data, err
 }

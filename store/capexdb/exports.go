@@ -18,6 +18,7 @@ type Export struct {
 	Trigger     string     `db:"trigger"`
 	Status      string     `db:"status"`
 	SizeBytes   *int64     `db:"size_bytes"`
+	XLSXSize    *int64     `db:"xlsx_size_bytes"`
 	Error       *string    `db:"error"`
 	RequestedBy *uuid.UUID `db:"requested_by"`
 	CreatedAt   time.Time  `db:"created_at"`
@@ -26,7 +27,7 @@ type Export struct {
 
 // ExportColumns is the column list of Export (the file is read apart).
 func ExportColumns() []string {
-	return []string{"id", "org_id", "period", "trigger", "status", "size_bytes", "error", "requested_by", "created_at", "finished_at"}
+	return []string{"id", "org_id", "period", "trigger", "status", "size_bytes", "xlsx_size_bytes", "error", "requested_by", "created_at", "finished_at"}
 }
 
 // InsertExport records a run; an id that exists already is left as it is,
@@ -49,6 +50,12 @@ func ExportFile(ctx context.Context, q store.Querier, id uuid.UUID) ([]byte, err
 	return store.Scalar[[]byte](ctx, q, store.SQL.Select("csv").From("capitalization_exports").Where(sq.Eq{"id": id}))
 }
 
+// ExportXLSX reads the stored XLSX of a run (nil for a run completed before
+// XLSX files were stored).
+func ExportXLSX(ctx context.Context, q store.Querier, id uuid.UUID) ([]byte, error) {
+	return store.Scalar[[]byte](ctx, q, store.SQL.Select("xlsx").From("capitalization_exports").Where(sq.Eq{"id": id}))
+}
+
 // SetStatus moves a run that has not completed to status (Running, Failed),
 // with errMsg for a failure. A completed run is never changed.
 func SetStatus(ctx context.Context, q store.Querier, id uuid.UUID, status string, errMsg *string, at time.Time) error {
@@ -61,10 +68,12 @@ func SetStatus(ctx context.Context, q store.Querier, id uuid.UUID, status string
 	return err
 }
 
-// Complete stores the file of a run.
-func Complete(ctx context.Context, q store.Querier, id uuid.UUID, csv []byte, at time.Time) error {
+// Complete stores the files of a run, the CSV and the XLSX, in one
+// statement: a completed run has both.
+func Complete(ctx context.Context, q store.Querier, id uuid.UUID, csv, xlsx []byte, at time.Time) error {
 	n, err := store.Exec(ctx, q, store.SQL.Update("capitalization_exports").Set("status", "Completed").
-		Set("csv", csv).Set("size_bytes", len(csv)).Set("error", nil).Set("finished_at", at).
+		Set("csv", csv).Set("size_bytes", len(csv)).Set("xlsx", xlsx).Set("xlsx_size_bytes", len(xlsx)).
+		Set("error", nil).Set("finished_at", at).
 		Where(sq.Eq{"id": id}))
 	if err == nil && n == 0 {
 		err = store.ErrNotFound

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/xuri/excelize/v2"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
@@ -196,8 +197,27 @@ func TestEndToEnd(t *testing.T) {
 				}
 				return capex.Export{}, false
 			})
-			if got.OrgID != u.OrgID || got.RequestedBy != nil || got.SizeBytes == nil {
+			if got.OrgID != u.OrgID || got.RequestedBy != nil || got.SizeBytes == nil || got.XLSXSizeBytes == nil {
 				t.Fatalf("scheduled run %+v", got)
+			}
+			// Both files exist: the CSV and the XLSX beside it.
+			path := "/api/v1/reports/capitalization/exports/" + got.ID.String() + "/download"
+			if csvFile := env.Do("GET", path, u.Token, nil).Expect(t, 200); int64(len(csvFile.Body)) != *got.SizeBytes ||
+				!bytes.HasPrefix(csvFile.Body, []byte("Period,Project,")) {
+				t.Fatalf("scheduled CSV %q", csvFile.Body)
+			}
+			book := env.Do("GET", path+"?format=xlsx", u.Token, nil).Expect(t, 200)
+			if int64(len(book.Body)) != *got.XLSXSizeBytes || book.Header.Get("Content-Type") != capex.XLSXContentType {
+				t.Fatalf("scheduled XLSX: %d bytes, %v", len(book.Body), book.Header)
+			}
+			x, err := excelize.OpenReader(bytes.NewReader(book.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := x.GetRows("Capitalization")
+			_ = x.Close()
+			if err != nil || len(rows) < 2 || rows[0][0] != "Period" || rows[len(rows)-1][0] != "Total" {
+				t.Fatalf("scheduled XLSX rows %q (%v)", rows, err)
 			}
 		}
 	})
