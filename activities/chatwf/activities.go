@@ -92,19 +92,12 @@ type PostResult struct {
 // permanent errors are recorded and not retried; anything else is retried
 // by the workflow's policy.
 func (a *Activities) PostNotification(ctx context.Context, in PostInput) (PostResult, error) {
-	n, err := chatdb.GetNotification(ctx, a.DB.Q(), in.NotificationID)
-	if errors.Is(err, store.ErrNotFound) {
-		return PostResult{}, temporal.NewNonRetryableApplicationError("notification not found", ErrPermanent, err)
-	}
+	n, done, err := a.queued(ctx, in.NotificationID, "notification")
 	if err != nil {
 		return PostResult{}, err
 	}
-	if n.Status != "queued" {
-		ts := ""
-		if n.MessageTS != nil {
-			ts = *n.MessageTS
-		}
-		return PostResult{Status: n.Status, MessageTS: ts}, nil
+	if done != nil {
+		return *done, nil
 	}
 	opts := []slack.MsgOption{slack.MsgOptionText(n.Text, false)}
 	if n.ThreadTS != nil && *n.ThreadTS != "" {
@@ -118,26 +111,48 @@ func (a *Activities) PostNotification(ctx context.Context, in PostInput) (PostRe
 	if err == nil {
 		return PostResult{Status: "sent", MessageTS: ts}, a.record(ctx, n.ID, "sent", nil, &ts)
 	}
-	msg := err.Error()
-	var rl *slack.RateLimitedError
-	if errors.As(err, &rl) {
-		if rerr := a.record(ctx, n.ID, "queued", &msg, nil); rerr != nil {
-			return PostResult{}, rerr
-		}
-		return PostResult{}, temporal.NewApplicationErrorWithOptions(msg, ErrRateLimited,
-			temporal.ApplicationErrorOptions{NextRetryDelay: rl.RetryAfter, Cause: err})
-	}
 	var se slack.SlackErrorResponse
-	if errors.As(err, &se) && slices.Contains(PermanentErrors, se.Err) {
-		if rerr := a.record(ctx, n.ID, "failed", &msg, nil); rerr != nil {
-			return PostResult{}, rerr
-		}
-		return PostResult{}, temporal.NewNonRetryableApplicationError(msg, ErrPermanent, err)
+	permanent := errors.As(err, &se) && slices.Contains(PermanentErrors, se.Err)
+	return PostResult{}, a.failed(ctx, n.ID, err, permanent, "chat.postMessage")
+}
+
+// queued reads a post's record. done is its result when it is no longer
+// queued (a retried activity after its record was written): it is not
+// posted again. A missing record is permanent.
+func (a *Activities) queued(ctx context.Context, id uuid.UUID, what string) (chatdb.Notification, *PostResult, error) {
+	n, err := chatdb.GetNotification(ctx, a.DB.Q(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return n, nil, temporal.NewNonRetryableApplicationError(what+" not found", ErrPermanent, err)
 	}
-	if rerr := a.record(ctx, n.ID, "queued", &msg, nil); rerr != nil {
-		return PostResult{}, rerr
+	if err != nil || n.Status == "queued" {
+		return n, nil, err
 	}
-	return PostResult{}, fmt.Errorf("chat.postMessage: %w", err)
+	done := &PostResult{Status: n.Status}
+	if n.MessageTS != nil {
+		done.MessageTS = *n.MessageTS
+	}
+	return n, done, nil
+}
+
+// failed records a post that did not go through and says how the activity
+// ends: a 429 stays queued and is retried after Retry-After; a permanent
+// error is recorded as failed and not retried; anything else stays queued
+// for the workflow's retry policy.
+func (a *Activities) failed(ctx context.Context, id uuid.UUID, err error, permanent bool, what string) error {
+	msg := err.Error()
+	status, out := "queued", fmt.Errorf("%s: %w", what, err)
+	var rl *slack.RateLimitedError
+	switch {
+	case errors.As(err, &rl):
+		out = temporal.NewApplicationErrorWithOptions(msg, ErrRateLimited,
+			temporal.ApplicationErrorOptions{NextRetryDelay: rl.RetryAfter, Cause: err})
+	case permanent:
+		status, out = "failed", temporal.NewNonRetryableApplicationError(msg, ErrPermanent, err)
+	}
+	if rerr := a.record(ctx, id, status, &msg, nil); rerr != nil {
+		return rerr
+	}
+	return out
 }
 
 func (a *Activities) record(ctx context.Context, id uuid.UUID, status string, errText, ts *string) error {
@@ -225,15 +240,12 @@ type RespondInput struct {
 // records it; a record already sent or failed is not posted again. A 429
 // waits Retry-After; a 4xx (the URL expired or was used up) is permanent.
 func (a *Activities) Respond(ctx context.Context, in RespondInput) (PostResult, error) {
-	n, err := chatdb.GetNotification(ctx, a.DB.Q(), in.NotificationID)
-	if errors.Is(err, store.ErrNotFound) {
-		return PostResult{}, temporal.NewNonRetryableApplicationError("response record not found", ErrPermanent, err)
-	}
+	n, done, err := a.queued(ctx, in.NotificationID, "response record")
 	if err != nil {
 		return PostResult{}, err
 	}
-	if n.Status != "queued" {
-		return PostResult{Status: n.Status}, nil
+	if done != nil {
+		return *done, nil
 	}
 	if err := chatdb.SetQueuedText(ctx, a.DB.Q(), n.ID, in.Text, a.Clock.Now()); err != nil {
 		return PostResult{}, err
@@ -247,24 +259,7 @@ func (a *Activities) Respond(ctx context.Context, in RespondInput) (PostResult, 
 	if err == nil {
 		return PostResult{Status: "sent"}, a.record(ctx, n.ID, "sent", nil, nil)
 	}
-	msg := err.Error()
-	var rl *slack.RateLimitedError
-	if errors.As(err, &rl) {
-		if rerr := a.record(ctx, n.ID, "queued", &msg, nil); rerr != nil {
-			return PostResult{}, rerr
-		}
-		return PostResult{}, temporal.NewApplicationErrorWithOptions(msg, ErrRateLimited,
-			temporal.ApplicationErrorOptions{NextRetryDelay: rl.RetryAfter, Cause: err})
-	}
 	var sc slack.StatusCodeError
-	if errors.As(err, &sc) && sc.Code >= 400 && sc.Code < 500 {
-		if rerr := a.record(ctx, n.ID, "failed", &msg, nil); rerr != nil {
-			return PostResult{}, rerr
-		}
-		return PostResult{}, temporal.NewNonRetryableApplicationError(msg, ErrPermanent, err)
-	}
-	if rerr := a.record(ctx, n.ID, "queued", &msg, nil); rerr != nil {
-		return PostResult{}, rerr
-	}
-	return PostResult{}, fmt.Errorf("response_url: %w", err)
+	permanent := errors.As(err, &sc) && sc.Code >= 400 && sc.Code < 500
+	return PostResult{}, a.failed(ctx, n.ID, err, permanent, "response_url")
 }
