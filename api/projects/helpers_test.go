@@ -10,9 +10,9 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/projects"
-	"tracker/api/workflows"
+	statusflowapi "tracker/api/statusflow"
 	"tracker/domain/project"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 )
 
 func newEnv(t *testing.T) *apitest.Env {
@@ -20,7 +20,7 @@ func newEnv(t *testing.T) *apitest.Env {
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
 			projects.New(project.New(e.DB, e.Clock)),
-			workflows.New(workflow.New(e.DB, e.Clock)),
+			statusflowapi.New(statusflow.New(e.DB, e.Clock)),
 		}
 	}})
 }

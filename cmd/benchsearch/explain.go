@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"tracker/domain/search/query"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 	"tracker/store/searchdb"
 )
 
@@ -30,7 +30,7 @@ func explain(ctx context.Context, c config, w world, q string) error {
 	if err != nil {
 		return err
 	}
-	statuses, _ := json.Marshal(workflow.DefaultStatuses())
+	statuses, _ := json.Marshal(statusflow.DefaultStatuses())
 	b, err := searchdb.Page(searchdb.Search{Env: searchdb.Env{OrgID: w.orgID, UserID: owner, Now: time.Now().UTC(), DefaultStatuses: statuses},
 		Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20})
 	if err != nil {

@@ -25,13 +25,13 @@ import (
 	scimapi "tracker/api/scim"
 	"tracker/api/sprints"
 	"tracker/api/sso"
+	statusflowapi "tracker/api/statusflow"
 	"tracker/api/tags"
 	"tracker/api/teams"
 	"tracker/api/tickets"
 	"tracker/api/timeentries"
 	"tracker/api/views"
 	"tracker/api/webhooks"
-	"tracker/api/workflows"
 	"tracker/domain"
 	"tracker/domain/account"
 	"tracker/domain/attachment"
@@ -49,13 +49,13 @@ import (
 	scimdomain "tracker/domain/scim"
 	"tracker/domain/sprint"
 	ssodomain "tracker/domain/sso"
+	"tracker/domain/statusflow"
 	"tracker/domain/tag"
 	"tracker/domain/team"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
 	"tracker/domain/view"
 	"tracker/domain/webhook"
-	"tracker/domain/workflow"
 	"tracker/internal/secretbox"
 	"tracker/schema"
 	"tracker/store"
@@ -73,23 +73,23 @@ func migrate(ctx context.Context, cfg Config, log *slog.Logger) error {
 
 // services are the domain use cases, built once from the config.
 type services struct {
-	DB        *store.DB
-	Accounts  *account.Service
-	Orgs      *org.Service
-	Projects  *project.Service
-	Workflows *workflow.Service
-	Tags      *tag.Service
-	Tickets   *ticket.Service
-	Views     *view.Service
-	Webhooks  *webhook.Service
-	Comments  *comment.Service
-	Labels    *label.Service
-	Sprints   *sprint.Service
-	Entries   *timeentry.Service
-	Rates     *laborrate.Service
-	Capex     *capex.Service
-	Export    *export.Service
-	Imports   *importer.Service
+	DB          *store.DB
+	Accounts    *account.Service
+	Orgs        *org.Service
+	Projects    *project.Service
+	Statusflows *statusflow.Service
+	Tags        *tag.Service
+	Tickets     *ticket.Service
+	Views       *view.Service
+	Webhooks    *webhook.Service
+	Comments    *comment.Service
+	Labels      *label.Service
+	Sprints     *sprint.Service
+	Entries     *timeentry.Service
+	Rates       *laborrate.Service
+	Capex       *capex.Service
+	Export      *export.Service
+	Imports     *importer.Service
 	// Attachments keep their bytes in Objects; Storage serves the local
 	// store's presigned URLs (nil with S3).
 	Attachments *attachment.Service
@@ -135,7 +135,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 			cfg.Registration, time.Minute),
 		Orgs:        org.New(db, clock, cfg.PublicURL),
 		Projects:    project.New(db, clock),
-		Workflows:   workflow.New(db, clock),
+		Statusflows: statusflow.New(db, clock),
 		Tags:        tag.New(db, clock),
 		Tickets:     tickets,
 		Views:       view.New(db, clock),
@@ -167,7 +167,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		accounts.New(s.Accounts, api.LoginLimits{PerIP: cfg.LoginPerIP, PerEmail: cfg.LoginPerEmail}),
 		orgs.New(s.Orgs),
 		projects.New(s.Projects),
-		workflows.New(s.Workflows),
+		statusflowapi.New(s.Statusflows),
 		tags.New(s.Tags),
 		tickets.New(s.Tickets, s.Views.Search),
 		views.New(s.Views),

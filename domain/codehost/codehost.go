@@ -14,8 +14,8 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/statusflow"
 	"tracker/domain/ticket"
-	"tracker/domain/workflow"
 	"tracker/internal/secretbox"
 	"tracker/store"
 	"tracker/store/accountdb"
@@ -109,9 +109,9 @@ type pullRequestEvent struct {
 type target struct{ name, category string }
 
 var (
-	toInReview   = target{"In Review", workflow.CategoryInProgress}
-	toDone       = target{"Done", workflow.CategoryDone}
-	toInProgress = target{"In Progress", workflow.CategoryInProgress}
+	toInReview   = target{"In Review", statusflow.CategoryInProgress}
+	toDone       = target{"Done", statusflow.CategoryDone}
+	toInProgress = target{"In Progress", statusflow.CategoryInProgress}
 )
 
 func targetOf(ev pullRequestEvent) (target, bool) {
@@ -139,7 +139,7 @@ func norm(s string) string {
 }
 
 // pick is the workflow's status for t, or false if none fits.
-func pick(r workflow.Rules, t target) (string, bool) {
+func pick(r statusflow.Rules, t target) (string, bool) {
 	for _, s := range r.Statuses {
 		if norm(s.Name) == norm(t.name) {
 			return s.Name, true

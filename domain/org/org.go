@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 	"tracker/store"
 	"tracker/store/orgdb"
 )
@@ -73,7 +73,7 @@ func CreateIn(ctx context.Context, q store.Querier, ownerID uuid.UUID, name, slu
 	if err := orgdb.InsertMembership(ctx, q, orgdb.Membership{OrgID: o.ID, UserID: ownerID, Role: domain.RoleOwner.DB(), JoinedAt: now}); err != nil {
 		return Org{}, err
 	}
-	if err := workflow.CreateDefault(ctx, q, o.ID, now); err != nil {
+	if err := statusflow.CreateDefault(ctx, q, o.ID, now); err != nil {
 		return Org{}, err
 	}
 	return toOrg(o), nil

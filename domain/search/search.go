@@ -15,8 +15,8 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/search/query"
+	"tracker/domain/statusflow"
 	"tracker/domain/ticket"
-	"tracker/domain/workflow"
 	"tracker/store"
 	"tracker/store/searchdb"
 	"tracker/store/ticketdb"
@@ -141,7 +141,7 @@ func (s *Service) Org(ctx context.Context, p domain.Principal, orgID uuid.UUID, 
 	return s.run(ctx, q, sr, r)
 }
 
-var defaultStatuses, _ = json.Marshal(workflow.DefaultStatuses())
+var defaultStatuses, _ = json.Marshal(statusflow.DefaultStatuses())
 
 func (s *Service) search(p domain.Principal, orgID uuid.UUID, pq query.Query, r Request) searchdb.Search {
 	root := pq.Root
@@ -280,7 +280,7 @@ func (s *Service) Children(ctx context.Context, p domain.Principal, id uuid.UUID
 		pr.ByCategory[c] = n
 		pr.Total += n
 	}
-	pr.Done = pr.ByCategory[workflow.CategoryDone]
+	pr.Done = pr.ByCategory[statusflow.CategoryDone]
 	return res, pr, nil
 }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -22,7 +22,7 @@ type Actor struct {
 func Person(p domain.Principal) Actor { return Actor{ID: p.UserID} }
 
 // RulesFor is the workflow governing a ticket read for a change.
-func (s *Service) RulesFor(t ticketdb.ForChange) (workflow.Rules, error) {
+func (s *Service) RulesFor(t ticketdb.ForChange) (statusflow.Rules, error) {
 	return s.rulesOf(t.WorkflowRow)
 }
 

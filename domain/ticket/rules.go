@@ -3,7 +3,7 @@ package ticket
 import (
 	"sync"
 
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 	"tracker/store/ticketdb"
 )
 
@@ -12,16 +12,16 @@ import (
 // is the content itself: an edited workflow is simply a new entry.
 type rulesCache struct {
 	mu sync.RWMutex
-	m  map[string]workflow.Rules
+	m  map[string]statusflow.Rules
 }
 
 const maxCachedRules = 1024
 
 // rulesOf reads the governing workflow selected with a ticket or project;
 // none left (the org's Default was deleted) means the built-in Default.
-func (s *Service) rulesOf(w ticketdb.WorkflowRow) (workflow.Rules, error) {
+func (s *Service) rulesOf(w ticketdb.WorkflowRow) (statusflow.Rules, error) {
 	if w.WorkflowName == nil {
-		return workflow.DefaultRules(), nil
+		return statusflow.DefaultRules(), nil
 	}
 	enf := ""
 	if w.WorkflowEnforcement != nil {
@@ -35,13 +35,13 @@ func (s *Service) rulesOf(w ticketdb.WorkflowRow) (workflow.Rules, error) {
 	if ok {
 		return r, nil
 	}
-	r, err := workflow.ParseRules(*w.WorkflowName, enf, w.WorkflowStatuses, w.WorkflowTransitions)
+	r, err := statusflow.ParseRules(*w.WorkflowName, enf, w.WorkflowStatuses, w.WorkflowTransitions)
 	if err != nil {
 		return r, err
 	}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCachedRules {
-		c.m = make(map[string]workflow.Rules)
+		c.m = make(map[string]statusflow.Rules)
 	}
 	c.m[key] = r
 	c.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -112,7 +112,7 @@ const prioritiesList = "None, Low, Medium, High, Critical"
 // initialStatus is the status of a new ticket: the one asked for (as the
 // workflow spells it), else Backlog, else the workflow's first status when it
 // has no Backlog.
-func initialStatus(r workflow.Rules, asked string) (string, error) {
+func initialStatus(r statusflow.Rules, asked string) (string, error) {
 	if asked == "" {
 		if st, ok := r.Status(DefaultStatus); ok {
 			return st.Name, nil

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -115,27 +115,27 @@ func asFailure(err error) (string, bool) {
 
 // Transitions is the answer of GET /tickets/{id}/transitions.
 type Transitions struct {
-	CurrentStatus string            `json:"current_status"`
-	Available     []workflow.Status `json:"available"`
+	CurrentStatus string              `json:"current_status"`
+	Available     []statusflow.Status `json:"available"`
 }
 
 // AvailableTransitions is the answer of GET /tickets/{id}/available-transitions:
 // every status a move to is allowed now (strict: listed moves only), each
 // flagged as listed or not, with the governing workflow and its enforcement.
 type AvailableTransitions struct {
-	CurrentStatus string            `json:"current_status"`
-	Workflow      string            `json:"workflow"`
-	Enforcement   string            `json:"enforcement"`
-	Transitions   []workflow.Option `json:"transitions"`
+	CurrentStatus string              `json:"current_status"`
+	Workflow      string              `json:"workflow"`
+	Enforcement   string              `json:"enforcement"`
+	Transitions   []statusflow.Option `json:"transitions"`
 }
 
-func (s *Service) rulesFor(ctx context.Context, p domain.Principal, id uuid.UUID) (ticketdb.ForChange, workflow.Rules, error) {
+func (s *Service) rulesFor(ctx context.Context, p domain.Principal, id uuid.UUID) (ticketdb.ForChange, statusflow.Rules, error) {
 	t, err := ticketdb.GetForChange(ctx, s.DB.Q(), id, p.UserID, false)
 	if err != nil {
-		return t, workflow.Rules{}, domain.NotFoundAs(err, "ticket")
+		return t, statusflow.Rules{}, domain.NotFoundAs(err, "ticket")
 	}
 	if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleViewer, "ticket"); err != nil {
-		return t, workflow.Rules{}, err
+		return t, statusflow.Rules{}, err
 	}
 	rules, err := s.rulesOf(t.WorkflowRow)
 	return t, rules, err

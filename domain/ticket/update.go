@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -72,7 +72,7 @@ func (pl *plan) put(col string, old, new any) {
 
 // planFor compares the patch with the ticket; only real differences become
 // changes. A status change is checked against the workflow's rules.
-func planFor(t ticketdb.Row, rules workflow.Rules, pt Patch) (plan, error) {
+func planFor(t ticketdb.Row, rules statusflow.Rules, pt Patch) (plan, error) {
 	pl := plan{set: map[string]any{}}
 	if pt.Title.Set && pt.Title.Value != t.Title {
 		pl.put("title", t.Title, pt.Title.Value)

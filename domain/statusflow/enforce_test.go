@@ -1,18 +1,18 @@
-package workflow_test
+package statusflow_test
 
 import (
 	"strings"
 	"testing"
 
 	"tracker/domain"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 )
 
-func rules(enforcement string) workflow.Rules {
-	return workflow.Rules{Name: "Flow", Enforcement: enforcement,
-		Statuses: []workflow.Status{{Name: "Open", Category: "todo"}, {Name: "Doing", Category: "in_progress"},
+func rules(enforcement string) statusflow.Rules {
+	return statusflow.Rules{Name: "Flow", Enforcement: enforcement,
+		Statuses: []statusflow.Status{{Name: "Open", Category: "todo"}, {Name: "Doing", Category: "in_progress"},
 			{Name: "Done", Category: "done"}},
-		Transitions: []workflow.Transition{{From: "Open", To: "Doing"}, {From: "Doing", To: "Done"}}}
+		Transitions: []statusflow.Transition{{From: "Open", To: "Doing"}, {From: "Doing", To: "Done"}}}
 }
 
 func TestCheck(t *testing.T) {
@@ -79,7 +79,7 @@ func TestStatusCaseInsensitive(t *testing.T) {
 
 func TestReachableAndOptions(t *testing.T) {
 	t.Parallel()
-	names := func(ss []workflow.Status) string {
+	names := func(ss []statusflow.Status) string {
 		var out []string
 		for _, s := range ss {
 			out = append(out, s.Name)
@@ -105,11 +105,11 @@ func TestReachableAndOptions(t *testing.T) {
 
 func TestParseRules(t *testing.T) {
 	t.Parallel()
-	r, err := workflow.ParseRules("W", "", []byte(`[{"name":"A","category":"todo"}]`), []byte(`[{"from":"A","to":"A"}]`))
+	r, err := statusflow.ParseRules("W", "", []byte(`[{"name":"A","category":"todo"}]`), []byte(`[{"from":"A","to":"A"}]`))
 	if err != nil || r.Enforcement != "none" || len(r.Statuses) != 1 || len(r.Transitions) != 1 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	if _, err := workflow.ParseRules("W", "none", []byte(`{`), nil); err == nil {
+	if _, err := statusflow.ParseRules("W", "none", []byte(`{`), nil); err == nil {
 		t.Fatal("bad json accepted")
 	}
 }

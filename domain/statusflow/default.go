@@ -1,6 +1,7 @@
-// Package workflow holds the rules of workflows: statuses, transitions and
-// their enforcement.
-package workflow
+// Package statusflow holds the rules of ticket-status workflows (the API's
+// "workflows"; named statusflow so it is never taken for a Temporal
+// workflow): statuses, transitions and their enforcement.
+package statusflow
 
 import (
 	"context"
@@ -11,7 +12,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/workflowdb"
+	"tracker/store/statusflowdb"
 )
 
 // Status categories.
@@ -69,7 +70,7 @@ func DefaultTransitions() []Transition {
 func CreateDefault(ctx context.Context, q store.Querier, orgID uuid.UUID, now time.Time) error {
 	st, _ := json.Marshal(DefaultStatuses())
 	tr, _ := json.Marshal(DefaultTransitions())
-	return workflowdb.Insert(ctx, q, workflowdb.Row{
+	return statusflowdb.Insert(ctx, q, statusflowdb.Row{
 		ID: domain.NewID(), OrgID: orgID, Name: DefaultName, Statuses: st, Transitions: tr,
 		Enforcement: EnforceNone, CreatedAt: now, UpdatedAt: now,
 	})

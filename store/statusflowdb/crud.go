@@ -1,4 +1,4 @@
-package workflowdb
+package statusflowdb
 
 import (
 	"context"
@@ -94,6 +94,6 @@ func ForProject(ctx context.Context, q store.Querier, projectID uuid.UUID) (Row,
 }
 
 // DefaultName is the name of the workflow every org receives on creation
-// (domain/workflow.DefaultName, repeated here because store cannot import
+// (domain/statusflow.DefaultName, repeated here because store cannot import
 // domain).
 const DefaultName = "Default"

@@ -1,4 +1,4 @@
-package workflow
+package statusflow
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/workflowdb"
+	"tracker/store/statusflowdb"
 )
 
 // Delete removes a workflow (Admin). The Default workflow cannot be deleted,
@@ -22,7 +22,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		if row.Name == DefaultName {
 			return domain.Conflict(fmt.Sprintf("the %s workflow of an organization cannot be deleted", DefaultName), "name: "+DefaultName)
 		}
-		n, err := workflowdb.ProjectsUsing(ctx, q, id)
+		n, err := statusflowdb.ProjectsUsing(ctx, q, id)
 		if err != nil {
 			return err
 		}
@@ -32,7 +32,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		}
 		orgID := row.Row.OrgID
 		// If-Match is checked in the DELETE's WHERE.
-		if err := workflowdb.Delete(ctx, q, orgID, id, domain.Versions(ctx)); err != nil {
+		if err := statusflowdb.Delete(ctx, q, orgID, id, domain.Versions(ctx)); err != nil {
 			return domain.StaleAs(ctx, err, "workflow")
 		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "workflow",

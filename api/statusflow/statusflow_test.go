@@ -1,4 +1,4 @@
-package workflows_test
+package statusflow_test
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package workflow
+package statusflow
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/workflowdb"
+	"tracker/store/statusflowdb"
 )
 
 // CreateInput is a new workflow; an empty Enforcement is none.
@@ -48,10 +48,10 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 			return err
 		}
 		now := s.now()
-		r := workflowdb.Row{ID: domain.NewID(), OrgID: orgID, Name: in.Name,
+		r := statusflowdb.Row{ID: domain.NewID(), OrgID: orgID, Name: in.Name,
 			Statuses: []byte(mustJSON(in.Statuses)), Transitions: []byte(mustJSON(in.Transitions)),
 			Enforcement: in.Enforcement, CreatedAt: now, UpdatedAt: now}
-		if err := workflowdb.Insert(ctx, q, r); err != nil {
+		if err := statusflowdb.Insert(ctx, q, r); err != nil {
 			return nameConflict(err, in.Name)
 		}
 		out = Workflow{ID: r.ID, OrgID: orgID, Name: in.Name, Statuses: in.Statuses, Transitions: in.Transitions,
@@ -66,7 +66,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 }
 
 func nameFree(ctx context.Context, q store.Querier, orgID uuid.UUID, name string, except uuid.UUID) error {
-	taken, err := workflowdb.NameTaken(ctx, q, orgID, name, except)
+	taken, err := statusflowdb.NameTaken(ctx, q, orgID, name, except)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (s *Service) List(ctx context.Context, p domain.Principal, orgID uuid.UUID,
 	if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
 		return domain.Paged[Workflow]{}, err
 	}
-	rows, err := workflowdb.List(ctx, q, orgID, page)
+	rows, err := statusflowdb.List(ctx, q, orgID, page)
 	if err != nil {
 		return domain.Paged[Workflow]{}, err
 	}
@@ -116,8 +116,8 @@ func (s *Service) List(ctx context.Context, p domain.Principal, orgID uuid.UUID,
 
 // load reads a workflow with the caller's membership in its org and
 // authorizes min.
-func (s *Service) load(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID, min domain.Role, lock bool) (workflowdb.WithAccess, error) {
-	row, err := workflowdb.GetWithAccess(ctx, q, id, p.UserID, lock)
+func (s *Service) load(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID, min domain.Role, lock bool) (statusflowdb.WithAccess, error) {
+	row, err := statusflowdb.GetWithAccess(ctx, q, id, p.UserID, lock)
 	if err != nil {
 		return row, domain.NotFoundAs(err, "workflow")
 	}

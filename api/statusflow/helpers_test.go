@@ -1,4 +1,4 @@
-package workflows_test
+package statusflow_test
 
 import (
 	"context"
@@ -7,16 +7,16 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/projects"
-	"tracker/api/workflows"
+	statusflowapi "tracker/api/statusflow"
 	"tracker/domain/project"
-	"tracker/domain/workflow"
+	"tracker/domain/statusflow"
 )
 
 func newEnv(t *testing.T) *apitest.Env {
 	t.Helper()
 	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
-			workflows.New(workflow.New(e.DB, e.Clock)),
+			statusflowapi.New(statusflow.New(e.DB, e.Clock)),
 			projects.New(project.New(e.DB, e.Clock)),
 		}
 	}})

@@ -1,4 +1,4 @@
-package workflow
+package statusflow
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/workflowdb"
+	"tracker/store/statusflowdb"
 )
 
 // Service runs the workflow use cases (create, read, update, delete).
@@ -45,7 +45,7 @@ func (w Workflow) RowVersion() int64 { return w.Version }
 func (w Workflow) IsDefault() bool { return w.Name == DefaultName }
 
 // FromRow decodes a workflows row.
-func FromRow(r workflowdb.Row) (Workflow, error) {
+func FromRow(r statusflowdb.Row) (Workflow, error) {
 	w := Workflow{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Enforcement: r.Enforcement,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion}
 	if err := json.Unmarshal(r.Statuses, &w.Statuses); err != nil {

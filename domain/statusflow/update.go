@@ -1,4 +1,4 @@
-package workflow
+package statusflow
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/workflowdb"
+	"tracker/store/statusflowdb"
 )
 
 // PatchInput is a partial update; statuses and transitions, when given,
@@ -80,7 +80,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return domain.CheckIfMatch(ctx, "workflow", old.Version)
 		}
 		// If-Match is checked in the UPDATE's WHERE.
-		updated, err := workflowdb.Update(ctx, q, old.OrgID, id, domain.Versions(ctx), set, s.now())
+		updated, err := statusflowdb.Update(ctx, q, old.OrgID, id, domain.Versions(ctx), set, s.now())
 		if err != nil {
 			return domain.StaleAs(ctx, nameConflict(err, next.Name), "workflow")
 		}

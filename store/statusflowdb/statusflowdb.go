@@ -1,5 +1,5 @@
-// Package workflowdb holds the SQL of workflows.
-package workflowdb
+// Package statusflowdb holds the SQL of ticket-status workflows (the workflows table).
+package statusflowdb
 
 import (
 	"context"
