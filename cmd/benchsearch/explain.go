@@ -31,8 +31,12 @@ func explain(ctx context.Context, c config, w world, q string) error {
 		return err
 	}
 	statuses, _ := json.Marshal(statusflow.DefaultStatuses())
-	b, err := searchdb.Page(searchdb.Search{Env: searchdb.Env{OrgID: w.orgID, UserID: owner, Now: time.Now().UTC(), DefaultStatuses: statuses},
+	s, err := searchdb.Resolve(ctx, pool, searchdb.Search{Env: searchdb.Env{OrgID: w.orgID, UserID: owner, Now: time.Now().UTC(), DefaultStatuses: statuses},
 		Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20})
+	if err != nil {
+		return err
+	}
+	b, err := searchdb.Page(s)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package searchdb
 
 import (
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -23,6 +24,9 @@ type Env struct {
 	// DefaultStatuses is the JSON status list of the built-in Default
 	// workflow, for projects of an org whose Default workflow is gone.
 	DefaultStatuses []byte
+	// Names are the query's label and sprint names resolved to ids
+	// (Resolve); nil: those terms compile to subqueries that look them up.
+	Names *Names
 }
 
 // TextConfig is the text search configuration of tickets' search vectors.
@@ -47,6 +51,11 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 		c, err := Where(n.Term, env)
 		if err != nil {
 			return nil, err
+		}
+		if t, ok := n.Term.(query.Term); ok && t.Field == query.FieldLabel && env.Names != nil {
+			// EXISTS is never NULL: a plain NOT EXISTS, which the planner
+			// runs as an anti join.
+			return sq.Expr("NOT (?)", c), nil
 		}
 		// A NULL (no assignee, no sprint) is "not matched", so its negation
 		// matches.
@@ -117,12 +126,20 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 		}
 		return sq.Expr(col+" = (SELECT u.id FROM users u WHERE lower(u.email) = lower(?))", t.Value), nil
 	case query.FieldLabel:
+		if env.Names != nil {
+			return anyID(env.Names.Labels[strings.ToLower(t.Value)],
+				"EXISTS (SELECT 1 FROM ticket_labels tl WHERE tl.ticket_id = t.id AND tl.label_id %s)"), nil
+		}
 		return sq.Expr(`t.id IN (SELECT tl.ticket_id FROM ticket_labels tl JOIN labels l ON l.id = tl.label_id
 			WHERE l.org_id = ? AND lower(l.name) = lower(?) AND l.deleted_at IS NULL)`, env.OrgID, t.Value), nil
 	case query.FieldSprint:
 		switch {
 		case t.None:
 			return sq.Expr("t.sprint_id IS NULL"), nil
+		case t.Current && env.Names != nil:
+			return anyID(env.Names.Current, "t.sprint_id %s"), nil
+		case env.Names != nil:
+			return anyID(env.Names.Sprints[strings.ToLower(t.Value)], "t.sprint_id %s"), nil
 		case t.Current:
 			return sq.Expr(`t.sprint_id IN (SELECT s.id FROM sprints s
 				WHERE s.org_id = ? AND s.status = 'Active' AND s.deleted_at IS NULL)`, env.OrgID), nil
@@ -164,6 +181,19 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 		}
 	}
 	return nil, fmt.Errorf("searchdb: unsupported term %s:%s", t.Field, t.Value)
+}
+
+// anyID fills format's %s with a comparison with ids: "= $n" for one (the
+// planner reads its frequency from the column's statistics), "= ANY($n)"
+// for several; no ids is false.
+func anyID(ids []uuid.UUID, format string) sq.Sqlizer {
+	switch len(ids) {
+	case 0:
+		return sq.Expr("false")
+	case 1:
+		return sq.Expr(fmt.Sprintf(format, "= ?"), ids[0])
+	}
+	return sq.Expr(fmt.Sprintf(format, "= ANY(?)"), ids)
 }
 
 // priority compares by rank (index tickets_project_priority_idx):

@@ -84,6 +84,7 @@ func TestEveryFilterUsesAnIndex(t *testing.T) {
 	queries := []string{
 		"", "status:InProgress", `status:"In Review"`, "category:done", "priority:High", "priority:>=High",
 		"assignee:me", "assignee:u3@example.com", "assignee:none", "reporter:me", "label:label7", "-label:label7",
+		"label:label50", "label:nosuchlabel", "-label:label50", "label:label7 label:label8",
 		"sprint:current", `sprint:"Sprint 2"`, "sprint:none", "project:P1", "created:>2025-06-01", "created:2025-03-03",
 		"updated:<7d", "updated:>30d", "tag:env=prod", "tag:env", "has:attachments", "has:labels", "has:assignee", "is:blocked",
 		"login", `"login problem"`, "w4242", "logni", "sort:created billing", "zeppelins", "nothingmatches",
@@ -108,6 +109,11 @@ func TestEveryFilterUsesAnIndex(t *testing.T) {
 				s.ProjectID = &project
 			case "reporter":
 				s.AssignedTo = &me
+			}
+			// As List does: label and sprint names become constant ids.
+			s, err := searchdb.Resolve(ctx, conn.Conn(), s)
+			if err != nil {
+				t.Fatalf("%s: %v", q, err)
 			}
 			b, err := searchdb.Page(s)
 			if err != nil {

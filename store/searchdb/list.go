@@ -170,6 +170,10 @@ type rankedRow struct {
 // List reads one page of s, in its sort order, and the key to continue
 // after when there is more.
 func List(ctx context.Context, q store.Querier, s Search) ([]ticketdb.Row, *Key, error) {
+	s, err := Resolve(ctx, q, s)
+	if err != nil {
+		return nil, nil, err
+	}
 	b, err := Page(s)
 	if err != nil {
 		return nil, nil, err
@@ -193,6 +197,10 @@ func List(ctx context.Context, q store.Querier, s Search) ([]ticketdb.Row, *Key,
 // Count counts the matches of s, up to limit: it returns limit+1 when there
 // are more (the caller reports the count as capped).
 func Count(ctx context.Context, q store.Querier, s Search, limit int) (int, error) {
+	s, err := Resolve(ctx, q, s)
+	if err != nil {
+		return 0, err
+	}
 	b, err := base(s, "1")
 	if err != nil {
 		return 0, err
@@ -204,6 +212,10 @@ func Count(ctx context.Context, q store.Querier, s Search, limit int) (int, erro
 // Progress counts the matches of s by the category of their status in their
 // project's workflow ("unknown" for a status the workflow no longer has).
 func Progress(ctx context.Context, q store.Querier, s Search) (map[string]int, error) {
+	s, err := Resolve(ctx, q, s)
+	if err != nil {
+		return nil, err
+	}
 	b, err := base(s, "COALESCE(pc.cat, 'unknown') AS category", "count(*) AS n")
 	if err != nil {
 		return nil, err
@@ -232,6 +244,10 @@ func Progress(ctx context.Context, q store.Querier, s Search) (map[string]int, e
 
 // All reads the matches of s by ticket number, at most max (a sprint board).
 func All(ctx context.Context, q store.Querier, s Search, max int) ([]ticketdb.Row, error) {
+	s, err := Resolve(ctx, q, s)
+	if err != nil {
+		return nil, err
+	}
 	cols := make([]string, 0, 14)
 	for _, c := range ticketdb.Columns() {
 		cols = append(cols, "t."+c)

@@ -1,0 +1,105 @@
+package searchdb
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"tracker/domain/search/query"
+	"tracker/store"
+)
+
+// Names are the label and sprint names of a query resolved to ids before
+// the search runs (Resolve). With them a label or sprint term compiles to a
+// comparison with constant ids, so the planner sees how many tickets carry
+// that label or sprint (its statistics) and picks the plan for a rare one
+// (read the few matches by label or sprint, then sort) apart from a common
+// one (walk the tickets in sort order and keep the matches). Behind a
+// subquery the planner cannot tell them apart: a rare or unused label read
+// all of ticket_labels in ticket order.
+type Names struct {
+	// Labels and Sprints map a lower-case name to the live labels and
+	// sprints of the org with that name (none: the term matches nothing).
+	Labels, Sprints map[string][]uuid.UUID
+	// Current is the org's active sprints (sprint:current).
+	Current []uuid.UUID
+}
+
+// Resolve looks up the label and sprint names s's query uses (one small
+// query each, by the org's label name index and the org's sprints) and
+// returns s with them in Env.Names. A query without such terms costs no
+// query.
+func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
+	if s.Names != nil || s.Root == nil {
+		return s, nil
+	}
+	var labels, sprints []string
+	current := false
+	var walk func(n query.Node)
+	walk = func(n query.Node) {
+		switch n := n.(type) {
+		case query.And:
+			for _, t := range n.Terms {
+				walk(t)
+			}
+		case query.Or:
+			for _, t := range n.Terms {
+				walk(t)
+			}
+		case query.Not:
+			walk(n.Term)
+		case query.Term:
+			switch {
+			case n.Field == query.FieldLabel:
+				labels = append(labels, strings.ToLower(n.Value))
+			case n.Field == query.FieldSprint && n.Current:
+				current = true
+			case n.Field == query.FieldSprint && !n.None:
+				sprints = append(sprints, strings.ToLower(n.Value))
+			}
+		}
+	}
+	walk(s.Root)
+	if len(labels) == 0 && len(sprints) == 0 && !current {
+		return s, nil
+	}
+	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{}}
+	type named struct {
+		Name string    `db:"name"`
+		ID   uuid.UUID `db:"id"`
+	}
+	if len(labels) > 0 {
+		rows, err := store.Select[named](ctx, q, store.SQL.Select("lower(l.name) AS name", "l.id").From("labels l").
+			Where("l.org_id = ? AND lower(l.name) = ANY(?) AND l.deleted_at IS NULL", s.OrgID, labels))
+		if err != nil {
+			return s, err
+		}
+		for _, r := range rows {
+			names.Labels[r.Name] = append(names.Labels[r.Name], r.ID)
+		}
+	}
+	if len(sprints) > 0 {
+		rows, err := store.Select[named](ctx, q, store.SQL.Select("lower(sp.name) AS name", "sp.id").From("sprints sp").
+			Where("sp.org_id = ? AND lower(sp.name) = ANY(?) AND sp.deleted_at IS NULL", s.OrgID, sprints))
+		if err != nil {
+			return s, err
+		}
+		for _, r := range rows {
+			names.Sprints[r.Name] = append(names.Sprints[r.Name], r.ID)
+		}
+	}
+	if current {
+		rows, err := store.Select[named](ctx, q, store.SQL.Select("'' AS name", "sp.id").From("sprints sp").
+			Where("sp.org_id = ? AND sp.status = 'Active' AND sp.deleted_at IS NULL", s.OrgID))
+		if err != nil {
+			return s, err
+		}
+		names.Current = []uuid.UUID{}
+		for _, r := range rows {
+			names.Current = append(names.Current, r.ID)
+		}
+	}
+	s.Names = names
+	return s, nil
+}
