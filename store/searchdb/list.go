@@ -64,6 +64,10 @@ func KeyOf(r ticketdb.Row, rank float32, s query.Sort) Key {
 	return k
 }
 
+// RankWindow is how many matches a relevance sort ranks: the most recently
+// updated ones (pages continue within them; sort:updated reaches the rest).
+const RankWindow = 1000
+
 // rankExpr is the relevance of t to the rank text (bound once per use).
 const rankExpr = "ts_rank(t.search_vector, websearch_to_tsquery('" + TextConfig + "', ?))"
 
@@ -134,7 +138,13 @@ func Page(s Search) (sq.SelectBuilder, error) {
 		return b, err
 	}
 	if rel {
-		b = b.Column(sq.Expr(rankExpr+" AS rank", s.RankText))
+		// Rank only the RankWindow most recently updated matches: a
+		// common word matches a good part of the tickets, and ranking
+		// them all reads and ranks every one for each page. The window
+		// is read in the order of an index (org or project, updated_at),
+		// or from the text index when the words are rare.
+		inner := b.Column("t.search_vector").OrderBy("t.updated_at DESC", "t.id DESC").Limit(RankWindow)
+		b = store.SQL.Select(cols...).Column(sq.Expr(rankExpr+" AS rank", s.RankText)).FromSelect(inner, "t")
 	}
 	dir, cmp := " ASC", ">"
 	if s.Sort.Desc {
