@@ -2,10 +2,13 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +29,10 @@ import (
 	"tracker/workflows/chatwf"
 )
 
-var capture = flag.Bool("capture", false, "TestCaptureHistories writes workflow histories into workflows/testdata")
+var (
+	capture     = flag.Bool("capture", false, "TestCaptureHistories writes workflow histories into workflows/testdata")
+	captureOnly = flag.String("capture-only", "", "with -capture: write only the histories whose file name starts with this (e.g. chat_)")
+)
 
 // TestCaptureHistories runs every workflow type end to end on the real
 // dev server and writes its histories to workflows/testdata, where
@@ -34,7 +40,10 @@ var capture = flag.Bool("capture", false, "TestCaptureHistories writes workflow 
 // make test. It runs only when asked:
 //
 //	go test ./e2e -run TestCaptureHistories -count=1 -args -capture
+//	go test ./e2e -run TestCaptureHistories -count=1 -args -capture -capture-only chat_
 //
+// (-capture-only writes only the files whose name starts with it and
+// leaves the other committed histories as they are.)
 // Recapture only on purpose (a new workflow type, or after a deliberate
 // versioned change); the committed histories are what in-flight runs look
 // like, and every later change must still replay them.
@@ -44,7 +53,13 @@ func TestCaptureHistories(t *testing.T) {
 	}
 	db, url := storetest.NewWithURL(t)
 	srv := workertest.Start(t)
+	slack := newSlackStandIn(t)
+	const chatSecret = "capture-chat-signing-secret"
 	s := newStack(t, url, srv, map[string]string{
+		"SERVICE_CHAT_SIGNING_SECRET":      chatSecret,
+		"SERVICE_CHAT_BOT_TOKEN":           "xoxb-capture",
+		"SERVICE_CHAT_API_URL":             slack.URL + "/api/",
+		"SERVICE_PUBLIC_URL":               "http://tracker.capture",
 		"TRACKER_TEST_WEBHOOK_RETRY_SCALE": "0.001", // 0, 5 ms, 300 ms, …
 		"TRACKER_TEST_CASCADE_BATCH":       "1",     // with a tiny budget, a call per row,
 		"TRACKER_TEST_CASCADE_BUDGET":      "1ns",   // and 40 calls per run: the purge
@@ -115,6 +130,50 @@ func TestCaptureHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	save(t, c, out, "chat_notification_gone", closed(t, c, "WorkflowType = '"+chatwf.WorkflowName+"'", 1))
+
+	// ChatNotification posted: a mention in a mapped thread, answered ok
+	// by the chat stand-in.
+	// (A project created after the import: its key is in one org only,
+	// which is how a command without a connected workspace finds it.)
+	chatProject := s.createProject(db, u, "CHT")
+	ticket, _ := s.createTicket(db, u, chatProject, "chatty")
+	s.must(201, "POST", "/integrations/chat/thread-mappings", u.Token, map[string]any{"ticket_id": ticket,
+		"channel_id": "C42", "thread_ts": "1700000000.000100"})
+	var q struct {
+		ID uuid.UUID `json:"id"`
+	}
+	s.must(202, "POST", "/integrations/chat/notify", u.Token, map[string]any{"notification_type": "mention",
+		"ticket_id": ticket, "user_slack_id": "U42", "actor_name": "Ada", "message": "can you look?"}).decode(t, &q)
+	save(t, c, out, "chat_notification_posted", closed(t, c, "WorkflowId = '"+chatwf.WorkflowID(q.ID)+"'", 1))
+
+	// /ticket create: the command creates the ticket, and its follow-up
+	// workflow announces it in the channel (chat.postMessage on the
+	// stand-in), maps the announcement's thread and answers response_url.
+	form := neturl.Values{"team_id": {"TCAP"}, "channel_id": {"C77"}, "user_id": {"UANY"}, "user_name": {"ada"},
+		"command": {"/ticket"}, "text": {"create CHT Refund fails"}, "response_url": {slack.URL + "/commands/capture/1"}}
+	if r := s.signedPost(chatSecret, "/integrations/chat/commands", "application/x-www-form-urlencoded", []byte(form.Encode())); r.Status != 200 {
+		t.Fatalf("command %d %s", r.Status, r.Body)
+	}
+	save(t, c, out, "chat_command_followup", closed(t, c, "WorkflowType = '"+chatwf.FollowupWorkflowName+"'", 1))
+	var announced string
+	posts, responses := slack.got()
+	for _, p := range posts {
+		if p.Get("channel") == "C77" {
+			announced = p.Get("answered_ts")
+		}
+	}
+	if announced == "" || len(responses) != 1 {
+		t.Fatalf("the follow-up did not announce and answer: announced %q, responses %v", announced, responses)
+	}
+
+	// A reply in the announced thread becomes a comment on the ticket.
+	ev, _ := json.Marshal(map[string]any{"type": "event_callback", "team_id": "TCAP", "event_id": "EvCapture1",
+		"event": map[string]any{"type": "message", "user": "UANY", "text": "Happens with EUR only",
+			"channel": "C77", "ts": "1700002100.000100", "thread_ts": announced}})
+	if r := s.signedPost(chatSecret, "/integrations/chat/events", "application/json", ev); r.Status != 200 || r.m(t)["status"] != "queued" {
+		t.Fatalf("event delivery %d %s", r.Status, r.Body)
+	}
+	save(t, c, out, "chat_reply_comment", closed(t, c, "WorkflowType = '"+chatwf.ReplyWorkflowName+"'", 1))
 }
 
 // closed waits for n closed executions matching query and returns them,
@@ -138,6 +197,9 @@ func closed(t *testing.T, c client.Client, query string, n int) []*workflowservi
 // download.
 func save(t *testing.T, c client.Client, dir, name string, lists []*workflowservice.ListWorkflowExecutionsResponse) {
 	t.Helper()
+	if !strings.HasPrefix(name, *captureOnly) {
+		return
+	}
 	execs := lists[0].GetExecutions()
 	for i := range execs { // the visibility list is newest first
 		e := execs[len(execs)-1-i]

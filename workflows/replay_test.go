@@ -1,10 +1,12 @@
 package workflows_test
 
 import (
+	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -14,6 +16,23 @@ import (
 	"tracker/workflows/importwf"
 	"tracker/workflows/webhookwf"
 )
+
+// captured lists every history in testdata and the workflow type it is a
+// run of. The list is explicit so that a missing file fails the test
+// instead of being skipped, and a captured file nobody listed fails too.
+var captured = map[string]string{
+	"webhook_delivery_retry.json":   webhookwf.WorkflowName,
+	"webhook_takeover_retry.json":   webhookwf.WorkflowName,
+	"cascade_continued_1.json":      cascadewf.WorkflowName,
+	"cascade_continued_2.json":      cascadewf.WorkflowName,
+	"import_batches.json":           importwf.WorkflowName,
+	"import_batches_dbqueue.json":   importwf.WorkflowName,
+	"capex_export_scheduled.json":   capexport.WorkflowName,
+	"chat_notification_gone.json":   chatwf.WorkflowName,
+	"chat_notification_posted.json": chatwf.WorkflowName,
+	"chat_command_followup.json":    chatwf.FollowupWorkflowName,
+	"chat_reply_comment.json":       chatwf.ReplyWorkflowName,
+}
 
 // TestReplayCapturedHistories replays the histories in testdata, captured
 // from end-to-end runs on the real dev server (go test ./e2e -run
@@ -26,26 +45,57 @@ func TestReplayCapturedHistories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[string]bool{}
 	for _, f := range files {
-		kinds[strings.SplitN(filepath.Base(f), "_", 2)[0]] = true
-	}
-	for _, k := range []string{"webhook", "cascade", "import", "capex", "chat"} {
-		if !kinds[k] {
-			t.Errorf("no captured history of the %s workflow in testdata", k)
+		if _, ok := captured[filepath.Base(f)]; !ok {
+			t.Errorf("%s is not listed in captured: list it with its workflow type so it is replayed", f)
 		}
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+	types := map[string]bool{}
+	for _, wt := range captured {
+		types[wt] = true
+	}
+	for _, wt := range []string{webhookwf.WorkflowName, cascadewf.WorkflowName, importwf.WorkflowName, capexport.WorkflowName,
+		chatwf.WorkflowName, chatwf.FollowupWorkflowName, chatwf.ReplyWorkflowName} {
+		if !types[wt] {
+			t.Errorf("no captured history of the %s workflow", wt)
+		}
+	}
+	for name, wt := range captured {
+		t.Run(name, func(t *testing.T) {
+			f := filepath.Join("testdata", name)
+			h, err := client.HistoryFromJSON(mustOpen(t, f), client.HistoryJSONOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			events := h.GetEvents()
+			if len(events) == 0 || events[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowType().GetName() != wt {
+				t.Fatalf("%s is not a history of %s", f, wt)
+			}
+			if last := events[len(events)-1].GetEventType(); last != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED &&
+				last != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW {
+				t.Fatalf("%s does not end with the run's close (%v): a partial history replays without checking the commands after it", f, last)
+			}
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(webhookwf.WebhookDelivery, workflow.RegisterOptions{Name: webhookwf.WorkflowName})
 			r.RegisterWorkflowWithOptions(cascadewf.CascadeDelete, workflow.RegisterOptions{Name: cascadewf.WorkflowName})
 			r.RegisterWorkflowWithOptions(importwf.Import, workflow.RegisterOptions{Name: importwf.WorkflowName})
 			r.RegisterWorkflowWithOptions(capexport.CapitalizationExport, workflow.RegisterOptions{Name: capexport.WorkflowName})
 			r.RegisterWorkflowWithOptions(chatwf.ChatNotification, workflow.RegisterOptions{Name: chatwf.WorkflowName})
-			if err := r.ReplayWorkflowHistoryFromJSONFile(nil, f); err != nil {
+			r.RegisterWorkflowWithOptions(chatwf.ChatCommandFollowup, workflow.RegisterOptions{Name: chatwf.FollowupWorkflowName})
+			r.RegisterWorkflowWithOptions(chatwf.ChatReplyComment, workflow.RegisterOptions{Name: chatwf.ReplyWorkflowName})
+			if err := r.ReplayWorkflowHistory(nil, h); err != nil {
 				t.Fatalf("%s no longer replays: %v", f, err)
 			}
 		})
 	}
+}
+
+func mustOpen(t *testing.T, name string) *os.File {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
