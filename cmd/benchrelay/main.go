@@ -1,18 +1,26 @@
 // Command benchrelay measures the durable path in-process: events committed
-// to the outbox → relay → Temporal dev server (SQLite file, WAL, as `make
-// run` starts it) → worker → webhook receivers on 127.0.0.1. It creates its
-// own database and dev server, commits EVENTS ticket.created events (default
-// 1000) to an org with HOOKS subscribed webhooks (default 3), and prints the
+// to the outbox → relay → Temporal → worker → webhook receivers on
+// 127.0.0.1. It creates its own database and, unless -temporal-address
+// names a running Temporal, its own dev server (SQLite file, WAL, as `make
+// run` starts it); it commits EVENTS ticket.created events (default 1000)
+// to an org with HOOKS subscribed webhooks (default 3), and prints the
 // deliveries per second and the commit-to-delivery percentiles. Every
 // delivery id must arrive at least once and no (event, webhook) pair under
 // two delivery ids.
 //
+// With -fail-first N the first N webhooks answer 500 to the first attempt
+// of every delivery and 200 after: those deliveries go through the
+// WebhookDelivery workflow's retries on Temporal (the second attempt comes
+// at the schedule's second offset, 5 s, times -retry-scale).
+//
 //	go run ./cmd/benchrelay            (make bench runs it)
+//	go run ./cmd/benchrelay -temporal-address 127.0.0.1:7233 -fail-first 3
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,7 +55,15 @@ func envInt(name string, def int) int {
 	return def
 }
 
+var (
+	temporalAddress = flag.String("temporal-address", "", "host:port of a running Temporal frontend (empty: start a dev server from bin/temporal)")
+	namespace       = flag.String("namespace", "default", "the Temporal namespace (with -temporal-address; it must exist)")
+	failFirst       = flag.Int("fail-first", 0, "how many of the webhooks answer 500 to each delivery's first attempt (then 200)")
+	retryScale      = flag.Float64("retry-scale", 1, "the retry schedule's factor (1: production, second attempt after 5 s)")
+)
+
 func main() {
+	flag.Parse()
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "benchrelay:", err)
 		os.Exit(1)
@@ -74,19 +90,22 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := l.Addr().String()
-	l.Close()
-	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	cli, _ := filepath.Abs("bin/temporal")
-	dev, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{ExistingPath: cli,
-		ClientOptions: &client.Options{HostPort: addr, Namespace: "default", Logger: quiet},
-		DBFilename:    filepath.Join(dir, "temporal.db"), LogLevel: "error", SearchAttributes: workflows.DevServerSearchAttributes(),
-		ExtraArgs: []string{"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}})
-	if err != nil {
-		return fmt.Errorf("dev server (make temporal first): %w", err)
+	addr, ns, against := *temporalAddress, *namespace, "Temporal at "+*temporalAddress
+	if addr == "" {
+		l, _ := net.Listen("tcp", "127.0.0.1:0")
+		addr, ns, against = l.Addr().String(), "default", "dev server (SQLite file, WAL)"
+		l.Close()
+		quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		cli, _ := filepath.Abs("bin/temporal")
+		dev, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{ExistingPath: cli,
+			ClientOptions: &client.Options{HostPort: addr, Namespace: ns, Logger: quiet},
+			DBFilename:    filepath.Join(dir, "temporal.db"), LogLevel: "error", SearchAttributes: workflows.DevServerSearchAttributes(),
+			ExtraArgs: []string{"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal"}})
+		if err != nil {
+			return fmt.Errorf("dev server (make temporal first): %w", err)
+		}
+		defer dev.Stop()
 	}
-	defer dev.Stop()
 
 	org := domain.NewID()
 	if _, err := db.Q().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'bench', $2)`, org, org.String()); err != nil {
@@ -98,14 +117,21 @@ func run() error {
 	committed := map[string]time.Time{}
 	total := events * hooks
 	done := make(chan struct{})
+	refused := map[string]bool{} // delivery ids answered 500 once (-fail-first)
 	for i := 0; i < hooks; i++ {
-		wid := domain.NewID()
+		wid, failing := domain.NewID(), i < *failFirst
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			b, _ := io.ReadAll(r.Body)
 			var ev domain.Event
 			_ = json.Unmarshal(b, &ev)
 			key := ev.ID.String() + "/" + wid.String()
 			mu.Lock()
+			if did := r.Header.Get(webhook.HeaderDelivery); failing && !refused[did] {
+				refused[did] = true
+				mu.Unlock()
+				w.WriteHeader(500)
+				return
+			}
 			if _, dup := seen[r.Header.Get(webhook.HeaderDelivery)]; !dup {
 				seen[r.Header.Get(webhook.HeaderDelivery)] = key
 				if at, ok := committed[ev.ID.String()]; ok {
@@ -127,8 +153,9 @@ func run() error {
 	}
 	go func() {
 		_ = worker.Run(ctx, worker.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DB: db, Address: addr,
-			Namespace: "default", TaskQueue: "bench", Outbox: worker.OutboxConfig{Concurrency: envInt("CONCURRENCY", 0)},
-			Registrations: []worker.Registration{webhookwf.WorkerRegistration(db, webhookwf.Config{AllowPrivate: true})}})
+			Namespace: ns, TaskQueue: "bench-" + org.String(), Outbox: worker.OutboxConfig{Concurrency: envInt("CONCURRENCY", 0)},
+			Registrations: []worker.Registration{webhookwf.WorkerRegistration(db, webhookwf.Config{AllowPrivate: true,
+				Schedule: webhook.ScaledSchedule(*retryScale)})}})
 	}()
 	time.Sleep(2 * time.Second) // worker up
 	start := time.Now()
@@ -166,7 +193,11 @@ func run() error {
 	}
 	slices.Sort(latencies)
 	pct := func(p float64) time.Duration { return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))] }
-	fmt.Printf("durable path: %d events × %d webhooks = %d deliveries in %.1f s (%.1f deliveries/s); commit-to-delivery p50 %.2f s, p99 %.2f s\n",
-		events, hooks, total, elapsed.Seconds(), float64(total)/elapsed.Seconds(), pct(.5).Seconds(), pct(.99).Seconds())
+	fmt.Printf("durable path (%s): %d events × %d webhooks = %d deliveries in %.1f s (%.1f deliveries/s); commit-to-delivery p50 %.2f s, p99 %.2f s\n",
+		against, events, hooks, total, elapsed.Seconds(), float64(total)/elapsed.Seconds(), pct(.5).Seconds(), pct(.99).Seconds())
+	if *failFirst > 0 {
+		fmt.Printf("  %d of %d deliveries failed their first attempt and were retried by WebhookDelivery (second attempt at %.2f s)\n",
+			len(refused), total, webhook.ScaledSchedule(*retryScale)[1].Seconds())
+	}
 	return nil
 }
