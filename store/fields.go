@@ -16,25 +16,35 @@ import (
 type Fields[T any] struct {
 	names []string
 	types []string // PostgreSQL type of each column, for unnest casts
-	index []int
+	index [][]int  // reflect field index path (embedded structs flattened)
 }
 
-// FieldsOf reads T's `db` tags in field order. A field type it has no
+// FieldsOf reads T's `db` tags in field order. An embedded struct without a
+// `db` tag contributes its own tagged fields in place (a row type shares a
+// group of columns with other types by embedding it). A field type it has no
 // PostgreSQL type for panics at package initialization (a test catches it).
 func FieldsOf[T any]() *Fields[T] {
-	rt := reflect.TypeFor[T]()
 	f := &Fields[T]{}
+	f.add(reflect.TypeFor[T](), nil)
+	return f
+}
+
+func (f *Fields[T]) add(rt reflect.Type, path []int) {
 	for i := range rt.NumField() {
 		sf := rt.Field(i)
+		idx := append(append([]int(nil), path...), i)
 		name := sf.Tag.Get("db")
+		if name == "" && sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			f.add(sf.Type, idx)
+			continue
+		}
 		if name == "" || name == "-" {
 			continue
 		}
 		f.names = append(f.names, name)
 		f.types = append(f.types, pgType(sf.Type))
-		f.index = append(f.index, i)
+		f.index = append(f.index, idx)
 	}
-	return f
 }
 
 var pgTypes = map[reflect.Type]string{
@@ -60,13 +70,27 @@ func pgType(t reflect.Type) string {
 // Names is the column list, in field order.
 func (f *Fields[T]) Names() []string { return f.names }
 
+// Types are the PostgreSQL types of Names (uuid, text, int, bigint, bool,
+// timestamptz), in the same order.
+func (f *Fields[T]) Types() []string { return f.types }
+
+// Values are r's fields in Names order.
+func (f *Fields[T]) Values(r *T) []any {
+	v := reflect.ValueOf(r).Elem()
+	out := make([]any, len(f.index))
+	for i, fi := range f.index {
+		out[i] = v.FieldByIndex(fi).Interface()
+	}
+	return out
+}
+
 // Targets are pointers to r's fields in Names order, for rows.Scan. Scan
 // into a zeroed r: a non-nil pointer field would be scanned into in place.
 func (f *Fields[T]) Targets(r *T) []any {
 	v := reflect.ValueOf(r).Elem()
 	out := make([]any, len(f.index))
 	for i, fi := range f.index {
-		out[i] = v.Field(fi).Addr().Interface()
+		out[i] = v.FieldByIndex(fi).Addr().Interface()
 	}
 	return out
 }
@@ -76,7 +100,7 @@ func (f *Fields[T]) Targets(r *T) []any {
 func (f *Fields[T]) Named(r *T, args pgx.NamedArgs) pgx.NamedArgs {
 	v := reflect.ValueOf(r).Elem()
 	for i, fi := range f.index {
-		args[f.names[i]] = v.Field(fi).Interface()
+		args[f.names[i]] = v.FieldByIndex(fi).Interface()
 	}
 	return args
 }
@@ -87,10 +111,10 @@ func (f *Fields[T]) Arrays(rows []T) []any {
 	out := make([]any, len(f.index))
 	rv := reflect.ValueOf(rows)
 	for i, fi := range f.index {
-		ft := reflect.TypeFor[T]().Field(fi).Type
+		ft := reflect.TypeFor[T]().FieldByIndex(fi).Type
 		s := reflect.MakeSlice(reflect.SliceOf(ft), len(rows), len(rows))
 		for j := range rows {
-			s.Index(j).Set(rv.Index(j).Field(fi))
+			s.Index(j).Set(rv.Index(j).FieldByIndex(fi))
 		}
 		out[i] = s.Interface()
 	}

@@ -256,8 +256,7 @@ func (s *Service) create(ctx context.Context, c Command, key, title string) (Rep
 		}
 		return Reply{}, err
 	}
-	row := ticketdb.Row{ID: t.ID, OrgID: sc.orgID, TicketNumber: int32(t.TicketNumber), Title: t.Title, Status: t.Status,
-		Priority: t.Priority, AssigneeID: t.AssigneeID}
+	row := ticketdb.Row{ID: t.ID, OrgID: sc.orgID, TicketNumber: int32(t.TicketNumber), Content: t.Content, AssigneeID: t.AssigneeID}
 	reply, err := s.ticketReply(ctx, row, strings.ToUpper(key), "Created ")
 	if err != nil {
 		return reply, err

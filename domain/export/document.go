@@ -11,6 +11,8 @@ package export
 import (
 	"strconv"
 	"time"
+
+	"tracker/store/ticketdb"
 )
 
 // Version is the only document version this service writes and reads.
@@ -112,12 +114,13 @@ type Sprint struct {
 // Ticket is a ticket of its project with its comments, labels (names) and
 // time entries. Assignee and Reporter are emails; Sprint a sprint name of
 // the same project.
+//
+// The embedded ticketdb.Content (title, description, status, priority) are
+// the ticket's own values as the row holds them: the walk, the SQLite file
+// (its columns are Content's `db` tags) and the import copy them whole.
 type Ticket struct {
-	Number      int         `json:"number"`
-	Title       string      `json:"title"`
-	Description *string     `json:"description"`
-	Status      string      `json:"status"`
-	Priority    string      `json:"priority"`
+	Number int `json:"number"`
+	ticketdb.Content
 	Assignee    *string     `json:"assignee"`
 	Reporter    string      `json:"reporter"`
 	Sprint      *string     `json:"sprint"`

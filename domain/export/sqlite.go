@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tracker/store/exportdb"
+	"tracker/store/ticketdb"
 )
 
 // WriteSQLite writes the scope's export as a single-file SQLite database
@@ -119,8 +120,11 @@ func (s *sqliteSink) project(p Project) error {
 }
 
 func (s *sqliteSink) ticket(key string, t Ticket) error {
-	err := s.insert("tickets", key, t.Number, t.Title, t.Description, t.Status, t.Priority, t.Assignee, t.Reporter,
-		t.Sprint, ts(t.CreatedAt), ts(t.UpdatedAt))
+	vals := []any{key, t.Number}
+	for _, v := range ticketdb.ContentFields.Values(&t.Content) {
+		vals = append(vals, sqliteValue(v))
+	}
+	err := s.insert("tickets", append(vals, t.Assignee, t.Reporter, t.Sprint, ts(t.CreatedAt), ts(t.UpdatedAt))...)
 	if err != nil {
 		return err
 	}
@@ -157,6 +161,18 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 		}
 	}
 	return nil
+}
+
+// sqliteValue is a ticketdb.Content value as its column stores it: times
+// as RFC 3339 text, everything else as the driver writes it.
+func sqliteValue(v any) any {
+	switch t := v.(type) {
+	case time.Time:
+		return ts(t)
+	case *time.Time:
+		return optTS(t)
+	}
+	return v
 }
 
 func (s *sqliteSink) endProject() error { return nil }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
 
 	"tracker/store/exportdb"
+	"tracker/store/ticketdb"
 )
 
 // ReadSQLite reads a sqlite export back into the document it holds (tests
@@ -166,9 +168,11 @@ func (r *sqliteReader) ticket(v []any) error {
 	if err != nil {
 		return err
 	}
-	t := Ticket{Number: num(v[1]), Title: str(v[2]), Description: optStr(v[3]), Status: str(v[4]),
-		Priority: str(v[5]), Assignee: optStr(v[6]), Reporter: str(v[7]), Sprint: optStr(v[8]),
-		CreatedAt: r.time(v[9]), UpdatedAt: r.time(v[10])}
+	n := len(ticketdb.ContentFields.Names())
+	t := Ticket{Number: num(v[1]), Content: r.content(v[2 : 2+n])}
+	refs := v[2+n:]
+	t.Assignee, t.Reporter, t.Sprint = optStr(refs[0]), str(refs[1]), optStr(refs[2])
+	t.CreatedAt, t.UpdatedAt = r.time(refs[3]), r.time(refs[4])
 	fillArrays(&t)
 	r.tickets[str(v[0])+"#"+strconv.Itoa(t.Number)] = [2]int{r.projects[str(v[0])], len(p.Tickets)}
 	p.Tickets = append(p.Tickets, t)
@@ -264,4 +268,47 @@ func (r *sqliteReader) link(v []any) error {
 	}
 	t.Links = append(t.Links, Link{Type: str(v[3]), Ticket: str(v[4])})
 	return nil
+}
+
+// content reads ticketdb.Content from its columns (ContentFields order):
+// TEXT into strings, INTEGER into integers and booleans, RFC 3339 text into
+// times, NULL into a nil pointer (or the zero value).
+func (r *sqliteReader) content(v []any) ticketdb.Content {
+	var c ticketdb.Content
+	for i, target := range ticketdb.ContentFields.Targets(&c) {
+		r.fail(setColumn(reflect.ValueOf(target).Elem(), v[i]))
+	}
+	return c
+}
+
+func setColumn(f reflect.Value, v any) error {
+	if v == nil {
+		return nil
+	}
+	if f.Kind() == reflect.Pointer {
+		f.Set(reflect.New(f.Type().Elem()))
+		f = f.Elem()
+	}
+	if f.Type() == reflect.TypeFor[time.Time]() {
+		t, err := time.Parse(time.RFC3339Nano, str(v))
+		f.Set(reflect.ValueOf(t))
+		return err
+	}
+	n, isNum := v.(int64)
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(str(v))
+		return nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if isNum {
+			f.SetInt(n)
+			return nil
+		}
+	case reflect.Bool:
+		if isNum {
+			f.SetBool(n != 0)
+			return nil
+		}
+	}
+	return fmt.Errorf("tickets: cannot read %T into %s", v, f.Type())
 }

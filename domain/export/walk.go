@@ -159,8 +159,7 @@ func (w *projectWalker) tickets(key string, rows []ticketdb.Row, sprints map[uui
 		return err
 	}
 	for _, r := range rows {
-		t := Ticket{Number: int(r.TicketNumber), Title: r.Title, Description: r.Description, Status: r.Status,
-			Priority: r.Priority, Labels: byTicket[r.ID], CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		t := Ticket{Number: int(r.TicketNumber), Content: r.Content, Labels: byTicket[r.ID], CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 			Comments: comments[r.ID], TimeEntries: entries[r.ID], Attachments: files[r.ID],
 			Parent: parents[r.ID], Links: links[r.ID]}
 		if t.Reporter, err = w.email(r.ReporterID); err != nil {

@@ -164,8 +164,9 @@ func (b *batchRun) prepare(s staged) (*pending, error) {
 	if !ok {
 		prio = "None"
 	}
-	r := ticketdb.Row{ID: domain.NewID(), OrgID: b.row.OrgID, ProjectID: pid, TicketNumber: int32(t.Number), Title: t.Title, Description: t.Description,
-		Status: t.Status, Priority: prio, CreatedAt: orNow(t.CreatedAt, b.now)}
+	r := ticketdb.Row{ID: domain.NewID(), OrgID: b.row.OrgID, ProjectID: pid, TicketNumber: int32(t.Number), Content: t.Content,
+		CreatedAt: orNow(t.CreatedAt, b.now)}
+	r.Priority = prio
 	r.UpdatedAt = orNow(t.UpdatedAt, r.CreatedAt)
 	var err error
 	if r.ReporterID, err = b.user(t.Reporter); err != nil {

@@ -166,16 +166,28 @@ func (tc typeChecker) value(t reflect.Type, path string, top func(string, json.T
 	return tc.skip(tok)
 }
 
+// jsonFields adds struct type t's JSON members to fields, those of an
+// untagged embedded struct (export.Ticket's ticketdb.Content) in place, as
+// encoding/json does.
+func jsonFields(t reflect.Type, fields map[string]reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+			jsonFields(f.Type, fields)
+			continue
+		}
+		if name := strings.Split(tag, ",")[0]; name != "" && name != "-" {
+			fields[name] = f.Type
+		}
+	}
+}
+
 // object reads the members of an object (its { already read) against the
 // fields of struct type t.
 func (tc typeChecker) object(t reflect.Type, path string, top func(string, json.Token)) error {
 	fields := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if name := strings.Split(f.Tag.Get("json"), ",")[0]; name != "" && name != "-" {
-			fields[name] = f.Type
-		}
-	}
+	jsonFields(t, fields)
 	for tc.dec.More() {
 		kt, err := tc.dec.Token()
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 	"time"
+	"tracker/store/ticketdb"
 
 	"tracker/domain/export"
 )
@@ -22,8 +23,9 @@ func bigDocument(size int, wrongType bool) []byte {
 	doc := export.Document{Version: &v, Source: "bench", ExportedAt: now,
 		Users: []export.User{{Email: "a@example.test", DisplayName: "A"}}}
 	for n := 1; n*420 < size; n++ {
-		p.Tickets = append(p.Tickets, export.Ticket{Number: n, Title: fmt.Sprintf("Ticket %d", n), Description: &desc,
-			Status: "Todo", Priority: "None", Reporter: "a@example.test", CreatedAt: now, UpdatedAt: now,
+		p.Tickets = append(p.Tickets, export.Ticket{Number: n,
+			Content:  ticketdb.Content{Title: fmt.Sprintf("Ticket %d", n), Description: &desc, Status: "Todo", Priority: "None"},
+			Reporter: "a@example.test", CreatedAt: now, UpdatedAt: now,
 			Comments: []export.Comment{{Author: "a@example.test", Body: "a comment", CreatedAt: now, UpdatedAt: now}},
 			TimeEntries: []export.TimeEntry{{User: "a@example.test", Date: "2026-01-01", DurationMinutes: 30,
 				ActivityType: "Coding", Status: "Draft", CreatedAt: now, UpdatedAt: now}}})

@@ -101,8 +101,9 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 		return Ticket{}, domain.Invalid("assignee_id: must be a member of the project's organization")
 	}
 	row := ticketdb.Row{
-		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID, Title: in.Title, Description: in.Description,
-		Status: status, Priority: priority, AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(), ParentID: in.ParentID,
+		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID,
+		Content:    ticketdb.Content{Title: in.Title, Description: in.Description, Status: status, Priority: priority},
+		AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(), ParentID: in.ParentID,
 	}
 	row.UpdatedAt = row.CreatedAt
 	// The event carries the ticket as rendered; its number is filled in by

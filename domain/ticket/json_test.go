@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"tracker/store/ticketdb"
 )
 
 // plain has Ticket's fields without its AppendJSON, so encoding/json renders
@@ -27,8 +29,8 @@ func randomTicket(r *rand.Rand) Ticket {
 		u := uuid.New()
 		return &u
 	}
-	t := Ticket{ID: uuid.New(), ProjectID: uuid.New(), TicketNumber: r.Int32(), Title: pick(), Status: pick(),
-		Priority: pick(), AssigneeID: id(), ReporterID: uuid.New(), SprintID: id(), ParentID: id(),
+	t := Ticket{ID: uuid.New(), ProjectID: uuid.New(), TicketNumber: r.Int32(),
+		Content: ticketdb.Content{Title: pick(), Status: pick(), Priority: pick()}, AssigneeID: id(), ReporterID: uuid.New(), SprintID: id(), ParentID: id(),
 		CreatedAt: time.Unix(r.Int64N(4e9), r.Int64N(1e9)).UTC(), UpdatedAt: time.Unix(r.Int64N(4e9), 0).UTC()}
 	if r.IntN(2) == 0 {
 		d := pick()

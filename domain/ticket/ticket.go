@@ -50,21 +50,21 @@ const (
 // Priorities in rising order; None is the default.
 var Priorities = []string{"None", "Low", "Medium", "High", "Critical"}
 
-// Ticket is a ticket as the API renders it.
+// Ticket is a ticket as the API renders it. Its JSON is its fields' `json`
+// tags, encoded by AppendJSON, which go generate writes from them
+// (json_gen.go); the embedded ticketdb.Content are the values it shares with
+// the row, the export document and the import.
 type Ticket struct {
-	ID           uuid.UUID  `json:"id"`
-	ProjectID    uuid.UUID  `json:"project_id"`
-	TicketNumber int32      `json:"ticket_number"`
-	Title        string     `json:"title"`
-	Description  *string    `json:"description"`
-	Status       string     `json:"status"`
-	Priority     string     `json:"priority"`
-	AssigneeID   *uuid.UUID `json:"assignee_id"`
-	ReporterID   uuid.UUID  `json:"reporter_id"`
-	SprintID     *uuid.UUID `json:"sprint_id"`
-	ParentID     *uuid.UUID `json:"parent_id"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
+	ID           uuid.UUID `json:"id"`
+	ProjectID    uuid.UUID `json:"project_id"`
+	TicketNumber int32     `json:"ticket_number"`
+	ticketdb.Content
+	AssigneeID *uuid.UUID `json:"assignee_id"`
+	ReporterID uuid.UUID  `json:"reporter_id"`
+	SprintID   *uuid.UUID `json:"sprint_id"`
+	ParentID   *uuid.UUID `json:"parent_id"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
 	// Version is the row's version, sent as the ETag (not in the body).
 	Version int64 `json:"-"`
 }
@@ -77,8 +77,7 @@ func (t Ticket) RowVersion() int64 { return t.Version }
 func FromRow(r ticketdb.Row) Ticket { return toTicket(r) }
 
 func toTicket(r ticketdb.Row) Ticket {
-	return Ticket{ID: r.ID, ProjectID: r.ProjectID, TicketNumber: r.TicketNumber, Title: r.Title,
-		Description: r.Description, Status: r.Status, Priority: r.Priority, AssigneeID: r.AssigneeID,
+	return Ticket{ID: r.ID, ProjectID: r.ProjectID, TicketNumber: r.TicketNumber, Content: r.Content, AssigneeID: r.AssigneeID,
 		ReporterID: r.ReporterID, SprintID: r.SprintID, ParentID: r.ParentID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		Version: r.RowVersion}
 }

@@ -79,7 +79,8 @@ func Ticket(t testing.TB, db *store.DB, p projectdb.Row, reporterID uuid.UUID, o
 		o.Priority = "None"
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	r := ticketdb.Row{ID: domain.NewID(), ProjectID: p.ID, Title: o.Title, Status: o.Status, Priority: o.Priority,
+	r := ticketdb.Row{ID: domain.NewID(), ProjectID: p.ID,
+		Content:    ticketdb.Content{Title: o.Title, Status: o.Status, Priority: o.Priority},
 		AssigneeID: o.AssigneeID, ReporterID: reporterID, SprintID: o.SprintID, CreatedAt: now}
 	audit := store.AuditRow{ID: domain.NewID(), ActorID: &reporterID, EntityType: "ticket", Action: "created",
 		Changes: []byte("[]"), CreatedAt: now}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+
+	"tracker/store/ticketdb"
 )
 
 // Table is one table of the sqlite export: its name and columns, in the
@@ -32,8 +34,7 @@ var Tables = []Table{
 	{"project_members", []string{"project_key", "user_email"}, "project_key, user_email"},
 	{"sprints", []string{"project_key", "position", "name", "goal", "start_date", "end_date", "status",
 		"created_at", "updated_at"}, "project_key, position"},
-	{"tickets", []string{"project_key", "number", "title", "description", "status", "priority", "assignee",
-		"reporter", "sprint", "created_at", "updated_at"}, "project_key, number"},
+	{"tickets", ticketColumns(), "project_key, number"},
 	{"ticket_labels", []string{"project_key", "ticket_number", "label"}, "project_key, ticket_number, label"},
 	{"comments", []string{"project_key", "ticket_number", "position", "author", "body", "parent",
 		"created_at", "updated_at"}, "project_key, ticket_number, position"},
@@ -55,12 +56,29 @@ var Tables = []Table{
 		"project_key, ticket_number, position"},
 }
 
+// ticketColumns are the tickets table's: the ticket's project and number,
+// its own values (ticketdb.Content's columns, so a field added there is a
+// column here) and its references by the document's keys.
+func ticketColumns() []string {
+	cols := append([]string{"project_key", "number"}, ticketdb.ContentFields.Names()...)
+	return append(cols, "assignee", "reporter", "sprint", "created_at", "updated_at")
+}
+
 // integerColumns are stored as INTEGER; every other column is TEXT
 // (timestamps RFC 3339, dates YYYY-MM-DD, workflow statuses as JSON).
-var integerColumns = map[string]bool{
-	"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
-	"number": true, "ticket_number": true, "parent": true, "duration_minutes": true, "size_bytes": true,
-}
+// ticketdb.Content's integer and boolean columns join them.
+var integerColumns = func() map[string]bool {
+	m := map[string]bool{
+		"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
+		"number": true, "ticket_number": true, "parent": true, "duration_minutes": true, "size_bytes": true,
+	}
+	for i, t := range ticketdb.ContentFields.Types() {
+		if t == "int" || t == "bigint" || t == "bool" {
+			m[ticketdb.ContentFields.Names()[i]] = true
+		}
+	}
+	return m
+}()
 
 func ddl(t Table) string {
 	cols := make([]string, len(t.Columns))
@@ -159,7 +177,9 @@ func (f *SQLiteFile) Close() error {
 }
 
 // ReadTable calls fn with each row of an export file's table in insertion
-// order (document order); values are string, int64 or nil.
+// order (document order); values are string, int64 or nil. A column the
+// file's table lacks (added to the format after the file was written) reads
+// as nil.
 func ReadTable(ctx context.Context, path, table string, fn func(vals []any) error) error {
 	var t *Table
 	for i := range Tables {
@@ -175,9 +195,16 @@ func ReadTable(ctx context.Context, path, table string, fn func(vals []any) erro
 		return err
 	}
 	defer db.Close()
+	have, err := columnNames(ctx, db, t.Name)
+	if err != nil {
+		return err
+	}
 	quoted := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
 		quoted[i] = fmt.Sprintf("%q", c)
+		if !have[c] {
+			quoted[i] = "NULL"
+		}
 	}
 	rows, err := db.QueryContext(ctx, fmt.Sprintf("SELECT %s FROM %s ORDER BY rowid", strings.Join(quoted, ", "), t.Name))
 	if err != nil {
@@ -220,6 +247,24 @@ func TableNames(ctx context.Context, path string) ([]string, error) {
 			return nil, err
 		}
 		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// columnNames are the columns of a file's table.
+func columnNames(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+	rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		out[n] = true
 	}
 	return out, rows.Err()
 }
