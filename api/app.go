@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"tracker/domain/idempotency"
+	"tracker/internal/tracing"
 )
 
 // Module is a feature's route table.
@@ -34,9 +35,13 @@ type Deps struct {
 	// Idempotency keeps the responses of POSTs made with an
 	// Idempotency-Key (nil: the header is ignored).
 	Idempotency *idempotency.Service
+	// Tracing makes a span of every request (nil: off, and the middleware
+	// is not installed at all).
+	Tracing *tracing.Tracing
 }
 
-// New builds the Fiber app: request id → recover → access log + metrics →
+// New builds the Fiber app: request id → the request's span (when tracing
+// is on) → recover → access log + metrics →
 // input guard (text of path and query, body size) → the /api/v1 rate limit,
 // the system routes, then every module under /api/v1.
 func New(d Deps, modules ...Module) *fiber.App {
@@ -60,7 +65,11 @@ func New(d Deps, modules ...Module) *fiber.App {
 		IdleTimeout:             2 * time.Minute,
 	})
 	large := bodyLimits{}
-	app.Use(requestID, recoverer(d.Log), observe(d.Log, d.Metrics), guardInput(d.BodyLimit, large))
+	app.Use(requestID)
+	if d.Tracing.Enabled() {
+		app.Use(traceRequests(d.Tracing))
+	}
+	app.Use(recoverer(d.Log), observe(d.Log, d.Metrics), guardInput(d.BodyLimit, large))
 	if l := newRateLimiter(d.RateLimit); l != nil {
 		app.Use("/api/v1", limitRequests(l, d.Auth))
 	}

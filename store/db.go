@@ -28,11 +28,27 @@ type DB struct {
 	notify *notifier
 }
 
+// Option tunes Open.
+type Option func(*pgxpool.Config)
+
+// WithTracer installs a query tracer on every connection of the pool (the
+// SQL spans when tracing is on; nil: none, as without the option).
+func WithTracer(t pgx.QueryTracer) Option {
+	return func(c *pgxpool.Config) {
+		if t != nil {
+			c.ConnConfig.Tracer = t
+		}
+	}
+}
+
 // Open connects a pool to url and checks that the server answers.
-func Open(ctx context.Context, url string) (*DB, error) {
+func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	if cfg.MaxConns < 16 && !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = 16

@@ -7,6 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/google/uuid"
+
+	"tracker/internal/traceparent"
 )
 
 // AuditRow is one recorded change.
@@ -39,6 +41,10 @@ type OutboxRow struct {
 	Payload      []byte     `db:"payload"`
 	CreatedAt    time.Time  `db:"created_at"`
 	DispatchedAt *time.Time `db:"dispatched_at"`
+	// Traceparent is the W3C traceparent of the request that wrote the row
+	// (nil with tracing off): the relay's dispatch joins its trace. Inserts
+	// take it from their context, not from this field.
+	Traceparent *string `db:"traceparent"`
 }
 
 // InsertOutbox appends an outbox row; the relay is woken once the
@@ -50,11 +56,11 @@ func InsertOutbox(ctx context.Context, q Querier, r OutboxRow) error {
 const (
 	insertAuditSQL = `INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at, via)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
-	insertOutboxSQL = `INSERT INTO outbox (id, org_id, topic, payload, created_at) VALUES ($1, $2, $3, $4, $5)`
+	insertOutboxSQL = `INSERT INTO outbox (id, org_id, topic, payload, created_at, traceparent) VALUES ($1, $2, $3, $4, $5, $6)`
 )
 
 // InsertChange writes a change's audit row (if any) and outbox rows in one
-// round trip: inside a transaction that holds a hot row lock (a project's
+// round trip (the rows carry the traceparent of ctx's span, if any): inside a transaction that holds a hot row lock (a project's
 // ticket counter) every round trip saved shortens the queue behind it.
 func InsertChange(ctx context.Context, q Querier, audit *AuditRow, outbox []OutboxRow) error {
 	b := &pgx.Batch{}
@@ -62,8 +68,9 @@ func InsertChange(ctx context.Context, q Querier, audit *AuditRow, outbox []Outb
 		r := audit
 		b.Queue(insertAuditSQL, r.ID, r.OrgID, r.ActorID, r.EntityType, r.EntityID, r.Action, string(r.Changes), r.CreatedAt, viaArg(r.Via))
 	}
+	tp := traceparent.Arg(ctx)
 	for _, r := range outbox {
-		b.Queue(insertOutboxSQL, r.ID, r.OrgID, r.Topic, string(r.Payload), r.CreatedAt)
+		b.Queue(insertOutboxSQL, r.ID, r.OrgID, r.Topic, string(r.Payload), r.CreatedAt, tp)
 	}
 	if b.Len() == 0 {
 		return nil

@@ -12,7 +12,9 @@ import (
 // allowedDeps are the only tracker packages the worker may reach, directly
 // or through another package: the store and the relay's outbox table, the
 // durable work's shared kit (start options, search attributes, the DB
-// queue's name), which holds no feature, and internal helpers.
+// queue's name), which holds no feature, and internal helpers (tracker/internal/...,
+// among them internal/tracing and internal/traceparent, which the relay's
+// dispatch span and the Temporal tracing interceptor use: no feature).
 var allowedDeps = map[string]bool{
 	"tracker/store":          true,
 	"tracker/store/outboxdb": true,

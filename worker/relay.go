@@ -7,7 +7,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
+	"tracker/internal/traceparent"
+	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/store/outboxdb"
 )
@@ -44,6 +49,9 @@ type Relay struct {
 	Retention time.Duration
 	// Metrics is where the relay's gauges and counters go (nil: nowhere).
 	Metrics prometheus.Registerer
+	// Tracing makes a span of each dispatch, a child of the span of the
+	// request that wrote the row (its stored traceparent); nil: none.
+	Tracing *tracing.Tracing
 
 	metricsOnce sync.Once
 	m           *relayMetrics
@@ -271,8 +279,23 @@ func (r *Relay) dispatch(ctx context.Context, row store.OutboxRow) error {
 	}
 	dctx, cancel := context.WithTimeout(ctx, dispatchTimeout)
 	defer cancel()
+	if r.Tracing.Enabled() {
+		if row.Traceparent != nil {
+			dctx = traceparent.Context(dctx, *row.Traceparent)
+		}
+		var span trace.Span
+		dctx, span = r.Tracing.Tracer("tracker/worker").Start(dctx, "outbox dispatch "+row.Topic,
+			trace.WithSpanKind(trace.SpanKindConsumer),
+			trace.WithAttributes(attribute.String("outbox.id", row.ID.String()), attribute.String("outbox.topic", row.Topic),
+				attribute.String("tracker.org_id", row.OrgID.String())))
+		defer span.End()
+	}
 	for _, h := range handlers {
 		if err := h(dctx, r.Env, row); err != nil {
+			if span := trace.SpanFromContext(dctx); span.IsRecording() {
+				span.RecordError(err)
+				span.SetStatus(codes.Error, "")
+			}
 			return err
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	tlog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 
+	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/workflows"
 )
@@ -32,6 +33,11 @@ type Deps struct {
 	Address   string                // SERVICE_TEMPORAL_ADDRESS
 	Namespace string                // SERVICE_TEMPORAL_NAMESPACE
 	TaskQueue string                // SERVICE_TASK_QUEUE
+	// Tracing adds the Temporal tracing interceptor to the client (and so
+	// to its workers) and a span to each outbox dispatch, the parent of
+	// what the row's dispatchers do (nil: off). Features trace their own
+	// calls through their config (webhookwf.Config.Tracing).
+	Tracing *tracing.Tracing
 
 	Outbox OutboxConfig
 	// StopTimeout is how long a stopping worker lets in-flight activities
@@ -75,6 +81,13 @@ func Run(ctx context.Context, d Deps) error {
 	}
 	if d.Metrics != nil {
 		opts.MetricsHandler = NewMetricsHandler(d.Metrics)
+	}
+	if d.Tracing.Enabled() {
+		ti, err := d.Tracing.TemporalInterceptor()
+		if err != nil {
+			return err
+		}
+		opts.Interceptors = append(opts.Interceptors, ti)
 	}
 	c, err := dial(ctx, log, opts)
 	if err != nil {
@@ -141,7 +154,7 @@ func Run(ctx context.Context, d Deps) error {
 		}()
 	}
 	relay := &Relay{DB: d.DB, Log: log.With("component", "relay"), Env: env, Topics: topics(regs), Poll: d.PollInterval,
-		MaxAttempts: d.Outbox.MaxAttempts, Concurrency: d.Outbox.Concurrency, Metrics: d.Metrics}
+		MaxAttempts: d.Outbox.MaxAttempts, Concurrency: d.Outbox.Concurrency, Metrics: d.Metrics, Tracing: d.Tracing}
 	relay.Run(ctx)
 	log.Info("worker stopping")
 	return nil

@@ -20,11 +20,17 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/activity"
 
 	"tracker/activities"
 	"tracker/domain"
 	"tracker/domain/webhook"
+	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/store/outboxdb"
 	"tracker/store/webhookdb"
@@ -38,6 +44,10 @@ type Webhooks struct {
 	// a first attempt; workflow: a retry); nil counts nothing. Its
 	// family is webhook_attempts_total{outcome, by}.
 	Attempts *prometheus.CounterVec
+	// Tracing makes a client span of each POST, a child of the caller's
+	// span (the relay's outbox dispatch for a first attempt, Temporal's
+	// RunActivity for a retry), and sends its traceparent (nil: neither).
+	Tracing *tracing.Tracing
 }
 
 // NewAttemptsCounter is webhook_attempts_total{outcome, by}, registered on
@@ -220,10 +230,31 @@ func (a *Webhooks) post(ctx context.Context, w webhookdb.Row, in DeliverInput, b
 	}
 	req.Header = webhook.SignedHeaders(w.Secret, in.EventType, webhook.DeliveryKey(in.EventID, in.WebhookID), started, body)
 	req.Header.Set("User-Agent", "tracker-webhooks/1")
+	var span trace.Span
+	if a.Tracing.Enabled() {
+		var sctx context.Context
+		// The host only: a webhook URL's path or query may hold a credential.
+		sctx, span = a.Tracing.Tracer("tracker/webhooks").Start(ctx, http.MethodPost, trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(semconv.HTTPRequestMethodKey.String(http.MethodPost), semconv.ServerAddress(req.URL.Hostname()),
+				attribute.String("webhook.id", in.WebhookID.String()), attribute.String("webhook.event_id", in.EventID.String()),
+				attribute.Int("webhook.attempt", in.Attempt)))
+		defer span.End()
+		a.Tracing.Propagator.Inject(sctx, propagation.HeaderCarrier(req.Header))
+		req = req.WithContext(sctx)
+	}
 	resp, err := a.HTTP.Do(req)
 	if err != nil {
 		out.Error = ptr(transportError(err))
+		if span != nil {
+			span.SetStatus(codes.Error, *out.Error)
+		}
 		return finish()
+	}
+	if span != nil {
+		span.SetAttributes(semconv.HTTPResponseStatusCode(resp.StatusCode))
+		if resp.StatusCode >= 400 {
+			span.SetStatus(codes.Error, "")
+		}
 	}
 	defer resp.Body.Close()
 	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, webhook.ExcerptLimit))

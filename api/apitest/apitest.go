@@ -27,6 +27,7 @@ import (
 	"tracker/domain/account"
 	"tracker/domain/idempotency"
 	"tracker/domain/org"
+	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/store/storetest"
 )
@@ -63,6 +64,8 @@ type Options struct {
 	TrustedProxies []string
 	// RateLimit is the /api/v1 request budget (default: off).
 	RateLimit api.RateLimit
+	// Tracing is passed to api.Deps (default: off).
+	Tracing *tracing.Tracing
 }
 
 // Secret is the JWT secret of test apps.
@@ -90,7 +93,7 @@ func New(t testing.TB, o Options) *Env {
 	}
 	e.App = api.New(api.Deps{Log: e.Log, Metrics: e.Metrics, Auth: e.Accounts, Health: domain.System{DB: e.DB},
 		Version: "test", Profile: "development", TrustedProxies: o.TrustedProxies, RateLimit: o.RateLimit,
-		Idempotency: idempotency.New(e.DB, e.Clock)}, mods...)
+		Idempotency: idempotency.New(e.DB, e.Clock), Tracing: o.Tracing}, mods...)
 	return e
 }
 

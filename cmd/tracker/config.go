@@ -14,6 +14,7 @@ import (
 	"tracker/api"
 	"tracker/api/exchange"
 	"tracker/internal/secretbox"
+	"tracker/internal/tracing"
 )
 
 // Config is read once from the environment.
@@ -52,6 +53,10 @@ type Config struct {
 	LogLevel       slog.Level
 	// SecretsKey seals stored third-party secrets (SERVICE_SECRETS_KEY).
 	SecretsKey []byte
+	// OTLPEndpoint is where traces go (SERVICE_OTEL_EXPORTER_OTLP_ENDPOINT,
+	// else OTEL_EXPORTER_OTLP_ENDPOINT; an OTLP/HTTP base URL such as
+	// http://collector:4318). Empty: tracing off.
+	OTLPEndpoint string
 }
 
 func env(name, def string) string {
@@ -97,6 +102,7 @@ func loadConfig() (Config, []string, error) {
 		S3AccessKey:        env("SERVICE_S3_ACCESS_KEY", ""),
 		S3SecretKey:        env("SERVICE_S3_SECRET_KEY", ""),
 		S3Region:           env("SERVICE_S3_REGION", "us-east-1"),
+		OTLPEndpoint:       env("SERVICE_OTEL_EXPORTER_OTLP_ENDPOINT", env("OTEL_EXPORTER_OTLP_ENDPOINT", "")),
 	}
 	var err error
 	if c.WebhookAllowPrivate, err = strconv.ParseBool(env("SERVICE_WEBHOOK_ALLOW_PRIVATE", "false")); err != nil {
@@ -152,6 +158,15 @@ func loadConfig() (Config, []string, error) {
 		c.SecretsKey = secretbox.RandomKey()
 		warnings = append(warnings, "SERVICE_SECRETS_KEY is not set: using a random key; stored SSO client secrets and code-host connection secrets cannot be read after a restart")
 	}
+	if c.OTLPEndpoint != "" {
+		if _, err := tracing.TracesURL(c.OTLPEndpoint); err != nil {
+			name := "SERVICE_OTEL_EXPORTER_OTLP_ENDPOINT"
+			if env(name, "") == "" {
+				name = "OTEL_EXPORTER_OTLP_ENDPOINT (SERVICE_OTEL_EXPORTER_OTLP_ENDPOINT is unset)"
+			}
+			return c, nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return c, nil, errors.New("SERVICE_TLS_CERT and SERVICE_TLS_KEY must be set together")
 	}
@@ -182,6 +197,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),
 		slog.Int("rate_limit_per_minute", c.RateLimit),
 		slog.String("trusted_proxies", strings.Join(c.TrustedProxies, ",")),
+		slog.String("otlp_endpoint", MaskURL(c.OTLPEndpoint)),
 	)
 }
 

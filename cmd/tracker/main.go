@@ -15,6 +15,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"tracker/internal/tracing"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -51,18 +54,33 @@ func run(ctx context.Context, args []string) error {
 		return outboxCommand(ctx, cfg.DatabaseURL, args[1:], os.Stdout)
 	}
 	log.Info("starting", "command", args[0], "version", version, "config", cfg)
-	switch args[0] {
-	case "migrate":
+	if args[0] == "migrate" {
 		return migrate(ctx, cfg, log)
+	}
+	tr, err := tracing.Start(ctx, cfg.OTLPEndpoint, version)
+	if err != nil {
+		return err
+	}
+	if tr.Enabled() {
+		log.Info("tracing on: spans go to the OTLP endpoint", "endpoint", MaskURL(cfg.OTLPEndpoint))
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			if err := tr.Shutdown(sctx); err != nil {
+				log.Warn("flushing traces failed", "error", err)
+			}
+		}()
+	}
+	switch args[0] {
 	case "api":
-		return serve(ctx, cfg, log, false)
+		return serve(ctx, cfg, log, tr, false)
 	case "worker":
-		return work(ctx, cfg, log)
+		return work(ctx, cfg, log, tr)
 	case "dev":
 		if err := migrate(ctx, cfg, log); err != nil {
 			return err
 		}
-		return serve(ctx, cfg, log, true)
+		return serve(ctx, cfg, log, tr, true)
 	}
 	return errors.New(usage)
 }

@@ -57,6 +57,7 @@ import (
 	"tracker/domain/view"
 	"tracker/domain/webhook"
 	"tracker/internal/secretbox"
+	"tracker/internal/tracing"
 	"tracker/schema"
 	"tracker/store"
 	"tracker/store/objectstore"
@@ -190,8 +191,8 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 
 // serve runs the API (and, for dev, the worker in the same process) until
 // ctx ends, then shuts down gracefully.
-func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) error {
-	db, err := store.Open(ctx, cfg.DatabaseURL)
+func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracing, withWorker bool) error {
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithTracer(tr.PgxTracer()))
 	if err != nil {
 		return err
 	}
@@ -205,7 +206,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 	}
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
 		Version: version, Profile: cfg.Profile, TrustedProxies: cfg.TrustedProxies,
-		RateLimit: api.RateLimit{PerMinute: cfg.RateLimit}, Idempotency: s.Idempotency}, modules(cfg, s, log)...)
+		RateLimit: api.RateLimit{PerMinute: cfg.RateLimit}, Idempotency: s.Idempotency, Tracing: tr}, modules(cfg, s, log)...)
 
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -226,16 +227,16 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, withWorker bool) e
 		return app.ShutdownWithTimeout(10 * time.Second)
 	})
 	if withWorker {
-		g.Go(func() error { return runWorker(ctx, cfg, log, db, metrics) })
+		g.Go(func() error { return runWorker(ctx, cfg, log, db, metrics, tr) })
 	}
 	return g.Wait()
 }
 
-func work(ctx context.Context, cfg Config, log *slog.Logger) error {
-	db, err := store.Open(ctx, cfg.DatabaseURL)
+func work(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracing) error {
+	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithTracer(tr.PgxTracer()))
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return runWorker(ctx, cfg, log, db, api.NewMetrics())
+	return runWorker(ctx, cfg, log, db, api.NewMetrics(), tr)
 }

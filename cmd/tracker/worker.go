@@ -20,6 +20,7 @@ import (
 	"tracker/domain/idempotency"
 	"tracker/domain/ticket"
 	"tracker/domain/webhook"
+	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/worker"
 	"tracker/workflows/capexport"
@@ -32,8 +33,8 @@ import (
 // registrations are the features' durable work; each adds itself with one
 // line. The worker knows none of them: a new feature adds its line here.
 func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheus.Registerer, clock domain.Clock,
-	knobs workerKnobs) []worker.Registration {
-	hooks := webhookwf.Config{AllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics}
+	knobs workerKnobs, tr *tracing.Tracing) []worker.Registration {
+	hooks := webhookwf.Config{AllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, Tracing: tr}
 	if knobs.RetryScale > 0 {
 		hooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)
 	}
@@ -58,7 +59,7 @@ func chatRegistration(cfg Config, db *store.DB, clock domain.Clock) worker.Regis
 // runWorker runs the Temporal worker and the outbox relay until ctx ends.
 // Temporal being unreachable is never fatal: the worker keeps retrying in
 // the background, so `tracker dev` serves the API meanwhile.
-func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, metrics *api.Metrics) error {
+func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, metrics *api.Metrics, tr *tracing.Tracing) error {
 	knobs, err := loadWorkerKnobs()
 	if err != nil {
 		return err
@@ -67,11 +68,11 @@ func runWorker(ctx context.Context, cfg Config, log *slog.Logger, db *store.DB, 
 		go serveWorkerMetrics(ctx, log, knobs.MetricsAddr, metrics)
 	}
 	d := worker.Deps{
-		Log: log, DB: db, Metrics: metrics.Registry,
+		Log: log, DB: db, Metrics: metrics.Registry, Tracing: tr,
 		Address: cfg.TemporalAddress, Namespace: cfg.TemporalNamespace, TaskQueue: cfg.TaskQueue,
 		Outbox:        worker.OutboxConfig{MaxAttempts: knobs.OutboxMaxAttempts, Concurrency: knobs.OutboxConcurrency},
 		PollInterval:  2 * time.Second,
-		Registrations: registrations(cfg, log, db, metrics.Registry, domain.SystemClock{}, knobs),
+		Registrations: registrations(cfg, log, db, metrics.Registry, domain.SystemClock{}, knobs, tr),
 	}
 	go pruneIdempotencyKeys(ctx, log, idempotency.New(db, domain.SystemClock{}))
 	return worker.Run(ctx, d)

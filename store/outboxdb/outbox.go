@@ -37,7 +37,7 @@ func Claim(ctx context.Context, q store.Querier, limit int, lease time.Duration)
 	rows, err := store.SelectRaw[Claimed](ctx, q, `
 		UPDATE outbox SET next_attempt_at = now() + make_interval(secs => $2)
 		WHERE id IN (SELECT id FROM outbox WHERE `+due+` ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED)
-		RETURNING id, org_id, topic, payload, created_at, dispatched_at, attempts`, limit, lease.Seconds())
+		RETURNING id, org_id, topic, payload, created_at, dispatched_at, traceparent, attempts`, limit, lease.Seconds())
 	slices.SortFunc(rows, func(a, b Claimed) int { return bytes.Compare(a.ID[:], b.ID[:]) })
 	return rows, err
 }
@@ -145,7 +145,7 @@ func Pending(ctx context.Context, q store.Querier) (int64, error) {
 // Get reads one outbox row of an org (an event, for its webhook body).
 func Get(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (store.OutboxRow, error) {
 	return store.Get[store.OutboxRow](ctx, q, store.SQL.
-		Select("id", "org_id", "topic", "payload", "created_at", "dispatched_at").From("outbox").
+		Select("id", "org_id", "topic", "payload", "created_at", "dispatched_at", "traceparent").From("outbox").
 		Where(sq.Eq{"org_id": orgID, "id": id}))
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"tracker/internal/traceparent"
 	"tracker/store"
 )
 
@@ -34,6 +35,7 @@ func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRo
 		"audit_id": audit.ID, "audit_actor": audit.ActorID, "audit_entity": audit.EntityType,
 		"audit_action": audit.Action, "audit_changes": string(audit.Changes), "audit_via": via(audit.Via),
 		"event_ids": ids, "event_topics": topics, "event_payloads": payloads,
+		"traceparent": traceparent.Arg(ctx),
 	})
 	row, err := getRow(ctx, q, insertNextSQL, args)
 	if err != nil {
@@ -68,8 +70,8 @@ var insertNextSQL = `WITH c AS (
 	            SELECT @audit_id, t.org_id, @audit_actor, @audit_entity, t.id, @audit_action, @audit_changes::jsonb,
 	                @created_at, @audit_via::jsonb FROM t),
 	        o AS (
-	            INSERT INTO outbox (id, org_id, topic, payload, created_at)
-	            SELECT e.id, t.org_id, e.topic, jsonb_set(e.payload, '{data,ticket_number}', to_jsonb(t.ticket_number)), @created_at
+	            INSERT INTO outbox (id, org_id, topic, payload, created_at, traceparent)
+	            SELECT e.id, t.org_id, e.topic, jsonb_set(e.payload, '{data,ticket_number}', to_jsonb(t.ticket_number)), @created_at, @traceparent::text
 	            FROM t, unnest(@event_ids::uuid[], @event_topics::text[], @event_payloads::jsonb[]) AS e(id, topic, payload))
 	        SELECT ` + store.Cols(Columns()) + ` FROM t`
 

@@ -18,6 +18,7 @@ import (
 	acts "tracker/activities/webhookwf"
 	"tracker/domain"
 	"tracker/domain/webhook"
+	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/store/webhookdb"
 	"tracker/worker"
@@ -31,6 +32,10 @@ type Config struct {
 	// Metrics is where webhook_attempts_total{outcome, by} goes (nil:
 	// counted, not exported).
 	Metrics prometheus.Registerer
+	// Tracing makes a client span of every POST to a receiver (the relay's
+	// first attempt and the activity's retries) and sends its traceparent
+	// header (nil: off).
+	Tracing *tracing.Tracing
 }
 
 // WorkerRegistration is webhook delivery's part of the worker: the
@@ -38,7 +43,7 @@ type Config struct {
 // of every event type (the first attempt, made directly) and of manual
 // redeliveries. cmd/tracker lists it with one line:
 //
-//	webhookwf.WorkerRegistration(db, webhookwf.Config{AllowPrivate: cfg.WebhookAllowPrivate, Metrics: reg})
+//	webhookwf.WorkerRegistration(db, webhookwf.Config{AllowPrivate: cfg.WebhookAllowPrivate, Metrics: reg, Tracing: tr})
 func WorkerRegistration(db *store.DB, cfg Config) worker.Registration {
 	d := newDispatcher(db, cfg)
 	t := map[string]worker.Dispatch{webhook.TopicRedeliver: d.redeliver}
@@ -78,7 +83,7 @@ func newDispatcher(db *store.DB, cfg Config) dispatcher {
 	}
 	return dispatcher{db: db, schedule: schedule,
 		hooks: &acts.Webhooks{DB: db, HTTP: activities.NewHTTPClient(cfg.AllowPrivate),
-			Attempts: acts.NewAttemptsCounter(cfg.Metrics)}}
+			Attempts: acts.NewAttemptsCounter(cfg.Metrics), Tracing: cfg.Tracing}}
 }
 
 // event delivers the event to every active webhook of the org subscribed
