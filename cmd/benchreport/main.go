@@ -18,7 +18,11 @@
 //
 // Flags -url, -db, -self, -entries and -runs override the variables;
 // -drilldown=false skips the drill-down modes (their CSV holds every entry
-// of the month, minutes per request at 1M); -keep
+// of the month, minutes per request at 1M); -files=false skips the file
+// exports; -only default,csv measures only the modes and files whose names
+// contain one of the comma-separated words; -cpuprofile FILE (with -self,
+// where the API runs in this process) profiles everything after seeding,
+// for go tool pprof; -keep
 // (with -self) keeps the seeded database and prints its URL, for EXPLAIN.
 package main
 
@@ -28,6 +32,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 )
@@ -43,6 +48,9 @@ type config struct {
 	Target   float64 // milliseconds, p95 of the default report
 	Keep     bool    // -self: keep the seeded database and print its URL
 	Drill    bool    // also measure the drill-down modes
+	Files    bool    // also measure the file exports (files.go)
+	Only     string  // comma-separated substrings: measure only the modes and files whose names hold one
+	CPUProf  string  // with -self: write a CPU profile of the measured requests here
 }
 
 func env(name, def string) string {
@@ -64,6 +72,9 @@ func main() {
 	runs, _ := strconv.Atoi(env("BENCH_REPORT_RUNS", "30"))
 	flag.IntVar(&c.Runs, "runs", runs, "measured requests per mode")
 	flag.BoolVar(&c.Drill, "drilldown", true, "also measure the drill-down page and its CSV of every entry (slow at 1M)")
+	flag.BoolVar(&c.Files, "files", true, "also measure the file exports (drill-down CSV and XLSX, capitalization XLSX)")
+	flag.StringVar(&c.Only, "only", "", "comma-separated substrings: measure only the modes and file exports whose names contain one")
+	flag.StringVar(&c.CPUProf, "cpuprofile", "", "with -self: write a CPU profile of the measured part (seeding excluded) to this file")
 	flag.BoolVar(&c.Keep, "keep", false, "with -self: keep the seeded database (its URL is printed) for EXPLAIN")
 	flag.Parse()
 	c.Users, c.Projects, c.Period, c.Target = 50, 100, "2026-03", 500
@@ -98,10 +109,34 @@ func run(ctx context.Context, c config) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if c.CPUProf != "" {
+		f, err := os.Create(c.CPUProf)
+		if err != nil {
+			return false, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return false, err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ok, err := measureAll(ctx, c, w)
-	if err != nil {
-		return false, err
+	if err != nil || !c.Files {
+		return ok, err
 	}
 	filesOK, err := measureFiles(ctx, c, w)
 	return ok && filesOK, err
+}
+
+// selected says whether the mode or file export name is measured (-only).
+func (c config) selected(name string) bool {
+	if c.Only == "" {
+		return true
+	}
+	for _, w := range strings.Split(c.Only, ",") {
+		if w = strings.TrimSpace(w); w != "" && strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -141,31 +141,38 @@ func (s *Service) EntriesXLSX(ctx context.Context, p domain.Principal, eq Entrie
 	period := eq.Period
 	ctx = context.WithoutCancel(ctx)
 	return func(out io.Writer) error {
-		xw, err := newXLSX("Entries", columns(EntriesXLSXHeader, entriesXLSXKinds,
-			map[string]float64{"EntryID": 38, "UserID": 38, "Employee": 22, "TicketTitle": 40}))
-		if err != nil {
-			return err
-		}
-		var minutes, amount int64
-		err = capexdb.EachEntry(ctx, q, d.src, d.f, uuid.Nil, 0, func(r capexdb.EntryRow) error {
-			l := d.line(r)
-			minutes += l.DurationMinutes
-			amount += l.AmountCents
-			return xw.add(period, l.EntryID.String(), dateOf(l.Date), l.DisplayName, l.UserID.String(), l.TicketRef,
-				l.TicketTitle, l.ProjectKey, l.ActivityType, l.DurationMinutes, l.Hours, optInt(l.RateCents),
-				l.AmountCents, l.CapExOpEx)
+		return writeEntriesXLSX(out, period, func(fn func(EntryLine) error) error {
+			return capexdb.EachEntry(ctx, q, d.src, d.f, uuid.Nil, 0, func(r capexdb.EntryRow) error { return fn(d.line(r)) })
 		})
-		if err == nil {
-			vals := make([]any, len(EntriesXLSXHeader))
-			vals[9], vals[10], vals[12] = minutes, HoursOf(minutes), amount
-			err = xw.total(vals...)
-		}
-		if err != nil {
-			xw.close()
-			return err
-		}
-		return xw.finish(out)
 	}, nil
+}
+
+// writeEntriesXLSX writes the drill-down workbook of the entries each
+// yields, then the totals row.
+func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) error) error) error {
+	xw, err := newXLSX("Entries", columns(EntriesXLSXHeader, entriesXLSXKinds,
+		map[string]float64{"EntryID": 38, "UserID": 38, "Employee": 22, "TicketTitle": 40}))
+	if err != nil {
+		return err
+	}
+	var minutes, amount int64
+	err = each(func(l EntryLine) error {
+		minutes += l.DurationMinutes
+		amount += l.AmountCents
+		return xw.add(period, l.EntryID.String(), dateOf(l.Date), l.DisplayName, l.UserID.String(), l.TicketRef,
+			l.TicketTitle, l.ProjectKey, l.ActivityType, l.DurationMinutes, l.Hours, optInt(l.RateCents),
+			l.AmountCents, l.CapExOpEx)
+	})
+	if err == nil {
+		vals := make([]any, len(EntriesXLSXHeader))
+		vals[9], vals[10], vals[12] = minutes, HoursOf(minutes), amount
+		err = xw.total(vals...)
+	}
+	if err != nil {
+		xw.close()
+		return err
+	}
+	return xw.finish(out)
 }
 
 // AmortXLSXHeader is the amortization XLSX's header (the CSV's columns).
