@@ -38,20 +38,39 @@ type CSVExtras struct {
 func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) {
 	rows := exportOrder(lines)
 	var buf bytes.Buffer
+	buf.Grow(len(rows) * 160)
 	w := csv.NewWriter(&buf)
 	w.UseCRLF = true
 	if err := w.Write(CSVHeader); err != nil {
 		return nil, err
 	}
+	// A project's columns and a user's department are the same on each of
+	// their rows: rendered (and escaped) once, not once per row.
+	ps := SafeCell(period.String())
+	projects := map[uuid.UUID]*[17]string{}
+	departments := map[uuid.UUID]string{}
+	row := make([]string, len(CSVHeader))
 	for _, l := range rows {
-		b := budgetOf(*l, x.Spent)
-		if err := w.Write(SafeRow([]string{
-			period.String(), l.ProjectName, l.ProjectKey, l.DisplayName, x.Departments[l.UserID],
-			deref(l.CostCenterID), HoursOf(l.Minutes).String(), l.ActivityType, deref(l.DevelopmentPhase),
-			Classify(l.CapitalizationType, l.DevelopmentPhase), loadedRate(*l), CentsAsDecimal(l.AmountCents).String(),
-			deref(l.TeamName), tagsCell(x.ProjectTags[l.ProjectID]), intCell(b.BudgetCents), intCell(b.SpentCents),
-			decCell(b.BudgetUtilizationPct),
-		})); err != nil {
+		pc := projects[l.ProjectID]
+		if pc == nil {
+			b := budgetOf(*l, x.Spent)
+			pc = &[17]string{1: l.ProjectName, 2: l.ProjectKey, 5: deref(l.CostCenterID), 8: deref(l.DevelopmentPhase),
+				9: Classify(l.CapitalizationType, l.DevelopmentPhase), 12: deref(l.TeamName),
+				13: tagsCell(x.ProjectTags[l.ProjectID]), 14: intCell(b.BudgetCents), 15: intCell(b.SpentCents),
+				16: decCell(b.BudgetUtilizationPct)}
+			SafeRow(pc[:])
+			projects[l.ProjectID] = pc
+		}
+		dept, ok := departments[l.UserID]
+		if !ok {
+			dept = SafeCell(x.Departments[l.UserID])
+			departments[l.UserID] = dept
+		}
+		copy(row, pc[:])
+		row[0], row[3], row[4] = ps, SafeCell(l.DisplayName), dept
+		row[6], row[7] = HoursOf(l.Minutes).String(), SafeCell(l.ActivityType)
+		row[10], row[11] = SafeCell(loadedRate(*l)), SafeCell(CentsAsDecimal(l.AmountCents).String())
+		if err := w.Write(row); err != nil {
 			return nil, err
 		}
 	}
@@ -63,17 +82,55 @@ func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) 
 // (the row order of the CSV and XLSX exports), as pointers: a line is a
 // large struct and a month grouped by user is tens of thousands of them.
 // The order is total (project, user and activity type are a line's key),
-// so an unstable sort gives the one order a stable sort would.
+// so an unstable sort gives the one order a stable sort would. Projects
+// (by key, then id) and users (by name, then id) are ranked once, so the
+// sort of the lines compares three integers.
 func exportOrder(lines []capexdb.Line) []*capexdb.Line {
-	rows := make([]*capexdb.Line, len(lines))
-	for i := range lines {
-		rows[i] = &lines[i]
+	type ranked struct {
+		l                   *capexdb.Line
+		project, user, kind int
 	}
-	slices.SortFunc(rows, func(a, b *capexdb.Line) int {
-		return cmp.Or(cmp.Compare(a.ProjectKey, b.ProjectKey), cmpID(a.ProjectID, b.ProjectID),
-			cmp.Compare(a.DisplayName, b.DisplayName), cmpID(a.UserID, b.UserID),
-			cmp.Compare(activityRank(a.ActivityType), activityRank(b.ActivityType)))
+	type person struct {
+		id   uuid.UUID
+		name string
+	}
+	projects, users := map[uuid.UUID]int{}, map[person]int{}
+	var pl []*capexdb.Line
+	var ul []person
+	for i := range lines {
+		l := &lines[i]
+		if _, ok := projects[l.ProjectID]; !ok {
+			projects[l.ProjectID] = 0
+			pl = append(pl, l)
+		}
+		u := person{l.UserID, l.DisplayName}
+		if _, ok := users[u]; !ok {
+			users[u] = 0
+			ul = append(ul, u)
+		}
+	}
+	slices.SortFunc(pl, func(a, b *capexdb.Line) int {
+		return cmp.Or(cmp.Compare(a.ProjectKey, b.ProjectKey), cmpID(a.ProjectID, b.ProjectID))
 	})
+	for i, l := range pl {
+		projects[l.ProjectID] = i
+	}
+	slices.SortFunc(ul, func(a, b person) int { return cmp.Or(cmp.Compare(a.name, b.name), cmpID(a.id, b.id)) })
+	for i, u := range ul {
+		users[u] = i
+	}
+	rs := make([]ranked, len(lines))
+	for i := range lines {
+		l := &lines[i]
+		rs[i] = ranked{l, projects[l.ProjectID], users[person{l.UserID, l.DisplayName}], activityRank(l.ActivityType)}
+	}
+	slices.SortFunc(rs, func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.user, b.user), cmp.Compare(a.kind, b.kind))
+	})
+	rows := make([]*capexdb.Line, len(rs))
+	for i, r := range rs {
+		rows[i] = r.l
+	}
 	return rows
 }
 

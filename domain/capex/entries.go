@@ -133,7 +133,7 @@ func (d drill) users() []EntryUser {
 	per := map[uuid.UUID]*EntryUser{}
 	minutes := map[uuid.UUID]int64{}
 	var order []uuid.UUID
-	for _, l := range byUser(d.lines) {
+	for _, l := range byUser(refs(d.lines)) {
 		u, ok := per[l.UserID]
 		if !ok {
 			u = &EntryUser{UserID: l.UserID, DisplayName: l.DisplayName}
@@ -174,7 +174,7 @@ func (s *Service) Entries(ctx context.Context, p domain.Principal, eq EntriesQue
 	if eq.ProjectID != uuid.Nil {
 		out.ProjectID = &eq.ProjectID
 	}
-	for _, l := range byActivity(d.lines) {
+	for _, l := range byActivity(refs(d.lines)) {
 		out.TotalEntries += l.Entries
 	}
 	if eq.IncludeUsers {

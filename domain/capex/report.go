@@ -106,12 +106,16 @@ func GroupingFor(q Query) capexdb.Grouping {
 
 // Build assembles the report from the aggregate lines of GroupingFor(q);
 // spent is the budget spend per project (used only with IncludeBudget).
+// The lines are grouped as pointers: a line is a struct of about 200 bytes
+// and a month grouped by user holds tens of thousands of them, so copying
+// them into every group cost more than the rest of the report.
 func Build(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) Report {
-	r := Report{Period: q.Period.String(), Totals: totalsOf(lines)}
+	all := refs(lines)
+	r := Report{Period: q.Period.String(), Totals: totalsOfRefs(all)}
 	switch q.GroupBy {
 	case GroupTeam:
 		teams := []TeamReport{}
-		for _, g := range groupBy(lines, func(l capexdb.Line) uuid.UUID { return ptrID(l.TeamID) }) {
+		for _, g := range groupBy(all, func(l *capexdb.Line) uuid.UUID { return ptrID(l.TeamID) }) {
 			minutes, amount := sums(byActivity(g))
 			teams = append(teams, TeamReport{TeamID: g[0].TeamID, TeamName: g[0].TeamName, TotalHours: HoursOf(minutes),
 				TotalAmountCents: amount, Projects: buildProjects(g, q, spent)})
@@ -125,7 +129,7 @@ func Build(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) Report {
 		r.Teams = &teams
 	case GroupUser:
 		users := []UserReport{}
-		for _, g := range groupBy(lines, func(l capexdb.Line) uuid.UUID { return l.UserID }) {
+		for _, g := range groupBy(all, func(l *capexdb.Line) uuid.UUID { return l.UserID }) {
 			minutes, amount := sums(byActivity(g))
 			users = append(users, UserReport{UserID: g[0].UserID, DisplayName: g[0].DisplayName, TotalHours: HoursOf(minutes),
 				TotalAmountCents: amount, Projects: buildProjects(g, q, spent)})
@@ -135,16 +139,25 @@ func Build(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) Report {
 		})
 		r.Users = &users
 	default:
-		projects := buildProjects(lines, q, spent)
+		projects := buildProjects(all, q, spent)
 		r.Projects = &projects
 	}
 	return r
 }
 
+// refs points at each line, in order.
+func refs(lines []capexdb.Line) []*capexdb.Line {
+	out := make([]*capexdb.Line, len(lines))
+	for i := range lines {
+		out[i] = &lines[i]
+	}
+	return out
+}
+
 // byActivity keeps the lines that split the entries by activity type: in
 // every grain they cover each entry exactly once, so totals come from them.
-func byActivity(lines []capexdb.Line) []capexdb.Line {
-	out := make([]capexdb.Line, 0, len(lines))
+func byActivity(lines []*capexdb.Line) []*capexdb.Line {
+	out := make([]*capexdb.Line, 0, len(lines))
 	for _, l := range lines {
 		if l.ByActivity {
 			out = append(out, l)
@@ -153,8 +166,8 @@ func byActivity(lines []capexdb.Line) []capexdb.Line {
 	return out
 }
 
-func byUser(lines []capexdb.Line) []capexdb.Line {
-	out := make([]capexdb.Line, 0, len(lines))
+func byUser(lines []*capexdb.Line) []*capexdb.Line {
+	out := make([]*capexdb.Line, 0, len(lines))
 	for _, l := range lines {
 		if l.ByUser {
 			out = append(out, l)
@@ -163,10 +176,15 @@ func byUser(lines []capexdb.Line) []capexdb.Line {
 	return out
 }
 
-func totalsOf(lines []capexdb.Line) Totals {
+func totalsOf(lines []capexdb.Line) Totals { return totalsOfRefs(refs(lines)) }
+
+func totalsOfRefs(lines []*capexdb.Line) Totals {
 	var t Totals
 	var minutes int64
-	for _, l := range byActivity(lines) {
+	for _, l := range lines {
+		if !l.ByActivity {
+			continue
+		}
 		minutes += l.Minutes
 		t.TotalAmountCents += l.AmountCents
 		t.UnpricedEntries += l.UnpricedEntries
@@ -181,9 +199,9 @@ func totalsOf(lines []capexdb.Line) Totals {
 }
 
 // buildProjects sums lines into one report per project, sorted by key.
-func buildProjects(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) []ProjectReport {
+func buildProjects(lines []*capexdb.Line, q Query, spent map[uuid.UUID]int64) []ProjectReport {
 	out := []ProjectReport{}
-	for _, g := range groupBy(lines, func(l capexdb.Line) uuid.UUID { return l.ProjectID }) {
+	for _, g := range groupBy(lines, func(l *capexdb.Line) uuid.UUID { return l.ProjectID }) {
 		l0 := g[0]
 		base := byActivity(g)
 		minutes, amount := sums(base)
@@ -193,7 +211,7 @@ func buildProjects(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) []P
 			CapExOpEx: Classify(l0.CapitalizationType, l0.DevelopmentPhase), TotalHours: HoursOf(minutes),
 			TotalAmountCents: amount, Breakdown: []ActivityLine{},
 		}
-		for _, a := range groupBy(base, func(l capexdb.Line) string { return l.ActivityType }) {
+		for _, a := range groupBy(base, func(l *capexdb.Line) string { return l.ActivityType }) {
 			m, c := sums(a)
 			p.Breakdown = append(p.Breakdown, ActivityLine{ActivityType: a[0].ActivityType, Hours: HoursOf(m), AmountCents: c})
 		}
@@ -204,7 +222,7 @@ func buildProjects(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) []P
 			p.UnpricedEntries += l.UnpricedEntries
 		}
 		if q.IncludeUsers {
-			for _, u := range groupBy(byUser(g), func(l capexdb.Line) uuid.UUID { return l.UserID }) {
+			for _, u := range groupBy(byUser(g), func(l *capexdb.Line) uuid.UUID { return l.UserID }) {
 				m, c := sums(u)
 				p.Users = append(p.Users, UserLine{UserID: u[0].UserID, DisplayName: u[0].DisplayName, TotalHours: HoursOf(m), TotalAmountCents: c})
 			}
@@ -213,7 +231,7 @@ func buildProjects(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) []P
 			})
 		}
 		if q.IncludeBudget {
-			p.BudgetFields = budgetOf(l0, spent)
+			p.BudgetFields = budgetOf(*l0, spent)
 		}
 		out = append(out, p)
 	}
@@ -238,9 +256,9 @@ func budgetOf(l capexdb.Line, spent map[uuid.UUID]int64) *BudgetFields {
 }
 
 // groupBy splits lines by key, keeping first-seen order.
-func groupBy[K comparable](lines []capexdb.Line, key func(capexdb.Line) K) [][]capexdb.Line {
+func groupBy[K comparable](lines []*capexdb.Line, key func(*capexdb.Line) K) [][]*capexdb.Line {
 	idx := map[K]int{}
-	var out [][]capexdb.Line
+	var out [][]*capexdb.Line
 	for _, l := range lines {
 		k := key(l)
 		i, ok := idx[k]
@@ -254,7 +272,7 @@ func groupBy[K comparable](lines []capexdb.Line, key func(capexdb.Line) K) [][]c
 	return out
 }
 
-func sums(lines []capexdb.Line) (minutes, amount int64) {
+func sums(lines []*capexdb.Line) (minutes, amount int64) {
 	for _, l := range lines {
 		minutes += l.Minutes
 		amount += l.AmountCents
