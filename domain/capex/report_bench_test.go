@@ -1,7 +1,6 @@
 package capex
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -58,7 +57,7 @@ func BenchmarkReportByUser(b *testing.B) {
 	q := Query{Period: PeriodOf(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)), GroupBy: GroupUser}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := json.Marshal(Build(lines, q, nil)); err != nil {
+		if _, err := Build(lines, q, nil).AppendJSON(nil); err != nil {
 			b.Fatal(err)
 		}
 	}

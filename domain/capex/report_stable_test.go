@@ -144,3 +144,65 @@ func TestReportOutputsUnchanged(t *testing.T) {
 		t.Fatalf("outputs hash %s, want %s", got, want)
 	}
 }
+
+// TestReportJSON: Report.AppendJSON gives json.Marshal's bytes in every
+// mode, with hostile text (HTML characters, control characters, invalid
+// UTF-8, U+2028/U+2029, quotes and backslashes), negative and null
+// numbers, and the close information.
+func TestReportJSON(t *testing.T) {
+	period := PeriodOf(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	hostile := []string{"", "plain", "<script>&amp;</script>", "tab\tnl\nret\rbs\bff\f\x00\x1f\x7f", "quote\"back\\slash",
+		"bad \xff\xfe utf8", "line\u2028para\u2029", "emoji 😀 and é", "\xe2\x80", "Zoë, \"Z\""}
+	for seed := range uint64(30) {
+		lines, x := randomLines(seed)
+		r := rand.New(rand.NewPCG(seed, 99))
+		str := func() string { return hostile[r.IntN(len(hostile))] }
+		for i := range lines {
+			if r.IntN(3) == 0 {
+				lines[i].DisplayName, lines[i].ProjectKey, lines[i].ProjectName = str(), str(), str()
+				lines[i].ActivityType = str()
+				s := str()
+				lines[i].TeamName, lines[i].DevelopmentPhase = &s, &s
+			}
+			if r.IntN(5) == 0 {
+				lines[i].Minutes, lines[i].AmountCents = -lines[i].Minutes, -lines[i].AmountCents
+			}
+		}
+		for _, q := range []Query{{}, {GroupBy: GroupTeam}, {GroupBy: GroupUser}, {IncludeUsers: true, IncludeBudget: true},
+			{GroupBy: GroupTeam, IncludeUsers: true, IncludeBudget: true}, {GroupBy: GroupUser, IncludeUsers: true, IncludeBudget: true}} {
+			q.Period = period
+			rep := Build(lines, q, x.Spent)
+			if seed%3 == 0 {
+				by := uuid.New()
+				reason := str()
+				rep.Close = &CloseInfo{ID: uuid.New(), Period: "2026-03", ClosedBy: &by, ClosedAt: time.Date(2026, 4, 1, 2, 3, 4, 5, time.UTC),
+					SHA256: "ab", Entries: 3, ReopenReason: &reason}
+			}
+			want, err := json.Marshal(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := rep.AppendJSON(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				i := 0
+				for i < min(len(got), len(want)) && got[i] == want[i] {
+					i++
+				}
+				t.Fatalf("seed %d %+v: differs at byte %d:\n got %.200q\nwant %.200q", seed, q, i, got[max(0, i-40):], want[max(0, i-40):])
+			}
+		}
+	}
+	// Empty groupings and empty reports.
+	for _, rep := range []Report{{}, {Projects: &[]ProjectReport{}}, {Teams: &[]TeamReport{}}, {Users: &[]UserReport{}},
+		{Teams: &[]TeamReport{{}}}, {Users: &[]UserReport{{}}}, {Projects: &[]ProjectReport{{}}},
+		{Projects: &[]ProjectReport{{BudgetFields: &BudgetFields{}, Users: []UserLine{}}}}} {
+		want, _ := json.Marshal(rep)
+		got, err := rep.AppendJSON(nil)
+		if err != nil || string(got) != string(want) {
+			t.Fatalf("%+v: got %s (%v), want %s", rep, got, err, want)
+		}
+	}
+}
