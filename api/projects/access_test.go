@@ -2,6 +2,7 @@ package projects_test
 
 import (
 	"testing"
+	"tracker/api/apitest"
 )
 
 // Every route: a non-member gets 404 (existence is not revealed) and a
@@ -36,9 +37,9 @@ func TestAccessEveryRoute(t *testing.T) {
 	}
 	for _, r := range routes {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
-			expectCode(t, env.Do(r.method, r.path, outsider.Token, r.body), 404, "not_found")
+			apitest.ExpectCode(t, env.Do(r.method, r.path, outsider.Token, r.body), 404, "not_found")
 			if r.write {
-				expectCode(t, env.Do(r.method, r.path, viewer.Token, r.body), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do(r.method, r.path, viewer.Token, r.body), 403, "FORBIDDEN")
 			} else {
 				env.Do(r.method, r.path, viewer.Token, r.body).Expect(t, 200)
 			}

@@ -3,6 +3,8 @@ package projects_test
 import (
 	"strings"
 	"testing"
+	"tracker/api/apitest"
+	"tracker/internal/testfactory"
 
 	"github.com/google/uuid"
 )
@@ -18,7 +20,7 @@ func TestCreateProject(t *testing.T) {
 	org := owner.OrgID
 
 	t.Run("201", func(t *testing.T) {
-		team := insertTeam(t, env, org)
+		team := testfactory.Team(t, env.DB, org, testfactory.TeamOpts{}).ID
 		wf := defaultWorkflow(t, env, org)
 		p := env.Do("POST", "/api/v1/projects", member.Token, map[string]any{
 			"org_id": org, "key": "web", "name": "Website", "description": "the site", "team_id": team,
@@ -64,7 +66,7 @@ func TestCreateProject(t *testing.T) {
 	})
 
 	t.Run("400 malformed", func(t *testing.T) {
-		expectCode(t, env.Do("POST", "/api/v1/projects", owner.Token, `{"org_id":`), 400, "BAD_REQUEST")
+		apitest.ExpectCode(t, env.Do("POST", "/api/v1/projects", owner.Token, `{"org_id":`), 400, "BAD_REQUEST")
 	})
 
 	t.Run("401", func(t *testing.T) {
@@ -80,13 +82,13 @@ func TestCreateProject(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				r := env.Do("POST", "/api/v1/projects", token, body)
-				expectCode(t, r, 403, "FORBIDDEN")
+				apitest.ExpectCode(t, r, 403, "FORBIDDEN")
 			})
 		}
 		t.Run("project-restricted key", func(t *testing.T) {
 			p := createProject(t, env, owner.Token, org, "RK")
 			key := env.APIKey(owner, []string{"write"}, uuid.MustParse(pid(t, p)))
-			expectCode(t, env.Do("POST", "/api/v1/projects", key, body), 403, "FORBIDDEN")
+			apitest.ExpectCode(t, env.Do("POST", "/api/v1/projects", key, body), 403, "FORBIDDEN")
 		})
 		if r := env.Do("POST", "/api/v1/projects", viewer.Token, body); !strings.Contains(r.Error().Message, "Member") {
 			t.Fatalf("message %q", r.Error().Message)
@@ -94,14 +96,14 @@ func TestCreateProject(t *testing.T) {
 	})
 
 	t.Run("404 not a member of the org", func(t *testing.T) {
-		expectCode(t, env.Do("POST", "/api/v1/projects", outsider.Token, map[string]any{"org_id": org, "key": "OUT", "name": "x"}), 404, "not_found")
-		expectCode(t, env.Do("POST", "/api/v1/projects", owner.Token, map[string]any{"org_id": uuid.New(), "key": "OUT", "name": "x"}), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("POST", "/api/v1/projects", outsider.Token, map[string]any{"org_id": org, "key": "OUT", "name": "x"}), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("POST", "/api/v1/projects", owner.Token, map[string]any{"org_id": uuid.New(), "key": "OUT", "name": "x"}), 404, "not_found")
 	})
 
 	t.Run("409 key taken in any case", func(t *testing.T) {
 		createProject(t, env, owner.Token, org, "DUP")
 		r := env.Do("POST", "/api/v1/projects", member.Token, map[string]any{"org_id": org, "key": "dup", "name": "x"})
-		expectCode(t, r, 409, "CONFLICT")
+		apitest.ExpectCode(t, r, 409, "CONFLICT")
 		if d := r.Error().Details; len(d) != 1 || d[0] != "key: DUP" {
 			t.Fatalf("details %v", d)
 		}
@@ -110,7 +112,7 @@ func TestCreateProject(t *testing.T) {
 	})
 
 	t.Run("422", func(t *testing.T) {
-		otherTeam := insertTeam(t, env, outsider.OrgID)
+		otherTeam := testfactory.Team(t, env.DB, outsider.OrgID, testfactory.TeamOpts{}).ID
 		otherWF := defaultWorkflow(t, env, outsider.OrgID)
 		base := func(kv ...any) map[string]any {
 			m := map[string]any{"org_id": org, "key": "OK", "name": "ok"}
@@ -150,7 +152,7 @@ func TestCreateProject(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				r := env.Do("POST", "/api/v1/projects", owner.Token, c.body)
-				expectCode(t, r, 422, "VALIDATION_ERROR")
+				apitest.ExpectCode(t, r, 422, "VALIDATION_ERROR")
 				if d := r.Error().Details; len(d) == 0 || !strings.HasPrefix(d[0], c.field+":") {
 					t.Fatalf("details %v, want %s first", d, c.field)
 				}

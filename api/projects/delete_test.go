@@ -3,6 +3,9 @@ package projects_test
 import (
 	"encoding/json"
 	"testing"
+	"tracker/api/apitest"
+	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
 
 	"github.com/google/uuid"
 )
@@ -21,13 +24,13 @@ func TestDeleteProject(t *testing.T) {
 		p := createProject(t, env, owner.Token, org, "EMPTY")
 		id := pid(t, p)
 		env.Do("POST", "/api/v1/projects/"+id+"/members", owner.Token, map[string]any{"user_id": member.ID}).Expect(t, 201)
-		exec(t, env, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'project', $3, 'k', 'v')`, uuid.New(), org, id)
+		env.Exec(t, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'project', $3, 'k', 'v')`, uuid.New(), org, id)
 		env.Do("DELETE", "/api/v1/projects/"+id, admin.Token, nil).Expect(t, 204)
-		expectCode(t, env.Do("GET", "/api/v1/projects/"+id, owner.Token, nil), 404, "not_found")
-		if n := scalar[int](t, env, `SELECT count(*) FROM projects WHERE id = $1`, id); n != 0 {
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/"+id, owner.Token, nil), 404, "not_found")
+		if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM projects WHERE id = $1`, id); n != 0 {
 			t.Fatal("project row kept")
 		}
-		if n := scalar[int](t, env, `SELECT count(*) FROM entity_tags WHERE entity_id = $1`, id); n != 0 {
+		if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM entity_tags WHERE entity_id = $1`, id); n != 0 {
 			t.Fatal("tags kept")
 		}
 		if n := auditCount(t, env, id, "deleted"); n != 1 {
@@ -40,15 +43,16 @@ func TestDeleteProject(t *testing.T) {
 	p := createProject(t, env, owner.Token, org, "FULL")
 	id := pid(t, p)
 	path := "/api/v1/projects/" + id
-	t1 := insertTicket(t, env, id, owner.ID)
-	insertTicket(t, env, id, owner.ID)
-	gone := insertTicket(t, env, id, owner.ID)
-	insertComment(t, env, t1, owner.ID)
-	insertComment(t, env, t1, owner.ID)
-	insertComment(t, env, gone, owner.ID)
-	insertSprint(t, env, id)
+	prow := projectdb.Row{ID: uuid.MustParse(id), OrgID: owner.OrgID}
+	t1 := testfactory.Ticket(t, env.DB, prow, owner.ID, testfactory.TicketOpts{})
+	testfactory.Ticket(t, env.DB, prow, owner.ID, testfactory.TicketOpts{})
+	gone := testfactory.Ticket(t, env.DB, prow, owner.ID, testfactory.TicketOpts{})
+	testfactory.Comment(t, env.DB, t1, owner.ID, testfactory.CommentOpts{})
+	testfactory.Comment(t, env.DB, t1, owner.ID, testfactory.CommentOpts{})
+	testfactory.Comment(t, env.DB, gone, owner.ID, testfactory.CommentOpts{})
+	testfactory.Sprint(t, env.DB, prow, testfactory.SprintOpts{})
 	// A soft-deleted ticket (and its comment) is not a live dependent.
-	exec(t, env, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, gone)
+	env.Exec(t, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, gone.ID)
 
 	t.Run("200 dry run counts live dependents and changes nothing", func(t *testing.T) {
 		for _, q := range []string{"?cascade=true&dry_run=true", "?dry_run=true"} {
@@ -69,16 +73,16 @@ func TestDeleteProject(t *testing.T) {
 
 	t.Run("409 dependents without cascade", func(t *testing.T) {
 		r := env.Do("DELETE", path, admin.Token, nil)
-		expectCode(t, r, 409, "CONFLICT")
+		apitest.ExpectCode(t, r, 409, "CONFLICT")
 		d := r.Error().Details
 		if len(d) != 3 || d[0] != "tickets: 2" || d[1] != "sprints: 1" || d[2] != "comments: 2" {
 			t.Fatalf("details %v", d)
 		}
 		// Sprints alone block too.
 		s := createProject(t, env, owner.Token, org, "SPR")
-		insertSprint(t, env, pid(t, s))
+		testfactory.Sprint(t, env.DB, projectdb.Row{ID: uuid.MustParse(pid(t, s)), OrgID: owner.OrgID}, testfactory.SprintOpts{})
 		r = env.Do("DELETE", "/api/v1/projects/"+pid(t, s)+"?cascade=false", admin.Token, nil)
-		expectCode(t, r, 409, "CONFLICT")
+		apitest.ExpectCode(t, r, 409, "CONFLICT")
 		if d := r.Error().Details; len(d) != 1 || d[0] != "sprints: 1" {
 			t.Fatalf("details %v", d)
 		}
@@ -91,27 +95,27 @@ func TestDeleteProject(t *testing.T) {
 			"read key": env.APIKey(owner, []string{"read"}),
 		} {
 			t.Run(name, func(t *testing.T) {
-				expectCode(t, env.Do("DELETE", path+"?cascade=true", token, nil), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do("DELETE", path+"?cascade=true", token, nil), 403, "FORBIDDEN")
 			})
 		}
-		expectCode(t, env.Do("DELETE", path+"?dry_run=true", member.Token, nil), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("DELETE", path+"?dry_run=true", member.Token, nil), 403, "FORBIDDEN")
 	})
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("DELETE", path+"?cascade=true", outsider.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("DELETE", "/api/v1/projects/"+uuid.NewString(), owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", path+"?cascade=true", outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", "/api/v1/projects/"+uuid.NewString(), owner.Token, nil), 404, "not_found")
 	})
 	t.Run("422 bad flag", func(t *testing.T) {
-		expectCode(t, env.Do("DELETE", path+"?cascade=maybe", owner.Token, nil), 422, "VALIDATION_ERROR")
+		apitest.ExpectCode(t, env.Do("DELETE", path+"?cascade=maybe", owner.Token, nil), 422, "VALIDATION_ERROR")
 	})
 	t.Run("401", func(t *testing.T) { env.Do("DELETE", path, "", nil).Expect(t, 401) })
 
 	t.Run("204 cascade hides the project at once and schedules the purge", func(t *testing.T) {
 		env.Do("DELETE", path+"?cascade=true", owner.Token, nil).Expect(t, 204)
-		expectCode(t, env.Do("GET", path, owner.Token, nil), 404, "not_found")
-		if !scalar[bool](t, env, `SELECT deleted_at IS NOT NULL FROM projects WHERE id = $1`, id) {
+		apitest.ExpectCode(t, env.Do("GET", path, owner.Token, nil), 404, "not_found")
+		if !apitest.Scalar[bool](t, env, `SELECT deleted_at IS NOT NULL FROM projects WHERE id = $1`, id) {
 			t.Fatal("deleted_at not set")
 		}
-		raw := scalar[[]byte](t, env, `SELECT payload FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, id)
+		raw := apitest.Scalar[[]byte](t, env, `SELECT payload FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, id)
 		var job map[string]any
 		_ = json.Unmarshal(raw, &job)
 		if job["entity_type"] != "project" || job["org_id"] != org.String() {
@@ -121,21 +125,21 @@ func TestDeleteProject(t *testing.T) {
 			t.Fatalf("audit rows %d", n)
 		}
 		// Deleted is deleted: a second delete is a 404, the key is free.
-		expectCode(t, env.Do("DELETE", path+"?cascade=true", owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", path+"?cascade=true", owner.Token, nil), 404, "not_found")
 		createProject(t, env, owner.Token, org, "FULL")
 	})
 
 	t.Run("204 only soft-deleted rows left: hidden and purged later", func(t *testing.T) {
 		p := createProject(t, env, owner.Token, org, "TOMB")
 		id := pid(t, p)
-		tk := insertTicket(t, env, id, owner.ID)
-		exec(t, env, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, tk)
+		tk := testfactory.Ticket(t, env.DB, projectdb.Row{ID: uuid.MustParse(id)}, owner.ID, testfactory.TicketOpts{}).ID
+		env.Exec(t, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, tk)
 		env.Do("DELETE", "/api/v1/projects/"+id, owner.Token, nil).Expect(t, 204)
-		expectCode(t, env.Do("GET", "/api/v1/projects/"+id, owner.Token, nil), 404, "not_found")
-		if !scalar[bool](t, env, `SELECT deleted_at IS NOT NULL FROM projects WHERE id = $1`, id) {
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/"+id, owner.Token, nil), 404, "not_found")
+		if !apitest.Scalar[bool](t, env, `SELECT deleted_at IS NOT NULL FROM projects WHERE id = $1`, id) {
 			t.Fatal("project not soft-deleted")
 		}
-		if n := scalar[int](t, env, `SELECT count(*) FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, id); n != 1 {
+		if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, id); n != 1 {
 			t.Fatalf("cascade jobs %d", n)
 		}
 	})

@@ -1,6 +1,9 @@
 package projects_test
 
-import "testing"
+import (
+	"testing"
+	"tracker/api/apitest"
+)
 
 // TestPlacedInService: placed_in_service is set on create, changed and
 // cleared by PATCH (audited), read back by GET, and a malformed date is a
@@ -23,7 +26,7 @@ func TestPlacedInService(t *testing.T) {
 	if g := env.Do("GET", path, owner.Token, nil).Expect(t, 200).Map(t); g["placed_in_service"] != "2026-05-31" {
 		t.Fatalf("get %v", g["placed_in_service"])
 	}
-	if n := scalar[int64](t, env, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'updated'
+	if n := apitest.Scalar[int64](t, env, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'updated'
 		AND changes::text LIKE '%placed_in_service%' AND changes::text LIKE '%2026-02-20%' AND changes::text LIKE '%2026-05-31%'`, pid(t, p)); n != 1 {
 		t.Fatalf("audit rows naming the change: %d", n)
 	}

@@ -2,6 +2,7 @@ package projects_test
 
 import (
 	"testing"
+	"tracker/api/apitest"
 
 	"github.com/google/uuid"
 )
@@ -45,7 +46,7 @@ func TestProjectMembers(t *testing.T) {
 	})
 
 	t.Run("409 already a member", func(t *testing.T) {
-		expectCode(t, env.Do("POST", path, owner.Token, map[string]any{"user_id": reporter.ID}), 409, "CONFLICT")
+		apitest.ExpectCode(t, env.Do("POST", path, owner.Token, map[string]any{"user_id": reporter.ID}), 409, "CONFLICT")
 	})
 
 	t.Run("422", func(t *testing.T) {
@@ -57,35 +58,35 @@ func TestProjectMembers(t *testing.T) {
 			"wrong type":   map[string]any{"user_id": 5},
 		} {
 			t.Run(name, func(t *testing.T) {
-				expectCode(t, env.Do("POST", path, owner.Token, body), 422, "VALIDATION_ERROR")
+				apitest.ExpectCode(t, env.Do("POST", path, owner.Token, body), 422, "VALIDATION_ERROR")
 			})
 		}
 	})
-	t.Run("400 malformed", func(t *testing.T) { expectCode(t, env.Do("POST", path, owner.Token, "{"), 400, "BAD_REQUEST") })
+	t.Run("400 malformed", func(t *testing.T) { apitest.ExpectCode(t, env.Do("POST", path, owner.Token, "{"), 400, "BAD_REQUEST") })
 
 	t.Run("403", func(t *testing.T) {
 		u := env.Member(owner, "member")
 		for name, token := range map[string]string{"viewer": viewer.Token, "reporter": reporter.Token, "read key": env.APIKey(owner, []string{"read"})} {
 			t.Run(name, func(t *testing.T) {
-				expectCode(t, env.Do("POST", path, token, map[string]any{"user_id": u.ID}), 403, "FORBIDDEN")
-				expectCode(t, env.Do("DELETE", path+"/"+viewer.ID.String(), token, nil), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do("POST", path, token, map[string]any{"user_id": u.ID}), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do("DELETE", path+"/"+viewer.ID.String(), token, nil), 403, "FORBIDDEN")
 			})
 		}
 		q := createProject(t, env, owner.Token, owner.OrgID, "HIDDEN")
-		expectCode(t, env.Do("GET", "/api/v1/projects/"+pid(t, q)+"/members", reporter.Token, nil), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/"+pid(t, q)+"/members", reporter.Token, nil), 403, "FORBIDDEN")
 	})
 
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("POST", path, outsider.Token, map[string]any{"user_id": outsider.ID}), 404, "not_found")
-		expectCode(t, env.Do("GET", path, outsider.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("DELETE", path+"/"+reporter.ID.String(), outsider.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("DELETE", path+"/"+member.ID.String(), owner.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("DELETE", path+"/not-a-uuid", owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("POST", path, outsider.Token, map[string]any{"user_id": outsider.ID}), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", path, outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", path+"/"+reporter.ID.String(), outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", path+"/"+member.ID.String(), owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", path+"/not-a-uuid", owner.Token, nil), 404, "not_found")
 	})
 
 	t.Run("204 remove, then 404", func(t *testing.T) {
 		env.Do("DELETE", path+"/"+viewer.ID.String(), member.Token, nil).Expect(t, 204)
-		expectCode(t, env.Do("DELETE", path+"/"+viewer.ID.String(), member.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", path+"/"+viewer.ID.String(), member.Token, nil), 404, "not_found")
 		var list []map[string]any
 		env.Do("GET", path, owner.Token, nil).Expect(t, 200).Decode(t, &list)
 		if len(list) != 1 {

@@ -2,6 +2,7 @@ package projects_test
 
 import (
 	"testing"
+	"tracker/api/apitest"
 
 	"github.com/google/uuid"
 )
@@ -74,10 +75,10 @@ func TestListProjects(t *testing.T) {
 	})
 
 	t.Run("401", func(t *testing.T) { env.Do("GET", list, "", nil).Expect(t, 401) })
-	t.Run("404 non-member", func(t *testing.T) { expectCode(t, env.Do("GET", list, outsider.Token, nil), 404, "not_found") })
+	t.Run("404 non-member", func(t *testing.T) { apitest.ExpectCode(t, env.Do("GET", list, outsider.Token, nil), 404, "not_found") })
 	t.Run("422", func(t *testing.T) {
 		for _, u := range []string{"/api/v1/projects", "/api/v1/projects?org_id=nope", list + "&limit=0", list + "&cursor=%%%", list + "&limit=x"} {
-			expectCode(t, env.Do("GET", u, owner.Token, nil), 422, "VALIDATION_ERROR")
+			apitest.ExpectCode(t, env.Do("GET", u, owner.Token, nil), 422, "VALIDATION_ERROR")
 		}
 	})
 	t.Run("limit over 100 is clamped", func(t *testing.T) {
@@ -103,19 +104,19 @@ func TestGetProject(t *testing.T) {
 		}
 	})
 	t.Run("403 reporter not assigned, 200 once assigned", func(t *testing.T) {
-		expectCode(t, env.Do("GET", path, reporter.Token, nil), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("GET", path, reporter.Token, nil), 403, "FORBIDDEN")
 		env.Do("POST", path+"/members", owner.Token, map[string]any{"user_id": reporter.ID}).Expect(t, 201)
 		env.Do("GET", path, reporter.Token, nil).Expect(t, 200)
 	})
 	t.Run("403 key restricted to another project", func(t *testing.T) {
 		key := env.APIKey(owner, []string{"read"}, uuid.MustParse(pid(t, other)))
-		expectCode(t, env.Do("GET", path, key, nil), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("GET", path, key, nil), 403, "FORBIDDEN")
 		env.Do("GET", "/api/v1/projects/"+pid(t, other), key, nil).Expect(t, 200)
 	})
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("GET", path, outsider.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("GET", "/api/v1/projects/"+uuid.NewString(), owner.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("GET", "/api/v1/projects/not-a-uuid", owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", path, outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/"+uuid.NewString(), owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/not-a-uuid", owner.Token, nil), 404, "not_found")
 	})
 	t.Run("401", func(t *testing.T) { env.Do("GET", path, "", nil).Expect(t, 401) })
 }
@@ -149,17 +150,17 @@ func TestProjectByKey(t *testing.T) {
 		if got["id"] != p["id"] {
 			t.Fatalf("got %v", got["id"])
 		}
-		expectCode(t, env.Do("GET", "/api/v1/projects/key/core", viewer.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/core", viewer.Token, nil), 404, "not_found")
 	})
 	t.Run("403 reporter not assigned", func(t *testing.T) {
-		expectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id="+owner.OrgID.String(), reporter.Token, nil), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id="+owner.OrgID.String(), reporter.Token, nil), 403, "FORBIDDEN")
 	})
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("GET", "/api/v1/projects/key/NOPE", owner.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id="+owner.OrgID.String(), outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/NOPE", owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id="+owner.OrgID.String(), outsider.Token, nil), 404, "not_found")
 	})
 	t.Run("422 org_id not a uuid", func(t *testing.T) {
-		expectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id=x", owner.Token, nil), 422, "VALIDATION_ERROR")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id=x", owner.Token, nil), 422, "VALIDATION_ERROR")
 	})
 	t.Run("401", func(t *testing.T) { env.Do("GET", "/api/v1/projects/key/CORE", "", nil).Expect(t, 401) })
 }

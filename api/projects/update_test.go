@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"tracker/api/apitest"
+	"tracker/internal/testfactory"
 
 	"github.com/google/uuid"
 )
@@ -17,7 +19,7 @@ func TestUpdateProject(t *testing.T) {
 	reporter := env.Member(owner, "reporter")
 	outsider := env.Register("Outsider")
 	org := owner.OrgID
-	team := insertTeam(t, env, org)
+	team := testfactory.Team(t, env.DB, org, testfactory.TeamOpts{}).ID
 	p := env.Do("POST", "/api/v1/projects", owner.Token, map[string]any{
 		"org_id": org, "key": "UPD", "name": "Before", "description": "d", "team_id": team,
 		"budget_cents": 100, "budget_period": "Monthly",
@@ -43,7 +45,7 @@ func TestUpdateProject(t *testing.T) {
 		if n := auditCount(t, env, pid(t, p), "updated"); n != before+1 {
 			t.Fatalf("audit rows %d, want %d", n, before+1)
 		}
-		raw := scalar[[]byte](t, env, `SELECT changes FROM audit_log WHERE entity_id = $1 AND action = 'updated' ORDER BY id DESC LIMIT 1`, pid(t, p))
+		raw := apitest.Scalar[[]byte](t, env, `SELECT changes FROM audit_log WHERE entity_id = $1 AND action = 'updated' ORDER BY id DESC LIMIT 1`, pid(t, p))
 		var changes []struct {
 			Field string `json:"field"`
 			Old   any    `json:"old"`
@@ -102,7 +104,7 @@ func TestUpdateProject(t *testing.T) {
 	})
 
 	t.Run("400 malformed", func(t *testing.T) {
-		expectCode(t, env.Do("PATCH", path, owner.Token, `{"name"`), 400, "BAD_REQUEST")
+		apitest.ExpectCode(t, env.Do("PATCH", path, owner.Token, `{"name"`), 400, "BAD_REQUEST")
 	})
 	t.Run("401", func(t *testing.T) { env.Do("PATCH", path, "", map[string]any{"name": "x"}).Expect(t, 401) })
 	t.Run("403", func(t *testing.T) {
@@ -110,16 +112,16 @@ func TestUpdateProject(t *testing.T) {
 			"viewer": viewer.Token, "reporter": reporter.Token, "read key": env.APIKey(owner, []string{"read"}),
 		} {
 			t.Run(name, func(t *testing.T) {
-				expectCode(t, env.Do("PATCH", path, token, map[string]any{"name": "x"}), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do("PATCH", path, token, map[string]any{"name": "x"}), 403, "FORBIDDEN")
 			})
 		}
 		// Assignment does not lift a Reporter to Member rights.
 		env.Do("POST", path+"/members", owner.Token, map[string]any{"user_id": reporter.ID}).Expect(t, 201)
-		expectCode(t, env.Do("PATCH", path, reporter.Token, map[string]any{"name": "x"}), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("PATCH", path, reporter.Token, map[string]any{"name": "x"}), 403, "FORBIDDEN")
 	})
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("PATCH", path, outsider.Token, map[string]any{"name": "x"}), 404, "not_found")
-		expectCode(t, env.Do("PATCH", "/api/v1/projects/"+uuid.NewString(), owner.Token, map[string]any{"name": "x"}), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("PATCH", path, outsider.Token, map[string]any{"name": "x"}), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("PATCH", "/api/v1/projects/"+uuid.NewString(), owner.Token, map[string]any{"name": "x"}), 404, "not_found")
 	})
 	t.Run("422", func(t *testing.T) {
 		otherWF := defaultWorkflow(t, env, outsider.OrgID)
@@ -132,7 +134,7 @@ func TestUpdateProject(t *testing.T) {
 			"name too long":         {map[string]any{"name": strings.Repeat("x", 256)}, "name"},
 			"negative budget":       {map[string]any{"budget_cents": -5}, "budget_cents"},
 			"bad period":            {map[string]any{"budget_period": "Daily"}, "budget_period"},
-			"team of another org":   {map[string]any{"team_id": insertTeam(t, env, outsider.OrgID)}, "team_id"},
+			"team of another org":   {map[string]any{"team_id": testfactory.Team(t, env.DB, outsider.OrgID, testfactory.TeamOpts{}).ID}, "team_id"},
 			"team not a uuid":       {map[string]any{"team_id": "x"}, "team_id"},
 			"workflow of other org": {map[string]any{"workflow_id": otherWF}, "workflow_id"},
 			"unknown workflow":      {map[string]any{"workflow_id": uuid.New()}, "workflow_id"},
@@ -142,7 +144,7 @@ func TestUpdateProject(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				r := env.Do("PATCH", path, owner.Token, c.body)
-				expectCode(t, r, 422, "VALIDATION_ERROR")
+				apitest.ExpectCode(t, r, 422, "VALIDATION_ERROR")
 				if d := r.Error().Details; len(d) == 0 || !strings.HasPrefix(d[0], c.field+":") {
 					t.Fatalf("details %v, want %s", d, c.field)
 				}

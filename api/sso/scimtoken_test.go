@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"strings"
 	"testing"
+	"tracker/api/apitest"
 )
 
 func TestScimToken(t *testing.T) {
@@ -24,19 +25,19 @@ func TestScimToken(t *testing.T) {
 		t.Fatalf("token %v", first)
 	}
 	sum := sha256.Sum256([]byte(tok))
-	if n := scalar[int](t, w, `SELECT count(*) FROM scim_tokens WHERE token_hash = $1 AND revoked_at IS NULL`, sum[:]); n != 1 {
+	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM scim_tokens WHERE token_hash = $1 AND revoked_at IS NULL`, sum[:]); n != 1 {
 		t.Fatal("token not stored as its SHA-256")
 	}
 	second := w.env.Do("POST", path, w.owner.Token, nil).Expect(t, 201).Map(t)
 	if second["token"] == tok {
 		t.Fatal("rotation returned the same token")
 	}
-	if n := scalar[int](t, w, `SELECT count(*) FROM scim_tokens WHERE token_hash = $1 AND revoked_at IS NOT NULL`, sum[:]); n != 1 {
+	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM scim_tokens WHERE token_hash = $1 AND revoked_at IS NOT NULL`, sum[:]); n != 1 {
 		t.Fatal("rotation did not revoke the old token")
 	}
 	// Turning SSO off revokes the live token.
 	w.env.Do("DELETE", "/api/v1/orgs/"+w.owner.OrgID.String()+"/sso", w.owner.Token, nil).Expect(t, 204)
-	if n := scalar[int](t, w, `SELECT count(*) FROM scim_tokens WHERE org_id = $1 AND revoked_at IS NULL`, w.owner.OrgID); n != 0 {
+	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM scim_tokens WHERE org_id = $1 AND revoked_at IS NULL`, w.owner.OrgID); n != 0 {
 		t.Fatal("SSO off left a live SCIM token")
 	}
 }

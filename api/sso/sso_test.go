@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tracker/api/apitest"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/uuid"
@@ -16,15 +17,6 @@ import (
 
 func user(email string) *mockoidc.MockUser {
 	return &mockoidc.MockUser{Subject: "sub-" + uuid.NewString(), Email: email, EmailVerified: true}
-}
-
-func scalar[T any](t *testing.T, w *world, sql string, args ...any) T {
-	t.Helper()
-	var v T
-	if err := w.env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return v
 }
 
 func TestSSOConfig(t *testing.T) {
@@ -74,7 +66,7 @@ func TestSSOConfig(t *testing.T) {
 	}
 	w.env.Do("GET", org, admin.Token, nil).Expect(t, 403)
 	// The secret is stored sealed, never in clear.
-	sealed := scalar[[]byte](t, w, `SELECT client_secret_sealed FROM sso_configs WHERE org_id = $1`, w.owner.OrgID)
+	sealed := apitest.Scalar[[]byte](t, w.env, `SELECT client_secret_sealed FROM sso_configs WHERE org_id = $1`, w.owner.OrgID)
 	if strings.Contains(string(sealed), w.oidc.ClientSecret) {
 		t.Fatal("client secret stored in clear")
 	}
@@ -106,7 +98,7 @@ func TestSSOSignIn(t *testing.T) {
 		qv.Get("redirect_uri") != "http://tracker.test/api/v1/auth/sso/callback" {
 		t.Fatalf("authorization url: %s", authURL)
 	}
-	if n := scalar[int](t, w, `SELECT count(*) FROM sso_states WHERE code_verifier = $1 OR state_hash = $2`, qv.Get("code_challenge"), []byte(state)); n != 0 {
+	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM sso_states WHERE code_verifier = $1 OR state_hash = $2`, qv.Get("code_challenge"), []byte(state)); n != 0 {
 		t.Fatal("challenge stored as verifier, or state stored in clear")
 	}
 
@@ -143,10 +135,10 @@ func TestSSOSignIn(t *testing.T) {
 	if a := again("sub-existing", existing.Email); a.UserID != existing.ID {
 		t.Fatal("existing user not found by email")
 	}
-	if n := scalar[int](t, w, `SELECT count(*) FROM memberships WHERE org_id = $1 AND user_id = $2 AND role = 'member'`, w.owner.OrgID, existing.ID); n != 1 {
+	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM memberships WHERE org_id = $1 AND user_id = $2 AND role = 'member'`, w.owner.OrgID, existing.ID); n != 1 {
 		t.Fatal("membership not added")
 	}
-	if n := scalar[int](t, w, `SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'joined_by_sso'`, w.owner.OrgID); n != 3 {
+	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'joined_by_sso'`, w.owner.OrgID); n != 3 {
 		t.Fatalf("join audit rows %d", n)
 	}
 
@@ -167,7 +159,7 @@ func TestSSOSignInRefused(t *testing.T) {
 	w := setup(t)
 	w.configure(t, map[string]any{"allowed_domains": []string{"example.com"}}).Expect(t, 200)
 	count := func() string {
-		return scalar[string](t, w, `SELECT concat_ws(',', (SELECT count(*) FROM users), (SELECT count(*) FROM memberships),
+		return apitest.Scalar[string](t, w.env, `SELECT concat_ws(',', (SELECT count(*) FROM users), (SELECT count(*) FROM memberships),
 			(SELECT count(*) FROM sso_identities), (SELECT count(*) FROM refresh_tokens))`)
 	}
 	expectRefused := func(name string, r interface {

@@ -1,7 +1,6 @@
 package statusflow_test
 
 import (
-	"context"
 	"testing"
 
 	"tracker/api"
@@ -48,24 +47,7 @@ func with(b map[string]any, kv ...any) map[string]any {
 	return out
 }
 
-func expectCode(t *testing.T, r apitest.Resp, status int, code string) {
-	t.Helper()
-	r.Expect(t, status)
-	if got := r.ErrorCode(); got != code {
-		t.Fatalf("code %q, want %q; body %s", got, code, r.Body)
-	}
-}
-
-func scalar[T any](t *testing.T, env *apitest.Env, sql string, args ...any) T {
-	t.Helper()
-	var v T
-	if err := env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return v
-}
-
 func auditCount(t *testing.T, env *apitest.Env, id any, action string) int {
 	t.Helper()
-	return scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'workflow' AND entity_id = $1 AND action = $2`, id, action)
+	return apitest.Scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'workflow' AND entity_id = $1 AND action = $2`, id, action)
 }

@@ -3,6 +3,7 @@ package statusflow_test
 import (
 	"strings"
 	"testing"
+	"tracker/api/apitest"
 
 	"github.com/google/uuid"
 )
@@ -42,7 +43,9 @@ func TestCreateWorkflow(t *testing.T) {
 		env.Do("POST", path, owner.Token, with(body("Free"), "transitions", []st{})).Expect(t, 201)
 	})
 
-	t.Run("400 malformed", func(t *testing.T) { expectCode(t, env.Do("POST", path, owner.Token, `{"name":`), 400, "BAD_REQUEST") })
+	t.Run("400 malformed", func(t *testing.T) {
+		apitest.ExpectCode(t, env.Do("POST", path, owner.Token, `{"name":`), 400, "BAD_REQUEST")
+	})
 	t.Run("401", func(t *testing.T) { env.Do("POST", path, "", body("X")).Expect(t, 401) })
 	t.Run("403 below Admin", func(t *testing.T) {
 		for name, token := range map[string]string{
@@ -51,7 +54,7 @@ func TestCreateWorkflow(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				r := env.Do("POST", path, token, body("Nope"))
-				expectCode(t, r, 403, "FORBIDDEN")
+				apitest.ExpectCode(t, r, 403, "FORBIDDEN")
 			})
 		}
 		if r := env.Do("POST", path, member.Token, body("Nope")); !strings.Contains(r.Error().Message, "Admin") {
@@ -61,14 +64,14 @@ func TestCreateWorkflow(t *testing.T) {
 		env.Do("POST", path, env.APIKey(owner, []string{"admin"}), body("ByKey")).Expect(t, 201)
 	})
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("POST", path, outsider.Token, body("X")), 404, "not_found")
-		expectCode(t, env.Do("POST", "/api/v1/orgs/"+uuid.NewString()+"/workflows", owner.Token, body("X")), 404, "not_found")
-		expectCode(t, env.Do("POST", "/api/v1/orgs/nope/workflows", owner.Token, body("X")), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("POST", path, outsider.Token, body("X")), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("POST", "/api/v1/orgs/"+uuid.NewString()+"/workflows", owner.Token, body("X")), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("POST", "/api/v1/orgs/nope/workflows", owner.Token, body("X")), 404, "not_found")
 	})
 	t.Run("409 name taken in any case", func(t *testing.T) {
 		for _, n := range []string{"Default", "default", "KANBAN"} {
 			r := env.Do("POST", path, owner.Token, body(n))
-			expectCode(t, r, 409, "CONFLICT")
+			apitest.ExpectCode(t, r, 409, "CONFLICT")
 		}
 		// Names are per org.
 		env.Do("POST", "/api/v1/orgs/"+outsider.OrgID.String()+"/workflows", outsider.Token, body("Kanban")).Expect(t, 201)
@@ -97,7 +100,7 @@ func TestCreateWorkflow(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				r := env.Do("POST", path, owner.Token, c.body)
-				expectCode(t, r, 422, "VALIDATION_ERROR")
+				apitest.ExpectCode(t, r, 422, "VALIDATION_ERROR")
 				if d := r.Error().Details; len(d) == 0 || !strings.HasPrefix(d[0], c.field+":") {
 					t.Fatalf("details %v, want %s", d, c.field)
 				}
@@ -114,7 +117,7 @@ func TestListAndGetWorkflows(t *testing.T) {
 	reporter := env.Member(owner, "reporter")
 	outsider := env.Register("Outsider")
 	path := "/api/v1/orgs/" + owner.OrgID.String() + "/workflows"
-	ids := []string{scalar[uuid.UUID](t, env, `SELECT id FROM workflows WHERE org_id = $1`, owner.OrgID).String()}
+	ids := []string{apitest.Scalar[uuid.UUID](t, env, `SELECT id FROM workflows WHERE org_id = $1`, owner.OrgID).String()}
 	for _, n := range []string{"W1", "W2", "W3", "W4"} {
 		ids = append(ids, env.Do("POST", path, owner.Token, body(n)).Expect(t, 201).Map(t)["id"].(string))
 	}
@@ -134,14 +137,14 @@ func TestListAndGetWorkflows(t *testing.T) {
 		}
 	})
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("GET", path, outsider.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("GET", "/api/v1/workflows/"+ids[1], outsider.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("GET", "/api/v1/workflows/"+uuid.NewString(), owner.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("GET", "/api/v1/workflows/x", owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", path, outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/workflows/"+ids[1], outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/workflows/"+uuid.NewString(), owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/workflows/x", owner.Token, nil), 404, "not_found")
 	})
 	t.Run("422 bad page params", func(t *testing.T) {
-		expectCode(t, env.Do("GET", path+"?limit=-1", owner.Token, nil), 422, "VALIDATION_ERROR")
-		expectCode(t, env.Do("GET", path+"?cursor=zz", owner.Token, nil), 422, "VALIDATION_ERROR")
+		apitest.ExpectCode(t, env.Do("GET", path+"?limit=-1", owner.Token, nil), 422, "VALIDATION_ERROR")
+		apitest.ExpectCode(t, env.Do("GET", path+"?cursor=zz", owner.Token, nil), 422, "VALIDATION_ERROR")
 	})
 	t.Run("401", func(t *testing.T) {
 		env.Do("GET", path, "", nil).Expect(t, 401)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"tracker/api/apitest"
 
 	"github.com/google/uuid"
 )
@@ -20,7 +21,7 @@ func TestUpdateWorkflow(t *testing.T) {
 	w := env.Do("POST", orgPath, owner.Token, body("Flow")).Expect(t, 201).Map(t)
 	env.Do("POST", orgPath, owner.Token, body("Taken")).Expect(t, 201)
 	path := "/api/v1/workflows/" + w["id"].(string)
-	def := scalar[uuid.UUID](t, env, `SELECT id FROM workflows WHERE org_id = $1 AND name = 'Default'`, owner.OrgID).String()
+	def := apitest.Scalar[uuid.UUID](t, env, `SELECT id FROM workflows WHERE org_id = $1 AND name = 'Default'`, owner.OrgID).String()
 
 	t.Run("200 partial update keeps the rest", func(t *testing.T) {
 		got := env.Do("PATCH", path, admin.Token, map[string]any{"enforcement": "strict"}).Expect(t, 200).Map(t)
@@ -53,20 +54,22 @@ func TestUpdateWorkflow(t *testing.T) {
 	t.Run("200 the Default workflow's definition can change", func(t *testing.T) {
 		env.Do("PATCH", "/api/v1/workflows/"+def, owner.Token, map[string]any{"enforcement": "warn"}).Expect(t, 200)
 	})
-	t.Run("400 malformed", func(t *testing.T) { expectCode(t, env.Do("PATCH", path, owner.Token, "[1"), 400, "BAD_REQUEST") })
+	t.Run("400 malformed", func(t *testing.T) {
+		apitest.ExpectCode(t, env.Do("PATCH", path, owner.Token, "[1"), 400, "BAD_REQUEST")
+	})
 	t.Run("401", func(t *testing.T) { env.Do("PATCH", path, "", map[string]any{"name": "x"}).Expect(t, 401) })
 	t.Run("403 below Admin", func(t *testing.T) {
 		for _, token := range []string{member.Token, viewer.Token, env.APIKey(owner, []string{"write"})} {
-			expectCode(t, env.Do("PATCH", path, token, map[string]any{"name": "x"}), 403, "FORBIDDEN")
+			apitest.ExpectCode(t, env.Do("PATCH", path, token, map[string]any{"name": "x"}), 403, "FORBIDDEN")
 		}
 	})
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("PATCH", path, outsider.Token, map[string]any{"name": "x"}), 404, "not_found")
-		expectCode(t, env.Do("PATCH", "/api/v1/workflows/"+uuid.NewString(), owner.Token, map[string]any{"name": "x"}), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("PATCH", path, outsider.Token, map[string]any{"name": "x"}), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("PATCH", "/api/v1/workflows/"+uuid.NewString(), owner.Token, map[string]any{"name": "x"}), 404, "not_found")
 	})
 	t.Run("409 name taken", func(t *testing.T) {
-		expectCode(t, env.Do("PATCH", path, owner.Token, map[string]any{"name": "taken"}), 409, "CONFLICT")
-		expectCode(t, env.Do("PATCH", path, owner.Token, map[string]any{"name": "Default"}), 409, "CONFLICT")
+		apitest.ExpectCode(t, env.Do("PATCH", path, owner.Token, map[string]any{"name": "taken"}), 409, "CONFLICT")
+		apitest.ExpectCode(t, env.Do("PATCH", path, owner.Token, map[string]any{"name": "Default"}), 409, "CONFLICT")
 	})
 	t.Run("422", func(t *testing.T) {
 		for name, c := range map[string]struct {
@@ -82,7 +85,7 @@ func TestUpdateWorkflow(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				r := env.Do("PATCH", path, owner.Token, c.body)
-				expectCode(t, r, 422, "VALIDATION_ERROR")
+				apitest.ExpectCode(t, r, 422, "VALIDATION_ERROR")
 				if d := r.Error().Details; len(d) == 0 || !strings.HasPrefix(d[0], c.field+":") {
 					t.Fatalf("details %v, want %s", d, c.field)
 				}
@@ -94,12 +97,12 @@ func TestUpdateWorkflow(t *testing.T) {
 			"transitions": []st{{"from": "A", "to": "B"}},
 		}).Expect(t, 200)
 		r := env.Do("PATCH", path, owner.Token, map[string]any{"statuses": []st{{"name": "A", "category": "todo"}}})
-		expectCode(t, r, 422, "VALIDATION_ERROR")
+		apitest.ExpectCode(t, r, 422, "VALIDATION_ERROR")
 		if d := r.Error().Details; len(d) != 1 || !strings.HasPrefix(d[0], "transitions[0].to:") {
 			t.Fatalf("details %v", d)
 		}
 		// The Default workflow keeps its name.
-		expectCode(t, env.Do("PATCH", "/api/v1/workflows/"+def, owner.Token, map[string]any{"name": "Renamed"}), 422, "VALIDATION_ERROR")
+		apitest.ExpectCode(t, env.Do("PATCH", "/api/v1/workflows/"+def, owner.Token, map[string]any{"name": "Renamed"}), 422, "VALIDATION_ERROR")
 	})
 }
 
@@ -112,14 +115,14 @@ func TestDeleteWorkflow(t *testing.T) {
 	viewer := env.Member(owner, "viewer")
 	outsider := env.Register("Outsider")
 	orgPath := "/api/v1/orgs/" + owner.OrgID.String() + "/workflows"
-	def := scalar[uuid.UUID](t, env, `SELECT id FROM workflows WHERE org_id = $1 AND name = 'Default'`, owner.OrgID).String()
+	def := apitest.Scalar[uuid.UUID](t, env, `SELECT id FROM workflows WHERE org_id = $1 AND name = 'Default'`, owner.OrgID).String()
 
 	t.Run("204 unused, then 404", func(t *testing.T) {
 		w := env.Do("POST", orgPath, owner.Token, body("Tmp")).Expect(t, 201).Map(t)
 		path := "/api/v1/workflows/" + w["id"].(string)
 		env.Do("DELETE", path, admin.Token, nil).Expect(t, 204)
-		expectCode(t, env.Do("GET", path, owner.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("DELETE", path, owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", path, owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", path, owner.Token, nil), 404, "not_found")
 		if n := auditCount(t, env, w["id"], "deleted"); n != 1 {
 			t.Fatalf("audit rows %d", n)
 		}
@@ -135,7 +138,7 @@ func TestDeleteWorkflow(t *testing.T) {
 
 	t.Run("409 in use by live projects", func(t *testing.T) {
 		r := env.Do("DELETE", path, owner.Token, nil)
-		expectCode(t, r, 409, "CONFLICT")
+		apitest.ExpectCode(t, r, 409, "CONFLICT")
 		if d := r.Error().Details; len(d) != 1 || d[0] != "projects: 2" {
 			t.Fatalf("details %v", d)
 		}
@@ -147,28 +150,28 @@ func TestDeleteWorkflow(t *testing.T) {
 		}
 		env.Do("DELETE", "/api/v1/projects/"+projects[0]+"?cascade=true", owner.Token, nil).Expect(t, 204)
 		r = env.Do("DELETE", path, owner.Token, nil)
-		expectCode(t, r, 409, "CONFLICT")
+		apitest.ExpectCode(t, r, 409, "CONFLICT")
 		if d := r.Error().Details; len(d) != 1 || d[0] != "projects: 1" {
 			t.Fatalf("details %v", d)
 		}
 		env.Do("PATCH", "/api/v1/projects/"+projects[1], owner.Token, map[string]any{"workflow_id": nil}).Expect(t, 200)
 		env.Do("DELETE", path, owner.Token, nil).Expect(t, 204)
 		// The soft-deleted project awaiting its purge was moved off it.
-		if !scalar[bool](t, env, `SELECT workflow_id IS NULL AND deleted_at IS NOT NULL FROM projects WHERE id = $1`, projects[0]) {
+		if !apitest.Scalar[bool](t, env, `SELECT workflow_id IS NULL AND deleted_at IS NOT NULL FROM projects WHERE id = $1`, projects[0]) {
 			t.Fatal("soft-deleted project still points at the deleted workflow")
 		}
 	})
 	t.Run("409 the Default workflow", func(t *testing.T) {
-		expectCode(t, env.Do("DELETE", "/api/v1/workflows/"+def, owner.Token, nil), 409, "CONFLICT")
+		apitest.ExpectCode(t, env.Do("DELETE", "/api/v1/workflows/"+def, owner.Token, nil), 409, "CONFLICT")
 	})
 	t.Run("403 below Admin", func(t *testing.T) {
 		x := env.Do("POST", orgPath, owner.Token, body("Keep")).Expect(t, 201).Map(t)
 		for _, token := range []string{member.Token, viewer.Token, env.APIKey(owner, []string{"write"})} {
-			expectCode(t, env.Do("DELETE", "/api/v1/workflows/"+x["id"].(string), token, nil), 403, "FORBIDDEN")
+			apitest.ExpectCode(t, env.Do("DELETE", "/api/v1/workflows/"+x["id"].(string), token, nil), 403, "FORBIDDEN")
 		}
 	})
 	t.Run("404", func(t *testing.T) {
-		expectCode(t, env.Do("DELETE", "/api/v1/workflows/"+def, outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", "/api/v1/workflows/"+def, outsider.Token, nil), 404, "not_found")
 	})
 	t.Run("401", func(t *testing.T) { env.Do("DELETE", "/api/v1/workflows/"+def, "", nil).Expect(t, 401) })
 }
@@ -195,9 +198,9 @@ func TestWorkflowAccessEveryRoute(t *testing.T) {
 		{"DELETE", path, nil, true},
 	} {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
-			expectCode(t, env.Do(r.method, r.path, outsider.Token, r.body), 404, "not_found")
+			apitest.ExpectCode(t, env.Do(r.method, r.path, outsider.Token, r.body), 404, "not_found")
 			if r.write {
-				expectCode(t, env.Do(r.method, r.path, viewer.Token, r.body), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do(r.method, r.path, viewer.Token, r.body), 403, "FORBIDDEN")
 			} else {
 				env.Do(r.method, r.path, viewer.Token, nil).Expect(t, 200)
 			}

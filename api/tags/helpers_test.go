@@ -1,7 +1,6 @@
 package tags_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/google/uuid"
@@ -26,30 +25,6 @@ func newEnv(t *testing.T) *apitest.Env {
 	}})
 }
 
-func expectCode(t *testing.T, r apitest.Resp, status int, code string) {
-	t.Helper()
-	r.Expect(t, status)
-	if got := r.ErrorCode(); got != code {
-		t.Fatalf("code %q, want %q; body %s", got, code, r.Body)
-	}
-}
-
-func exec(t *testing.T, env *apitest.Env, sql string, args ...any) {
-	t.Helper()
-	if _, err := env.DB.Pool.Exec(context.Background(), sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
-func scalar[T any](t *testing.T, env *apitest.Env, sql string, args ...any) T {
-	t.Helper()
-	var v T
-	if err := env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return v
-}
-
 func createProject(t *testing.T, env *apitest.Env, token string, org uuid.UUID, key string) string {
 	t.Helper()
 	p := env.Do("POST", "/api/v1/projects", token, map[string]any{"org_id": org, "key": key, "name": key}).Expect(t, 201).Map(t)
@@ -63,21 +38,14 @@ func insertTicket(t *testing.T, env *apitest.Env, projectID string, reporter uui
 	return testfactory.Ticket(t, env.DB, projectdb.Row{ID: uuid.MustParse(projectID)}, reporter, testfactory.TicketOpts{}).ID
 }
 
-func insertTeam(t *testing.T, env *apitest.Env, org uuid.UUID) uuid.UUID {
-	t.Helper()
-	id := uuid.Must(uuid.NewV7())
-	exec(t, env, `INSERT INTO teams (id, org_id, name) VALUES ($1, $2, 'Team')`, id, org)
-	return id
-}
-
 func hasTimeEntries(t *testing.T, env *apitest.Env) bool {
-	return scalar[bool](t, env, `SELECT to_regclass('time_entries') IS NOT NULL`)
+	return apitest.Scalar[bool](t, env, `SELECT to_regclass('time_entries') IS NOT NULL`)
 }
 
 func insertTimeEntry(t *testing.T, env *apitest.Env, ticketID uuid.UUID, user uuid.UUID) uuid.UUID {
 	t.Helper()
 	id := uuid.Must(uuid.NewV7())
-	exec(t, env, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type)
+	env.Exec(t, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type)
 		SELECT $1, org_id, $3, id, project_id, '2026-01-05', 60, 'Coding' FROM tickets WHERE id = $2`, id, ticketID, user)
 	return id
 }

@@ -3,6 +3,8 @@ package tags_test
 import (
 	"strings"
 	"testing"
+	"tracker/api/apitest"
+	"tracker/internal/testfactory"
 
 	"github.com/google/uuid"
 )
@@ -22,7 +24,7 @@ func TestSearchTags(t *testing.T) {
 	p2 := createProject(t, env, owner.Token, org, "P2")
 	t1 := insertTicket(t, env, p1, owner.ID)
 	t2 := insertTicket(t, env, p2, owner.ID)
-	team := insertTeam(t, env, org)
+	team := testfactory.Team(t, env.DB, org, testfactory.TeamOpts{}).ID
 	// Five matches: two projects, two tickets, one team; plus near misses.
 	entities := []string{"/project/" + p1, "/project/" + p2, "/ticket/" + t1.String(), "/ticket/" + t2.String(), "/team/" + team.String()}
 	var ids []string
@@ -76,7 +78,7 @@ func TestSearchTags(t *testing.T) {
 		}
 	})
 	t.Run("200 tags of deleted entities are left out", func(t *testing.T) {
-		exec(t, env, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, t1)
+		env.Exec(t, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, t1)
 		env.Do("DELETE", "/api/v1/projects/"+p2+"?cascade=true", owner.Token, nil).Expect(t, 204)
 		got := env.Walk(search, owner.Token)
 		if strings.Join(got, ",") != strings.Join([]string{ids[0], ids[4]}, ",") {
@@ -84,12 +86,12 @@ func TestSearchTags(t *testing.T) {
 		}
 	})
 	t.Run("404 non-member", func(t *testing.T) {
-		expectCode(t, env.Do("GET", search, outsider.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("GET", "/api/v1/orgs/x/tags/search?key=a&value=b", owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", search, outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/orgs/x/tags/search?key=a&value=b", owner.Token, nil), 404, "not_found")
 	})
 	t.Run("422", func(t *testing.T) {
 		for _, q := range []string{"?value=prod", "?key=env", "", "?key=&value=x", "?key=env&value=prod&limit=0", "?key=env&value=prod&cursor=bad"} {
-			expectCode(t, env.Do("GET", orgPath+"/tags/search"+q, owner.Token, nil), 422, "VALIDATION_ERROR")
+			apitest.ExpectCode(t, env.Do("GET", orgPath+"/tags/search"+q, owner.Token, nil), 422, "VALIDATION_ERROR")
 		}
 	})
 	t.Run("401", func(t *testing.T) { env.Do("GET", search, "", nil).Expect(t, 401) })
@@ -117,9 +119,9 @@ func TestTagAccessEveryRoute(t *testing.T) {
 		{"GET", orgPath + "/tags/search?key=k&value=v", nil, false},
 	} {
 		t.Run(r.method+" "+r.path, func(t *testing.T) {
-			expectCode(t, env.Do(r.method, r.path, outsider.Token, r.body), 404, "not_found")
+			apitest.ExpectCode(t, env.Do(r.method, r.path, outsider.Token, r.body), 404, "not_found")
 			if r.write {
-				expectCode(t, env.Do(r.method, r.path, viewer.Token, r.body), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do(r.method, r.path, viewer.Token, r.body), 403, "FORBIDDEN")
 			} else {
 				env.Do(r.method, r.path, viewer.Token, nil).Expect(t, 200)
 			}

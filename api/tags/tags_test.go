@@ -3,6 +3,8 @@ package tags_test
 import (
 	"strings"
 	"testing"
+	"tracker/api/apitest"
+	"tracker/internal/testfactory"
 
 	"github.com/google/uuid"
 )
@@ -39,12 +41,12 @@ func TestEntityTags(t *testing.T) {
 			got[1]["key"] != "owner" || got[1]["value"] != "" || got[2]["key"] != "tier" {
 			t.Fatalf("after upsert %v", got)
 		}
-		if n := scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'tag' AND entity_id = $1`, first["id"]); n != 2 {
+		if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'tag' AND entity_id = $1`, first["id"]); n != 2 {
 			t.Fatalf("audit rows for env tag %d, want created + updated", n)
 		}
 		// Putting the same value again changes and audits nothing.
 		env.Do("PUT", base, member.Token, put("env", "staging")).Expect(t, 200)
-		if n := scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'tag' AND entity_id = $1`, first["id"]); n != 2 {
+		if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'tag' AND entity_id = $1`, first["id"]); n != 2 {
 			t.Fatalf("audit rows %d after a no-op", n)
 		}
 		env.Do("PUT", base, member.Token, map[string]any{"tags": []pair{}}).Expect(t, 200).Decode(t, &got)
@@ -68,9 +70,9 @@ func TestEntityTags(t *testing.T) {
 
 	t.Run("204 delete, then 404", func(t *testing.T) {
 		env.Do("DELETE", base+"/owner", member.Token, nil).Expect(t, 204)
-		expectCode(t, env.Do("DELETE", base+"/owner", member.Token, nil), 404, "not_found")
-		expectCode(t, env.Do("DELETE", base+"/never", member.Token, nil), 404, "not_found")
-		if n := scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'tag' AND action = 'deleted'`); n != 1 {
+		apitest.ExpectCode(t, env.Do("DELETE", base+"/owner", member.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("DELETE", base+"/never", member.Token, nil), 404, "not_found")
+		if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'tag' AND action = 'deleted'`); n != 1 {
 			t.Fatalf("delete audit rows %d", n)
 		}
 		// Keys travel escaped in the path.
@@ -80,7 +82,7 @@ func TestEntityTags(t *testing.T) {
 
 	t.Run("every entity type", func(t *testing.T) {
 		ticket := insertTicket(t, env, projectID, owner.ID)
-		team := insertTeam(t, env, org)
+		team := testfactory.Team(t, env.DB, org, testfactory.TeamOpts{}).ID
 		for _, c := range []struct{ typ, id string }{
 			{"ticket", ticket.String()}, {"user", viewer.ID.String()}, {"team", team.String()},
 		} {
@@ -97,22 +99,22 @@ func TestEntityTags(t *testing.T) {
 			te := insertTimeEntry(t, env, ticket, owner.ID)
 			env.Do("PUT", strings.Replace(p, "%s", te.String(), 1), owner.Token, put("k", "v")).Expect(t, 200)
 		}
-		expectCode(t, env.Do("PUT", strings.Replace(p, "%s", uuid.NewString(), 1), owner.Token, put("k", "v")), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("PUT", strings.Replace(p, "%s", uuid.NewString(), 1), owner.Token, put("k", "v")), 404, "not_found")
 	})
 
 	t.Run("404 entity missing or elsewhere", func(t *testing.T) {
 		theirs := createProject(t, env, outsider.Token, outsider.OrgID, "THEIRS")
 		ticket := insertTicket(t, env, projectID, owner.ID)
-		exec(t, env, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, ticket)
+		env.Exec(t, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, ticket)
 		for _, p := range []string{
 			"/project/" + uuid.NewString(), "/project/" + theirs, "/user/" + outsider.ID.String(),
-			"/team/" + insertTeam(t, env, outsider.OrgID).String(), "/ticket/" + ticket.String(), "/project/not-a-uuid",
+			"/team/" + testfactory.Team(t, env.DB, outsider.OrgID, testfactory.TeamOpts{}).ID.String(), "/ticket/" + ticket.String(), "/project/not-a-uuid",
 		} {
-			expectCode(t, env.Do("PUT", "/api/v1/orgs/"+org.String()+p+"/tags", owner.Token, put("k", "v")), 404, "not_found")
-			expectCode(t, env.Do("GET", "/api/v1/orgs/"+org.String()+p+"/tags", owner.Token, nil), 404, "not_found")
+			apitest.ExpectCode(t, env.Do("PUT", "/api/v1/orgs/"+org.String()+p+"/tags", owner.Token, put("k", "v")), 404, "not_found")
+			apitest.ExpectCode(t, env.Do("GET", "/api/v1/orgs/"+org.String()+p+"/tags", owner.Token, nil), 404, "not_found")
 		}
 		// The right org in the path but the caller is not in it.
-		expectCode(t, env.Do("GET", "/api/v1/orgs/"+outsider.OrgID.String()+"/project/"+theirs+"/tags", owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/orgs/"+outsider.OrgID.String()+"/project/"+theirs+"/tags", owner.Token, nil), 404, "not_found")
 	})
 
 	t.Run("403", func(t *testing.T) {
@@ -120,18 +122,18 @@ func TestEntityTags(t *testing.T) {
 			"viewer": viewer.Token, "read key": env.APIKey(owner, []string{"read"}),
 		} {
 			t.Run(name, func(t *testing.T) {
-				expectCode(t, env.Do("PUT", base, token, put("k", "v")), 403, "FORBIDDEN")
-				expectCode(t, env.Do("DELETE", base+"/env", token, nil), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do("PUT", base, token, put("k", "v")), 403, "FORBIDDEN")
+				apitest.ExpectCode(t, env.Do("DELETE", base+"/env", token, nil), 403, "FORBIDDEN")
 			})
 		}
 		// A Reporter outside the project cannot even read its tags; user
 		// and team tags are org-wide.
-		expectCode(t, env.Do("GET", base, reporter.Token, nil), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("GET", base, reporter.Token, nil), 403, "FORBIDDEN")
 		env.Do("GET", "/api/v1/orgs/"+org.String()+"/user/"+viewer.ID.String()+"/tags", reporter.Token, nil).Expect(t, 200)
 		// A key restricted to another project.
 		other := createProject(t, env, owner.Token, org, "OTHER")
 		key := env.APIKey(owner, []string{"write"}, uuid.MustParse(other))
-		expectCode(t, env.Do("GET", base, key, nil), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("GET", base, key, nil), 403, "FORBIDDEN")
 		env.Do("PUT", "/api/v1/orgs/"+org.String()+"/project/"+other+"/tags", key, put("k", "v")).Expect(t, 200)
 	})
 
@@ -152,17 +154,19 @@ func TestEntityTags(t *testing.T) {
 		} {
 			t.Run(name, func(t *testing.T) {
 				r := env.Do("PUT", base, owner.Token, c.body)
-				expectCode(t, r, 422, "VALIDATION_ERROR")
+				apitest.ExpectCode(t, r, 422, "VALIDATION_ERROR")
 				if d := r.Error().Details; len(d) == 0 || !strings.HasPrefix(d[0], c.field) {
 					t.Fatalf("details %v, want %s", d, c.field)
 				}
 			})
 		}
-		expectCode(t, env.Do("PUT", "/api/v1/orgs/"+org.String()+"/sprint/"+projectID+"/tags", owner.Token, put("k", "v")), 422, "VALIDATION_ERROR")
-		expectCode(t, env.Do("GET", "/api/v1/orgs/"+org.String()+"/label/"+projectID+"/tags", owner.Token, nil), 422, "VALIDATION_ERROR")
+		apitest.ExpectCode(t, env.Do("PUT", "/api/v1/orgs/"+org.String()+"/sprint/"+projectID+"/tags", owner.Token, put("k", "v")), 422, "VALIDATION_ERROR")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/orgs/"+org.String()+"/label/"+projectID+"/tags", owner.Token, nil), 422, "VALIDATION_ERROR")
 	})
 
-	t.Run("400 malformed", func(t *testing.T) { expectCode(t, env.Do("PUT", base, owner.Token, `{"tags":[`), 400, "BAD_REQUEST") })
+	t.Run("400 malformed", func(t *testing.T) {
+		apitest.ExpectCode(t, env.Do("PUT", base, owner.Token, `{"tags":[`), 400, "BAD_REQUEST")
+	})
 
 	t.Run("401", func(t *testing.T) {
 		env.Do("PUT", base, "", put("k", "v")).Expect(t, 401)
@@ -172,6 +176,6 @@ func TestEntityTags(t *testing.T) {
 
 	t.Run("tags of a deleted project are gone with it", func(t *testing.T) {
 		env.Do("DELETE", "/api/v1/projects/"+projectID+"?cascade=true", owner.Token, nil).Expect(t, 204)
-		expectCode(t, env.Do("GET", base, owner.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", base, owner.Token, nil), 404, "not_found")
 	})
 }

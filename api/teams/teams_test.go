@@ -38,15 +38,6 @@ func createTeam(t *testing.T, env *apitest.Env, u apitest.User, org uuid.UUID, n
 	return env.Do("POST", "/api/v1/orgs/"+org.String()+"/teams", u.Token, map[string]any{"name": name}).Expect(t, 201).Map(t)["id"].(string)
 }
 
-func scalar[T any](t *testing.T, env *apitest.Env, sql string, args ...any) T {
-	t.Helper()
-	var v T
-	if err := env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-	return v
-}
-
 func TestTeamCRUD(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
@@ -96,7 +87,7 @@ func TestTeamCRUD(t *testing.T) {
 	if n := env.Do("PATCH", "/api/v1/teams/"+id, admin.Token, map[string]any{"name": "Core Platform"}).Expect(t, 200).Map(t)["name"]; n != "Core Platform" {
 		t.Fatalf("rename: %v", n)
 	}
-	if n := scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'team' AND entity_id = $1`, id); n != 2 {
+	if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM audit_log WHERE entity_type = 'team' AND entity_id = $1`, id); n != 2 {
 		t.Fatalf("audit rows %d", n)
 	}
 }
@@ -138,7 +129,7 @@ func TestTeamMembers(t *testing.T) {
 	env.Do("DELETE", path+member.ID.String(), member.Token, nil).Expect(t, 403)
 	env.Do("DELETE", path+member.ID.String(), admin.Token, nil).Expect(t, 204)
 	env.Do("DELETE", path+member.ID.String(), admin.Token, nil).Expect(t, 404)
-	if n := scalar[int](t, env, `SELECT count(*) FROM team_members WHERE team_id = $1`, id); n != 1 {
+	if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM team_members WHERE team_id = $1`, id); n != 1 {
 		t.Fatalf("left %d", n)
 	}
 }
@@ -237,7 +228,7 @@ func TestTeamsEndToEnd(t *testing.T) {
 	if p["team_id"] != nil {
 		t.Fatalf("project keeps team: %v", p)
 	}
-	if n := scalar[int](t, env, `SELECT count(*) FROM entity_tags WHERE entity_id = $1`, platform); n != 0 {
+	if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM entity_tags WHERE entity_id = $1`, platform); n != 0 {
 		t.Fatalf("team tags left: %d", n)
 	}
 }

@@ -16,7 +16,10 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
+	"tracker/store/commentdb"
 	"tracker/store/projectdb"
+	"tracker/store/sprintdb"
+	"tracker/store/teamdb"
 	"tracker/store/ticketdb"
 )
 
@@ -89,4 +92,78 @@ func Ticket(t testing.TB, db *store.DB, p projectdb.Row, reporterID uuid.UUID, o
 		t.Fatalf("testfactory.Ticket: %v", err)
 	}
 	return row
+}
+
+// TeamOpts are a team's options; Name defaults to a unique one.
+type TeamOpts struct {
+	Name string
+}
+
+// Team inserts a team in orgID.
+func Team(t testing.TB, db *store.DB, orgID uuid.UUID, o TeamOpts) teamdb.Row {
+	t.Helper()
+	id := domain.NewID()
+	if o.Name == "" {
+		o.Name = "Team " + id.String()
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	r := teamdb.Row{ID: id, OrgID: orgID, Name: o.Name, CreatedAt: now, UpdatedAt: now}
+	if err := teamdb.Insert(context.Background(), db.Q(), r); err != nil {
+		t.Fatalf("testfactory.Team: %v", err)
+	}
+	return r
+}
+
+// SprintOpts are a sprint's options; zero values are "Sprint", starting and
+// ending today, Planned.
+type SprintOpts struct {
+	Name       string
+	Start, End time.Time
+	Status     string
+}
+
+// Sprint inserts a sprint in the project; p.ID and p.OrgID are read.
+func Sprint(t testing.TB, db *store.DB, p projectdb.Row, o SprintOpts) sprintdb.Row {
+	t.Helper()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	if o.Name == "" {
+		o.Name = "Sprint"
+	}
+	if o.Start.IsZero() {
+		o.Start = now.Truncate(24 * time.Hour)
+	}
+	if o.End.IsZero() {
+		o.End = o.Start
+	}
+	if o.Status == "" {
+		o.Status = "Planned"
+	}
+	r := sprintdb.Row{ID: domain.NewID(), OrgID: p.OrgID, ProjectID: p.ID, Name: o.Name, StartDate: o.Start,
+		EndDate: o.End, Status: o.Status, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
+	if err := sprintdb.Insert(context.Background(), db.Q(), r); err != nil {
+		t.Fatalf("testfactory.Sprint: %v", err)
+	}
+	return r
+}
+
+// CommentOpts are a comment's options; Body defaults to "comment".
+type CommentOpts struct {
+	Body     string
+	ParentID *uuid.UUID
+}
+
+// Comment inserts a comment by authorID on the ticket (tk.ID and tk.OrgID
+// are read).
+func Comment(t testing.TB, db *store.DB, tk ticketdb.Row, authorID uuid.UUID, o CommentOpts) commentdb.Row {
+	t.Helper()
+	if o.Body == "" {
+		o.Body = "comment"
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	r := commentdb.Row{ID: domain.NewID(), OrgID: tk.OrgID, TicketID: tk.ID, AuthorID: authorID, Body: o.Body,
+		ParentCommentID: o.ParentID, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
+	if err := commentdb.Insert(context.Background(), db.Q(), r); err != nil {
+		t.Fatalf("testfactory.Comment: %v", err)
+	}
+	return r
 }
