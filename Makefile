@@ -4,6 +4,8 @@ SHELL := /bin/bash
 
 GO               ?= go
 TEMPORAL_VERSION ?= v1.5.1
+# The Temporal server of the compose stack (temporalio/auto-setup:1.27.2), built from its module.
+TEMPORAL_SERVER_VERSION ?= v1.27.2
 # MinIO publishes no semver tags the module proxy serves; this is the newest
 # commit of github.com/minio/minio on the proxy (2026-02-12), which builds with Go 1.26.
 MINIO_VERSION    ?= v0.0.0-20260212201848-7aac2a2c5b7c
@@ -12,10 +14,10 @@ GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data
 
 export BENCH_URL
 
-.PHONY: help build temporal minio run test lint bench fuzz clean distclean openapi docsui
+.PHONY: help build temporal temporal-server minio run test lint bench fuzz clean distclean openapi docsui
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
 
 build: ## bin/tracker
 	$(GO) build -o bin/tracker ./cmd/tracker
@@ -25,6 +27,15 @@ temporal: bin/temporal ## bin/temporal, the pinned Temporal CLI (dev server), bu
 bin/temporal:
 	@echo "building the Temporal CLI $(TEMPORAL_VERSION) into bin/ (a cold build takes ~5 min)"
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_VERSION)
+
+temporal-server: bin/temporal-server ## bin/temporal-server and bin/temporal-sql-tool, the compose stack's Temporal v1.27.2 (not for make test; deploy/dev/temporal-pg.sh runs it on PostgreSQL)
+
+bin/temporal-server:
+	@echo "building the Temporal server $(TEMPORAL_SERVER_VERSION) and its SQL schema tool into bin/ (a cold build took 44 min on a loaded 2-core machine)"
+	tmp="$$(mktemp -d)" && trap 'rm -rf "$$tmp"' EXIT && \
+	GOBIN="$$tmp" $(GO) install go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) \
+		go.temporal.io/server/cmd/tools/sql@$(TEMPORAL_SERVER_VERSION) && \
+	mv "$$tmp/sql" bin/temporal-sql-tool && mv "$$tmp/server" bin/temporal-server
 
 minio: bin/minio ## bin/minio, the pinned MinIO server (S3-compatible storage for the tests), built once
 
@@ -67,8 +78,9 @@ FUZZTIME ?= 60s
 fuzz: ## every fuzz target for FUZZTIME each (default 60s; make test runs each for 2s)
 	@FUZZTIME=$(FUZZTIME) bash deploy/dev/fuzz.sh
 
-clean: ## remove bin/tracker and .data (stops the private PostgreSQL first); keeps bin/temporal and bin/minio
+clean: ## remove bin/tracker and .data (stops the private PostgreSQL and Temporal servers first); keeps bin/temporal and bin/minio
 	-@bash deploy/dev/temporal.sh stop
+	-@bash deploy/dev/temporal-pg.sh stop
 	-@bash deploy/dev/postgres.sh stop
 	rm -rf bin/tracker .data
 
