@@ -160,19 +160,32 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 		}
 		return sq.Expr(`t.id IN (SELECT et.entity_id FROM entity_tags et
 			WHERE et.org_id = ? AND et.entity_type = 'ticket' AND et.key = ? AND et.value = ?)`, env.OrgID, t.Value, t.TagValue), nil
-	case query.FieldIs: // blocked: an open ticket (not done or cancelled) blocks it
-		return sq.Expr(`t.id IN (SELECT l.target_id FROM ticket_links l JOIN tickets b ON b.id = l.source_id
-			WHERE l.org_id = ? AND l.type = 'blocks' AND b.deleted_at IS NULL AND NOT EXISTS (
-				SELECT 1 FROM projects cp
-				LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
-					(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
-				CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
-				WHERE cp.id = b.project_id AND cs.value->>'name' = b.status
-				  AND cs.value->>'category' IN ('done', 'cancelled')))`, env.OrgID, string(env.DefaultStatuses)), nil
+	case query.FieldIs:
+		// blocked: an open ticket (status not of category done or
+		// cancelled in its project's workflow) blocks it. Read from the
+		// blocks links in target order (ticket_links_org_idx), checking each
+		// link's blocker by its id against the org's closed statuses (hashed
+		// once): DISTINCT keeps the target order, so a page of the default
+		// order reads about as many links as it shows instead of walking the
+		// tickets. The check is a scalar subquery so the planner cannot turn
+		// it into a join over every ticket.
+		return sq.Expr(`t.id IN (SELECT DISTINCT l.target_id FROM ticket_links l
+			WHERE l.org_id = ? AND l.type = 'blocks' AND COALESCE((SELECT b.deleted_at IS NULL
+				AND (b.project_id, b.status) NOT IN (
+					SELECT cp.id, cs.value->>'name' FROM projects cp
+					LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
+						(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
+					CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
+					WHERE cp.org_id = ? AND cs.value->>'name' IS NOT NULL
+					  AND cs.value->>'category' IN ('done', 'cancelled'))
+				FROM tickets b WHERE b.id = l.source_id), false))`, env.OrgID, string(env.DefaultStatuses), env.OrgID), nil
 	case query.FieldHas:
 		switch t.Value {
 		case "attachments":
-			return sq.Expr("EXISTS (SELECT 1 FROM attachments a WHERE a.ticket_id = t.id)"), nil
+			// DISTINCT: the planner reads the attachments in ticket order
+			// (attachments_ticket_idx) and fetches only the tickets it
+			// shows, rather than walking the tickets to probe each.
+			return sq.Expr("t.id IN (SELECT DISTINCT a.ticket_id FROM attachments a)"), nil
 		case "labels":
 			return sq.Expr(`EXISTS (SELECT 1 FROM ticket_labels tl JOIN labels l ON l.id = tl.label_id
 				WHERE tl.ticket_id = t.id AND l.deleted_at IS NULL)`), nil
