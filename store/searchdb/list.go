@@ -66,7 +66,7 @@ func KeyOf(r ticketdb.Row, rank float32, s query.Sort) Key {
 
 // RankWindow is how many matches a relevance sort ranks: the most recently
 // updated ones (pages continue within them; sort:updated reaches the rest).
-const RankWindow = 1000
+const RankWindow = 200
 
 // rankExpr is the relevance of t to the rank text (bound once per use).
 const rankExpr = "ts_rank(t.search_vector, websearch_to_tsquery('" + TextConfig + "', ?))"

@@ -30,7 +30,7 @@ INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner');
 INSERT INTO projects (id, org_id, key, name) VALUES (gen_random_uuid(), $1, 'W', 'Window');
 INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status, priority, reporter_id, created_at, updated_at)
 SELECT gen_random_uuid(), $1, p.id, g,
-       CASE WHEN g <= 10 THEN 'Rocket rocket rocket' WHEN g = 500 THEN 'Rocket five hundred' ELSE 'Launch ' || g END, 'about the rocket', 'Todo', 'None', $2,
+       CASE WHEN g <= 10 THEN 'Rocket rocket rocket' WHEN g = 100 THEN 'Rocket one hundred' ELSE 'Launch ' || g END, 'about the rocket', 'Todo', 'None', $2,
        '2026-01-01'::timestamptz, '2026-01-01'::timestamptz + g * interval '1 minute'
 FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = $1;`)
 	if _, err := db.Pool.Exec(ctx, seedSQL); err != nil {
@@ -71,7 +71,7 @@ FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = 
 		t.Errorf("sort:updated listed %d tickets (want %d), last %q", len(got), n, got[len(got)-1])
 	}
 	// Within the window the best rank comes first: the one title match.
-	if ranked[0] != "Rocket five hundred" {
+	if ranked[0] != "Rocket one hundred" {
 		t.Errorf("relevance order starts with %q", ranked[0])
 	}
 }
