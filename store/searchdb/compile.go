@@ -42,9 +42,27 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 		}
 		return sq.And(out), nil
 	case query.Or:
-		out, err := whereEach(n.Terms, env)
+		terms, labels := n.Terms, 0
+		var ids []uuid.UUID
+		if env.Names != nil {
+			terms = nil
+			for _, t := range n.Terms {
+				if lt, ok := t.(query.Term); ok && lt.Field == query.FieldLabel {
+					ids = append(ids, env.Names.Labels[strings.ToLower(lt.Value)]...)
+					labels++
+					continue
+				}
+				terms = append(terms, t)
+			}
+		}
+		out, err := whereEach(terms, env)
 		if err != nil {
 			return nil, err
+		}
+		if labels > 0 {
+			// label:a OR label:b is one EXISTS over both labels' ids, not
+			// two subplans that each hash every ticket of their label.
+			out = append(out, anyID(ids, labelExists))
 		}
 		return sq.Or(out), nil
 	case query.Not:
@@ -127,8 +145,7 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 		return sq.Expr(col+" = (SELECT u.id FROM users u WHERE lower(u.email) = lower(?))", t.Value), nil
 	case query.FieldLabel:
 		if env.Names != nil {
-			return anyID(env.Names.Labels[strings.ToLower(t.Value)],
-				"EXISTS (SELECT 1 FROM ticket_labels tl WHERE tl.ticket_id = t.id AND tl.label_id %s)"), nil
+			return anyID(env.Names.Labels[strings.ToLower(t.Value)], labelExists), nil
 		}
 		return sq.Expr(`t.id IN (SELECT tl.ticket_id FROM ticket_labels tl JOIN labels l ON l.id = tl.label_id
 			WHERE l.org_id = ? AND lower(l.name) = lower(?) AND l.deleted_at IS NULL)`, env.OrgID, t.Value), nil
@@ -195,6 +212,9 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 	}
 	return nil, fmt.Errorf("searchdb: unsupported term %s:%s", t.Field, t.Value)
 }
+
+// labelExists is a label term with resolved ids (anyID's format).
+const labelExists = "EXISTS (SELECT 1 FROM ticket_labels tl WHERE tl.ticket_id = t.id AND tl.label_id %s)"
 
 // anyID fills format's %s with a comparison with ids: "= $n" for one (the
 // planner reads its frequency from the column's statistics), "= ANY($n)"
