@@ -79,7 +79,7 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 		// matches.
 		return sq.Expr("NOT COALESCE((?), false)", c), nil
 	case query.Text:
-		return text(n), nil
+		return text(n, env), nil
 	case query.Term:
 		return term(n, env)
 	}
@@ -90,16 +90,31 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 // (index tickets_search_idx). A bare word of 4 or more characters also
 // matches a title with a similar word (pg_trgm word similarity, index
 // tickets_title_trgm_idx): "dashbord" finds "Slow dashboard".
-func text(n query.Text) sq.Sqlizer {
+//
+// With resolved names (Resolve) the trigram match applies only to a word the
+// text search finds nowhere in the visible tickets, and alone.
+func text(n query.Text, env Env) sq.Sqlizer {
 	v := n.Value
 	if n.Quoted {
 		v = `"` + stripQuotes(v) + `"`
 	}
 	fts := sq.Expr("t.search_vector @@ websearch_to_tsquery('"+TextConfig+"', ?)", v)
-	if n.Quoted || utf8.RuneCountInString(v) < 4 {
+	trgm := sq.Expr("? <% t.title", v)
+	switch {
+	case !fuzzy(n):
 		return fts
+	case env.Names == nil:
+		return sq.Or{fts, trgm}
+	case env.Names.Unknown[n.Value]:
+		return trgm
 	}
-	return sq.Or{fts, sq.Expr("? <% t.title", v)}
+	return fts
+}
+
+// fuzzy tells whether a free word may match similar title words: a bare
+// word of 4 characters or more.
+func fuzzy(n query.Text) bool {
+	return !n.Quoted && utf8.RuneCountInString(n.Value) >= 4
 }
 
 func stripQuotes(s string) string {

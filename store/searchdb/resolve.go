@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
 
 	"tracker/domain/search/query"
@@ -24,6 +25,13 @@ type Names struct {
 	Labels, Sprints map[string][]uuid.UUID
 	// Current is the org's active sprints (sprint:current).
 	Current []uuid.UUID
+	// Unknown holds the free words (of 4 characters or more, unquoted)
+	// the full-text search finds in none of the visible tickets: only
+	// those match titles with a similar word (the typo fallback). A word
+	// the text search knows does not pay for the trigram comparison, and
+	// its estimate is the text index's, so a relevance window of a word
+	// that matches nothing is not read along every ticket.
+	Unknown map[string]bool
 }
 
 // Resolve looks up the label and sprint names s's query uses (one small
@@ -34,7 +42,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	if s.Names != nil || s.Root == nil {
 		return s, nil
 	}
-	var labels, sprints []string
+	var labels, sprints, words []string
 	current := false
 	var walk func(n query.Node)
 	walk = func(n query.Node) {
@@ -49,6 +57,10 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 			}
 		case query.Not:
 			walk(n.Term)
+		case query.Text:
+			if fuzzy(n) {
+				words = append(words, n.Value)
+			}
 		case query.Term:
 			switch {
 			case n.Field == query.FieldLabel:
@@ -61,10 +73,23 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 		}
 	}
 	walk(s.Root)
-	if len(labels) == 0 && len(sprints) == 0 && !current {
+	if len(labels) == 0 && len(sprints) == 0 && !current && len(words) == 0 {
 		return s, nil
 	}
-	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{}}
+	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{}, Unknown: map[string]bool{}}
+	for _, w := range words {
+		probe := s
+		probe.Root, probe.Names = query.Text{Value: w}, &Names{}
+		b, err := base(probe, "1")
+		if err != nil {
+			return s, err
+		}
+		found, err := store.Scalar[bool](ctx, q, store.SQL.Select().Column(sq.Expr("EXISTS (?)", b.Limit(1).PlaceholderFormat(sq.Question))))
+		if err != nil {
+			return s, err
+		}
+		names.Unknown[w] = !found
+	}
 	type named struct {
 		Name string    `db:"name"`
 		ID   uuid.UUID `db:"id"`
