@@ -3,6 +3,8 @@ package apitest
 import (
 	"context"
 	"testing"
+
+	"tracker/internal/secretbox"
 )
 
 // ExpectCode fails the test unless the status is want and the error
@@ -34,4 +36,15 @@ func Scalar[T any](t testing.TB, e *Env, sql string, args ...any) T {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	return v
+}
+
+// SecretBox is a box with a fresh random key, for services that seal
+// secrets (SSO client secrets, chat and code-host tokens).
+func SecretBox(t testing.TB) *secretbox.Box {
+	t.Helper()
+	box, err := secretbox.New(secretbox.RandomKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return box
 }

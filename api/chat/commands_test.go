@@ -24,7 +24,6 @@ import (
 	"tracker/domain/comment"
 	"tracker/domain/search"
 	"tracker/domain/ticket"
-	"tracker/internal/secretbox"
 )
 
 const signingSecret = "8f742231b10e8888abcd99yyyzzz85a5"
@@ -99,10 +98,7 @@ type chatFixture struct {
 
 func newChat(t *testing.T, secret string) *chatFixture {
 	t.Helper()
-	box, err := secretbox.New(secretbox.RandomKey())
-	if err != nil {
-		t.Fatal(err)
-	}
+	box := apitest.SecretBox(t)
 	sa := &slackAPI{emails: map[string]string{}, names: map[string]string{}}
 	srv := httptest.NewServer(sa)
 	t.Cleanup(srv.Close)

@@ -18,7 +18,6 @@ import (
 	chdomain "tracker/domain/codehost"
 	"tracker/domain/search"
 	"tracker/domain/ticket"
-	"tracker/internal/secretbox"
 )
 
 const globalSecret = "global-secret-0123456789"
@@ -38,10 +37,7 @@ func setup(t *testing.T) *fixture {
 
 func setupWith(t *testing.T, secret string) *fixture {
 	t.Helper()
-	box, err := secretbox.New(secretbox.RandomKey())
-	if err != nil {
-		t.Fatal(err)
-	}
+	box := apitest.SecretBox(t)
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		ts := ticket.New(e.DB, e.Clock)
 		return []api.Module{tickets.New(ts, search.New(e.DB, e.Clock)),

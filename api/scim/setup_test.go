@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"tracker/internal/oidctest"
 
 	"github.com/oauth2-proxy/mockoidc"
 
@@ -21,7 +21,6 @@ import (
 	ssoapi "tracker/api/sso"
 	"tracker/domain/scim"
 	"tracker/domain/sso"
-	"tracker/internal/secretbox"
 )
 
 // world is an app with SSO and SCIM mounted, a real OIDC provider on
@@ -37,23 +36,8 @@ type world struct {
 func setup(t *testing.T) *world {
 	t.Helper()
 	w := &world{}
-	m, err := mockoidc.NewServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(ln, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Shutdown() })
-	w.oidc = m
-	box, err := secretbox.New(secretbox.RandomKey())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w.oidc = oidctest.Start(t)
+	box := apitest.SecretBox(t)
 	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
 			ssoapi.New(sso.New(e.DB, box, e.Clock, e.Accounts, &http.Client{Timeout: 10 * time.Second}, "http://tracker.test", true)),

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"tracker/internal/oidctest"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/oauth2-proxy/mockoidc"
@@ -25,7 +25,6 @@ import (
 	ssoapi "tracker/api/sso"
 	"tracker/domain"
 	"tracker/domain/sso"
-	"tracker/internal/secretbox"
 )
 
 // world is an app with SSO mounted and a real OIDC provider (mockoidc) on
@@ -44,26 +43,8 @@ type world struct {
 func setup(t *testing.T) *world {
 	t.Helper()
 	w := &world{t: t}
-	m, err := mockoidc.NewServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.AddMiddleware(w.tamperToken); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(ln, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Shutdown() })
-	w.oidc = m
-	box, err := secretbox.New(secretbox.RandomKey())
-	if err != nil {
-		t.Fatal(err)
-	}
+	w.oidc = oidctest.Start(t, w.tamperToken)
+	box := apitest.SecretBox(t)
 	clock := domain.ClockFunc(func() time.Time {
 		return domain.SystemClock{}.Now().Add(time.Duration(w.skew.Load()))
 	})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,24 +12,6 @@ import (
 
 	"github.com/oauth2-proxy/mockoidc"
 )
-
-// startOIDC runs a real OIDC provider on loopback for the binary's tests.
-func startOIDC(t *testing.T) *mockoidc.MockOIDC {
-	t.Helper()
-	m, err := mockoidc.NewServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Start(ln, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m.Shutdown() })
-	return m
-}
 
 // ssoEndToEnd connects the provider to an org as its Owner and signs a new
 // person in through discover, the provider and the callback, over real HTTP.

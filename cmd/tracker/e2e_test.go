@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"tracker/internal/oidctest"
 	"tracker/store/storetest"
 )
 
@@ -107,7 +108,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 	envv := append(os.Environ(), "SERVICE_DATABASE_URL="+dbURL, "SERVICE_ADDR="+addr, "SERVICE_JWT_SECRET="+secret,
 		"SERVICE_PUBLIC_URL=http://tracker.example", "SERVICE_TEMPORAL_ADDRESS=127.0.0.1:1",
 		"SERVICE_WEBHOOK_ALLOW_PRIVATE=true", "SERVICE_SECRETS_KEY="+strings.Repeat("ab", 32))
-	oidc := startOIDC(t)
+	oidc := oidctest.Start(t)
 
 	migrate := exec.CommandContext(ctx, bin, "migrate")
 	migrate.Env = envv
