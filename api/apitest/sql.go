@@ -28,13 +28,19 @@ func (e *Env) Exec(t testing.TB, sql string, args ...any) {
 	}
 }
 
+// ScanRow scans the one row a query on the env's database returns into dst.
+func (e *Env) ScanRow(t testing.TB, dst any, sql string, args ...any) {
+	t.Helper()
+	if err := e.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(dst); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
 // Scalar is the one value a query on the env's database returns.
 func Scalar[T any](t testing.TB, e *Env, sql string, args ...any) T {
 	t.Helper()
 	var v T
-	if err := e.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(&v); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
+	e.ScanRow(t, &v, sql, args...)
 	return v
 }
 

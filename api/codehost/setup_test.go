@@ -1,7 +1,6 @@
 package codehost_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -18,6 +17,7 @@ import (
 	chdomain "tracker/domain/codehost"
 	"tracker/domain/search"
 	"tracker/domain/ticket"
+	"tracker/internal/testfactory"
 )
 
 const globalSecret = "global-secret-0123456789"
@@ -50,32 +50,16 @@ func setupWith(t *testing.T, secret string) *fixture {
 	return f
 }
 
-func (f *fixture) exec(t *testing.T, sql string, args ...any) {
-	t.Helper()
-	if _, err := f.env.DB.Pool.Exec(context.Background(), sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
-func (f *fixture) scalar(t *testing.T, dst any, sql string, args ...any) {
-	t.Helper()
-	if err := f.env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(dst); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
 func (f *fixture) count(t *testing.T, sql string, args ...any) int {
 	t.Helper()
 	var n int
-	f.scalar(t, &n, sql, args...)
+	f.env.ScanRow(t, &n, sql, args...)
 	return n
 }
 
 func (f *fixture) projectIn(t *testing.T, orgID uuid.UUID, key string) uuid.UUID {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
-	f.exec(t, `INSERT INTO projects (id, org_id, key, name) VALUES ($1, $2, $3, $4)`, id, orgID, key, "Project "+key)
-	return id
+	return testfactory.Project(t, f.env.DB, orgID, testfactory.ProjectOpts{Key: key, Name: "Project " + key}).ID
 }
 
 // ticket creates a ticket through the API as the owner of the project's org.
@@ -90,7 +74,7 @@ func (f *fixture) ticket(t *testing.T, token string, project uuid.UUID, status s
 func (f *fixture) status(t *testing.T, id uuid.UUID) string {
 	t.Helper()
 	var s string
-	f.scalar(t, &s, `SELECT status FROM tickets WHERE id = $1`, id)
+	f.env.ScanRow(t, &s, `SELECT status FROM tickets WHERE id = $1`, id)
 	return s
 }
 
@@ -116,10 +100,10 @@ func (f *fixture) useWorkflow(t *testing.T, project uuid.UUID, enforcement strin
 	sj, _ := json.Marshal(ss)
 	tj, _ := json.Marshal(ts)
 	id := uuid.Must(uuid.NewV7())
-	f.exec(t, `INSERT INTO workflows (id, org_id, name, statuses, transitions, enforcement)
+	f.env.Exec(t, `INSERT INTO workflows (id, org_id, name, statuses, transitions, enforcement)
 	           SELECT $1, org_id, $2, $3, $4, $5 FROM projects WHERE id = $6`,
 		id, "Flow-"+id.String()[24:], string(sj), string(tj), enforcement, project)
-	f.exec(t, `UPDATE projects SET workflow_id = $2 WHERE id = $1`, project, id)
+	f.env.Exec(t, `UPDATE projects SET workflow_id = $2 WHERE id = $1`, project, id)
 }
 
 // delivery is one webhook request.

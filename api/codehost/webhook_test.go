@@ -62,7 +62,7 @@ func TestPullRequestMovesEveryWay(t *testing.T) {
 	}
 	// The integration's user exists and nobody can sign in as it.
 	var active bool
-	f.scalar(t, &active, `SELECT active FROM users WHERE id = $1 AND password_hash IS NULL`, chdomain.UserID)
+	f.env.ScanRow(t, &active, `SELECT active FROM users WHERE id = $1 AND password_hash IS NULL`, chdomain.UserID)
 	if active {
 		t.Fatal("integration user must be inactive")
 	}
@@ -305,7 +305,7 @@ func TestConnections(t *testing.T) {
 	}
 	f.env.Do("GET", base, f.member.Token, nil).Expect(t, 403)
 	var enc []byte
-	f.scalar(t, &enc, `SELECT secret_enc FROM codehost_connections WHERE id = $1`, conn.ID)
+	f.env.ScanRow(t, &enc, `SELECT secret_enc FROM codehost_connections WHERE id = $1`, conn.ID)
 	if strings.Contains(string(enc), conn.Secret) {
 		t.Fatal("secret stored in clear")
 	}
@@ -321,7 +321,7 @@ func TestConnections(t *testing.T) {
 		t.Fatalf("connection delivery %+v", out)
 	}
 	// The same delivery id on another URL is another scope.
-	f.exec(t, `UPDATE tickets SET status = 'Backlog' WHERE id = $1`, mine.ID)
+	f.env.Exec(t, `UPDATE tickets SET status = 'Backlog' WHERE id = $1`, mine.ID)
 	// The service-wide secret does not open a connection's URL, nor does a
 	// made-up connection id.
 	f.send(t, delivery{path: path, body: body}).Expect(t, 401)
@@ -341,7 +341,7 @@ func TestConnections(t *testing.T) {
 		t.Fatal("deleted connection acted")
 	}
 	var n int
-	f.scalar(t, &n, `SELECT count(*) FROM audit_log WHERE entity_type = 'codehost_connection' AND changes::text LIKE '%whcs_%'`)
+	f.env.ScanRow(t, &n, `SELECT count(*) FROM audit_log WHERE entity_type = 'codehost_connection' AND changes::text LIKE '%whcs_%'`)
 	if n != 0 {
 		t.Fatal("secret in the audit trail")
 	}

@@ -58,7 +58,7 @@ func TestBatchUpdate(t *testing.T) {
 		hidden := f.create(t, f.outsider.Token, f.projectIn(t, f.outsider.OrgID, "OUT"), map[string]any{"title": "x"})
 		otherSprint := f.sprint(t, f.newProject(t, "SPR"))
 		deadSprint := f.sprint(t, f.project)
-		f.exec(t, `UPDATE sprints SET deleted_at = now() WHERE id = $1`, deadSprint)
+		f.env.Exec(t, `UPDATE sprints SET deleted_at = now() WHERE id = $1`, deadSprint)
 		for name, body := range map[string]map[string]any{
 			"no ids":            {"priority": "Low"},
 			"empty ids":         {"ticket_ids": []string{}, "priority": "Low"},

@@ -26,15 +26,15 @@ func TestCreate(t *testing.T) {
 			t.Fatal("no ticket.created outbox row")
 		}
 		var n int
-		f.scalar(t, &n, `SELECT count(*) FROM audit_log WHERE entity_type = 'ticket' AND entity_id = $1 AND action = 'created' AND actor_id = $2`, tk.ID, f.member.ID)
+		f.env.ScanRow(t, &n, `SELECT count(*) FROM audit_log WHERE entity_type = 'ticket' AND entity_id = $1 AND action = 'created' AND actor_id = $2`, tk.ID, f.member.ID)
 		if n != 1 {
 			t.Fatal("no audit row by the caller")
 		}
 		// The event's data is the ticket as created, number included.
 		var number, orgID, title string
-		f.scalar(t, &number, `SELECT payload->'data'->>'ticket_number' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
-		f.scalar(t, &orgID, `SELECT payload->>'org_id' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
-		f.scalar(t, &title, `SELECT payload->'data'->>'title' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
+		f.env.ScanRow(t, &number, `SELECT payload->'data'->>'ticket_number' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
+		f.env.ScanRow(t, &orgID, `SELECT payload->>'org_id' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
+		f.env.ScanRow(t, &title, `SELECT payload->'data'->>'title' FROM outbox WHERE topic = 'ticket.created' AND payload->'data'->>'id' = $1`, tk.ID.String())
 		if number != fmt.Sprint(tk.TicketNumber) || orgID != f.owner.OrgID.String() || title != "First" {
 			t.Fatalf("event data: number %s (want %d), org %s, title %q", number, tk.TicketNumber, orgID, title)
 		}
@@ -55,7 +55,7 @@ func TestCreate(t *testing.T) {
 			t.Fatalf("numbers %d %d", a.TicketNumber, b.TicketNumber)
 		}
 		var counter int32
-		f.scalar(t, &counter, `SELECT ticket_counter FROM projects WHERE id = $1`, f.project)
+		f.env.ScanRow(t, &counter, `SELECT ticket_counter FROM projects WHERE id = $1`, f.project)
 		if counter != b.TicketNumber {
 			t.Fatalf("counter %d, last number %d", counter, b.TicketNumber)
 		}
@@ -104,7 +104,7 @@ func TestCreate(t *testing.T) {
 		env.Do("POST", path("/projects/%s/tickets", uuid.New()), f.owner.Token, map[string]any{"title": "x"}).Expect(t, 404)
 		env.Do("POST", path("/projects/nope/tickets"), f.owner.Token, map[string]any{"title": "x"}).Expect(t, 404)
 		gone := f.newProject(t, "GONE")
-		f.exec(t, `UPDATE projects SET deleted_at = now() WHERE id = $1`, gone)
+		f.env.Exec(t, `UPDATE projects SET deleted_at = now() WHERE id = $1`, gone)
 		env.Do("POST", path("/projects/%s/tickets", gone), f.owner.Token, map[string]any{"title": "x"}).Expect(t, 404)
 	})
 

@@ -14,19 +14,19 @@ func TestDelete(t *testing.T) {
 	t.Run("204 without comments: deleted for real, with its label links", func(t *testing.T) {
 		tk := f.ticket(t, "d")
 		labelID := uuid.Must(uuid.NewV7())
-		f.exec(t, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'bug', '#f00')`, labelID, f.owner.OrgID)
-		f.exec(t, `INSERT INTO ticket_labels (org_id, ticket_id, label_id) VALUES ($1, $2, $3)`, f.owner.OrgID, tk.ID, labelID)
-		f.exec(t, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'ticket', $3, 'k', 'v')`,
+		f.env.Exec(t, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'bug', '#f00')`, labelID, f.owner.OrgID)
+		f.env.Exec(t, `INSERT INTO ticket_labels (org_id, ticket_id, label_id) VALUES ($1, $2, $3)`, f.owner.OrgID, tk.ID, labelID)
+		f.env.Exec(t, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'ticket', $3, 'k', 'v')`,
 			uuid.Must(uuid.NewV7()), f.owner.OrgID, tk.ID)
 		env.Do("DELETE", path("/tickets/%s", tk.ID), f.admin.Token, nil).Expect(t, 204)
 		var n int
-		f.scalar(t, &n, `SELECT (SELECT count(*) FROM tickets WHERE id = $1) + (SELECT count(*) FROM ticket_labels WHERE ticket_id = $1)
+		f.env.ScanRow(t, &n, `SELECT (SELECT count(*) FROM tickets WHERE id = $1) + (SELECT count(*) FROM ticket_labels WHERE ticket_id = $1)
 		                 + (SELECT count(*) FROM entity_tags WHERE entity_id = $1)`, tk.ID)
 		if n != 0 {
 			t.Fatal("ticket, label link or tag kept")
 		}
 		env.Do("GET", path("/tickets/%s", tk.ID), f.owner.Token, nil).Expect(t, 404)
-		f.scalar(t, &n, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'deleted'`, tk.ID)
+		f.env.ScanRow(t, &n, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'deleted'`, tk.ID)
 		if n != 1 {
 			t.Fatal("no audit row")
 		}
@@ -34,14 +34,14 @@ func TestDelete(t *testing.T) {
 
 	t.Run("204 with time entries: a tombstone whose purge is scheduled", func(t *testing.T) {
 		tk := f.ticket(t, "with time")
-		f.exec(t, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type)
+		f.env.Exec(t, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type)
 		           VALUES ($1, $2, $3, $4, $5, current_date, 30, 'Coding')`,
 			uuid.Must(uuid.NewV7()), f.owner.OrgID, f.member.ID, tk.ID, f.project)
 		env.Do("DELETE", path("/tickets/%s", tk.ID), f.admin.Token, nil).Expect(t, 204)
 		env.Do("GET", path("/tickets/%s", tk.ID), f.owner.Token, nil).Expect(t, 404)
 		var kept, jobs int
-		f.scalar(t, &kept, `SELECT count(*) FROM tickets WHERE id = $1 AND deleted_at IS NOT NULL`, tk.ID)
-		f.scalar(t, &jobs, `SELECT count(*) FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, tk.ID.String())
+		f.env.ScanRow(t, &kept, `SELECT count(*) FROM tickets WHERE id = $1 AND deleted_at IS NOT NULL`, tk.ID)
+		f.env.ScanRow(t, &jobs, `SELECT count(*) FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, tk.ID.String())
 		if kept != 1 || jobs != 1 {
 			t.Fatalf("tombstone %d, purge jobs %d", kept, jobs)
 		}
@@ -64,11 +64,11 @@ func TestDelete(t *testing.T) {
 		env.Do("DELETE", path("/tickets/%s?cascade=true", tk.ID), f.owner.Token, nil).Expect(t, 204)
 		env.Do("GET", path("/tickets/%s", tk.ID), f.owner.Token, nil).Expect(t, 404)
 		var n int
-		f.scalar(t, &n, `SELECT count(*) FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, tk.ID.String())
+		f.env.ScanRow(t, &n, `SELECT count(*) FROM outbox WHERE topic = 'job.cascade_delete' AND payload->>'entity_id' = $1`, tk.ID.String())
 		if n != 1 {
 			t.Fatal("no cascade job")
 		}
-		f.scalar(t, &n, `SELECT count(*) FROM tickets WHERE id = $1 AND deleted_at IS NOT NULL`, tk.ID)
+		f.env.ScanRow(t, &n, `SELECT count(*) FROM tickets WHERE id = $1 AND deleted_at IS NOT NULL`, tk.ID)
 		if n != 1 {
 			t.Fatal("not soft-deleted")
 		}
@@ -78,13 +78,13 @@ func TestDelete(t *testing.T) {
 		tk := f.ticket(t, "ref")
 		other := f.ticket(t, "holder")
 		// a row of another table pointing at the ticket without cascade
-		f.exec(t, `CREATE TABLE IF NOT EXISTS test_refs (ticket_id uuid REFERENCES tickets (id))`)
-		f.exec(t, `INSERT INTO test_refs VALUES ($1)`, tk.ID)
+		f.env.Exec(t, `CREATE TABLE IF NOT EXISTS test_refs (ticket_id uuid REFERENCES tickets (id))`)
+		f.env.Exec(t, `INSERT INTO test_refs VALUES ($1)`, tk.ID)
 		env.Do("DELETE", path("/tickets/%s", tk.ID), f.admin.Token, nil).Expect(t, 204)
 		env.Do("GET", path("/tickets/%s", tk.ID), f.owner.Token, nil).Expect(t, 404)
 		env.Do("GET", path("/tickets/%s", other.ID), f.owner.Token, nil).Expect(t, 200)
 		var n int
-		f.scalar(t, &n, `SELECT count(*) FROM tickets WHERE id = $1 AND deleted_at IS NOT NULL`, tk.ID)
+		f.env.ScanRow(t, &n, `SELECT count(*) FROM tickets WHERE id = $1 AND deleted_at IS NOT NULL`, tk.ID)
 		if n != 1 {
 			t.Fatal("not kept as a soft-deleted row")
 		}

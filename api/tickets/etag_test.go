@@ -49,7 +49,7 @@ func TestStaleIfMatchIs412(t *testing.T) {
 		t.Fatalf("after the refused write: %s (ETag %s)", got.Body, got.Header.Get("ETag"))
 	}
 	var audits int
-	f.scalar(t, &audits, "SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'updated'", id)
+	f.env.ScanRow(t, &audits, "SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'updated'", id)
 	if audits != 1 {
 		t.Fatalf("%d update audit rows, want 1", audits)
 	}
@@ -79,7 +79,7 @@ func TestCommentsLeaveTheTicketVersion(t *testing.T) {
 	created := f.env.Do("POST", fmt.Sprintf("/api/v1/projects/%s/tickets", f.project), f.member.Token,
 		map[string]any{"title": "Quiet"}).Expect(t, 201)
 	id := created.Map(t)["id"].(string)
-	f.exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES (gen_random_uuid(), $1, $2, $3, 'hello')`,
+	f.env.Exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES (gen_random_uuid(), $1, $2, $3, 'hello')`,
 		f.owner.OrgID, id, f.member.ID)
 	if got := f.env.Do("GET", "/api/v1/tickets/"+id, f.member.Token, nil).Expect(t, 200).Header.Get("ETag"); got != created.Header.Get("ETag") {
 		t.Fatalf("ETag %s after a comment, was %s", got, created.Header.Get("ETag"))

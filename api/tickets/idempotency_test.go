@@ -30,8 +30,8 @@ func TestIdempotentTicketCreate(t *testing.T) {
 		t.Fatalf("replay differs:\n%s\n%s", first.Body, retry.Body)
 	}
 	var n, events int
-	f.scalar(t, &n, "SELECT count(*) FROM tickets WHERE project_id = $1", f.project)
-	f.scalar(t, &events, "SELECT count(*) FROM outbox WHERE org_id = $1 AND topic = 'ticket.created'", f.owner.OrgID)
+	f.env.ScanRow(t, &n, "SELECT count(*) FROM tickets WHERE project_id = $1", f.project)
+	f.env.ScanRow(t, &events, "SELECT count(*) FROM outbox WHERE org_id = $1 AND topic = 'ticket.created'", f.owner.OrgID)
 	if n != 1 || events != 1 {
 		t.Fatalf("%d tickets and %d ticket.created events after a retry, want 1 and 1", n, events)
 	}
@@ -46,7 +46,7 @@ func TestIdempotentTicketCreate(t *testing.T) {
 	f.env.DoHeaders("POST", path, f.admin.Token, body, hdr).Expect(t, 201)
 	// A fresh key is a new request.
 	f.env.DoHeaders("POST", path, f.member.Token, body, map[string]string{"Idempotency-Key": "create-ticket-2"}).Expect(t, 201)
-	f.scalar(t, &n, "SELECT count(*) FROM tickets WHERE project_id = $1", f.project)
+	f.env.ScanRow(t, &n, "SELECT count(*) FROM tickets WHERE project_id = $1", f.project)
 	if n != 3 {
 		t.Fatalf("%d tickets, want 3", n)
 	}
@@ -63,9 +63,9 @@ func TestIdempotentTicketCreate(t *testing.T) {
 	}
 
 	// Expired responses are pruned and the key is free again.
-	f.exec(t, "UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'create-ticket-1'")
+	f.env.Exec(t, "UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = 'create-ticket-1'")
 	f.env.DoHeaders("POST", path, f.member.Token, body, hdr).Expect(t, 201)
-	f.scalar(t, &n, "SELECT count(*) FROM tickets WHERE project_id = $1", f.project)
+	f.env.ScanRow(t, &n, "SELECT count(*) FROM tickets WHERE project_id = $1", f.project)
 	if n != 4 {
 		t.Fatalf("%d tickets after the key expired, want 4", n)
 	}
@@ -97,7 +97,7 @@ func TestIdempotentRetryWhileRunningIs409(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var n int
-		f.scalar(t, &n, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
+		f.env.ScanRow(t, &n, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
 		if n > 0 {
 			break
 		}
@@ -120,7 +120,7 @@ func TestIdempotentRetryWhileRunningIs409(t *testing.T) {
 		t.Fatalf("retry after the first finished is not its replay")
 	}
 	var n int
-	f.scalar(t, &n, "SELECT count(*) FROM tickets WHERE project_id = $1", f.project)
+	f.env.ScanRow(t, &n, "SELECT count(*) FROM tickets WHERE project_id = $1", f.project)
 	if n != 1 {
 		t.Fatalf("%d tickets, want 1", n)
 	}

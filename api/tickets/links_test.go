@@ -108,7 +108,7 @@ func TestTicketLinks(t *testing.T) {
 		t.Errorf("b's activity has %d linked entries: %+v", linked, act.Items)
 	}
 	var events int
-	f.scalar(t, &events, `SELECT count(*) FROM outbox WHERE topic = 'ticket.updated' AND payload->'data'->>'id' = $1
+	f.env.ScanRow(t, &events, `SELECT count(*) FROM outbox WHERE topic = 'ticket.updated' AND payload->'data'->>'id' = $1
 		AND payload->'changes'->0->>'field' = 'links'`, b.ID.String())
 	if events != 2 {
 		t.Errorf("b has %d link events", events)
@@ -122,7 +122,7 @@ func TestTicketLinks(t *testing.T) {
 		t.Errorf("link still listed: %v", got)
 	}
 	f.env.Do("DELETE", path("/tickets/%s/links/%s", b.ID, l.ID), f.member.Token, nil).Expect(t, 404)
-	f.scalar(t, &events, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'unlinked'`, a.ID)
+	f.env.ScanRow(t, &events, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'unlinked'`, a.ID)
 	if events != 1 {
 		t.Errorf("a has %d unlinked rows", events)
 	}
@@ -134,7 +134,7 @@ func TestTicketLinks(t *testing.T) {
 	}
 	f.env.Do("DELETE", path("/tickets/%s", x.ID), f.owner.Token, nil).Expect(t, 204)
 	var left int
-	f.scalar(t, &left, `SELECT count(*) FROM ticket_links WHERE source_id = $1 OR target_id = $1`, x.ID)
+	f.env.ScanRow(t, &left, `SELECT count(*) FROM ticket_links WHERE source_id = $1 OR target_id = $1`, x.ID)
 	if left != 0 {
 		t.Errorf("%d links left", left)
 	}

@@ -78,7 +78,7 @@ func TestSubTickets(t *testing.T) {
 	f.env.Do("POST", path("/tickets/batch-update"), f.member.Token, map[string]any{"ticket_ids": []uuid.UUID{b.ID}, "parent_id": epic.ID}).Expect(t, 422)
 	// The change is audited and sent as ticket.updated.
 	var n int
-	f.scalar(t, &n, `SELECT count(*) FROM outbox WHERE topic = 'ticket.updated' AND payload->'data'->>'id' = $1
+	f.env.ScanRow(t, &n, `SELECT count(*) FROM outbox WHERE topic = 'ticket.updated' AND payload->'data'->>'id' = $1
 		AND payload->'changes'->0->>'field' = 'parent_id'`, b.ID.String())
 	if n != 3 {
 		t.Errorf("%d parent_id events", n)

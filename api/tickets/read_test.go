@@ -51,11 +51,11 @@ func TestGet(t *testing.T) {
 		f.env.Do("GET", path("/tickets/%s", uuid.New()), f.owner.Token, nil).Expect(t, 404)
 		f.env.Do("GET", path("/tickets/not-a-uuid"), f.owner.Token, nil).Expect(t, 404)
 		gone := f.ticket(t, "gone")
-		f.exec(t, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, gone.ID)
+		f.env.Exec(t, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, gone.ID)
 		f.env.Do("GET", path("/tickets/%s", gone.ID), f.owner.Token, nil).Expect(t, 404)
 		p := f.newProject(t, "DEL")
 		inDeleted := f.create(t, f.owner.Token, p, map[string]any{"title": "x"})
-		f.exec(t, `UPDATE projects SET deleted_at = now() WHERE id = $1`, p)
+		f.env.Exec(t, `UPDATE projects SET deleted_at = now() WHERE id = $1`, p)
 		f.env.Do("GET", path("/tickets/%s", inDeleted.ID), f.owner.Token, nil).Expect(t, 404)
 	})
 }

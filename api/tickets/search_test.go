@@ -56,18 +56,18 @@ func seedSearch(t *testing.T, f *fixture) (xyz uuid.UUID) {
 	c := mk(map[string]any{"title": "Billing export", "priority": "Critical", "status": "Done", "assignee_id": f.owner.ID})
 	mk(map[string]any{"title": "Typo in footer"})
 	bug, wontfix := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	f.exec(t, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $3, 'bug', '#f00'), ($2, $3, 'wontfix', '#000')`, bug, wontfix, f.owner.OrgID)
-	f.exec(t, `INSERT INTO ticket_labels (org_id, ticket_id, label_id) VALUES ($1, $2, $4), ($1, $3, $4), ($1, $3, $5)`, f.owner.OrgID, a, b, bug, wontfix)
-	f.exec(t, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'ticket', $3, 'env', 'prod')`,
+	f.env.Exec(t, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $3, 'bug', '#f00'), ($2, $3, 'wontfix', '#000')`, bug, wontfix, f.owner.OrgID)
+	f.env.Exec(t, `INSERT INTO ticket_labels (org_id, ticket_id, label_id) VALUES ($1, $2, $4), ($1, $3, $4), ($1, $3, $5)`, f.owner.OrgID, a, b, bug, wontfix)
+	f.env.Exec(t, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'ticket', $3, 'env', 'prod')`,
 		uuid.Must(uuid.NewV7()), f.owner.OrgID, c)
 	sp := f.sprint(t, f.project)
-	f.exec(t, `UPDATE sprints SET status = 'Active', name = 'Sprint 12' WHERE id = $1`, sp)
-	f.exec(t, `UPDATE tickets SET sprint_id = $1 WHERE id IN ($2, $3)`, sp, a, c)
-	f.exec(t, `INSERT INTO attachments (id, org_id, ticket_id, filename, content_type, size_bytes, storage_key, uploaded_by)
+	f.env.Exec(t, `UPDATE sprints SET status = 'Active', name = 'Sprint 12' WHERE id = $1`, sp)
+	f.env.Exec(t, `UPDATE tickets SET sprint_id = $1 WHERE id IN ($2, $3)`, sp, a, c)
+	f.env.Exec(t, `INSERT INTO attachments (id, org_id, ticket_id, filename, content_type, size_bytes, storage_key, uploaded_by)
 	           VALUES ($1, $2, $3, 'x.png', 'image/png', 10, $5, $4)`, uuid.Must(uuid.NewV7()), f.owner.OrgID, b, f.owner.ID, "k/"+uuid.NewString())
-	f.exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES ($1, $2, $3, $4, 'customers mention invoices')`,
+	f.env.Exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES ($1, $2, $3, $4, 'customers mention invoices')`,
 		uuid.Must(uuid.NewV7()), f.owner.OrgID, c, f.owner.ID)
-	f.exec(t, `UPDATE tickets SET created_at = '2025-12-15', updated_at = now() - interval '30 days' WHERE id = $1`, b)
+	f.env.Exec(t, `UPDATE tickets SET created_at = '2025-12-15', updated_at = now() - interval '30 days' WHERE id = $1`, b)
 	xyz = f.newProject(t, "XYZ")
 	f.create(t, f.owner.Token, xyz, map[string]any{"title": "Login page in XYZ", "priority": "High"})
 	return xyz
@@ -132,7 +132,7 @@ func TestSearchProjectQueries(t *testing.T) {
 	}
 	// A comment written later is found: the vector follows comments.
 	f.comment(t, f.search(t, f.owner.Token, list, "footer", 200).Items[0].ID)
-	f.exec(t, `UPDATE comments SET body = 'mentions zeppelins' WHERE body = 'hi'`)
+	f.env.Exec(t, `UPDATE comments SET body = 'mentions zeppelins' WHERE body = 'hi'`)
 	if p := f.search(t, f.owner.Token, list, "zeppelin", 200); strings.Join(p.titles(), ",") != "Typo in footer" {
 		t.Errorf("comment edit not searched: %v", p.titles())
 	}
@@ -167,7 +167,7 @@ func TestSearchSortsPageByKeyset(t *testing.T) {
 	for i := 0; i < 11; i++ {
 		tk := f.create(t, f.owner.Token, f.project, map[string]any{"title": "T" + string(rune('a'+i)), "priority": prios[i%5]})
 		// Equal updated_at for some rows: ties are broken by id.
-		f.exec(t, `UPDATE tickets SET updated_at = '2026-02-01'::timestamptz + ($2 % 3) * interval '1 hour' WHERE id = $1`, tk.ID, i)
+		f.env.Exec(t, `UPDATE tickets SET updated_at = '2026-02-01'::timestamptz + ($2 % 3) * interval '1 hour' WHERE id = $1`, tk.ID, i)
 	}
 	list := path("/projects/%s/tickets", f.project)
 	for _, sort := range []string{"", "sort:created", "sort:created-asc", "sort:updated", "sort:updated-asc",
@@ -271,7 +271,7 @@ func TestSearchOrgVisibility(t *testing.T) {
 		t.Errorf("reporter key sees XYZ: %s", got)
 	}
 	// A deleted project's tickets are gone from the org list.
-	f.exec(t, `UPDATE projects SET deleted_at = now() WHERE id = $1`, xyz)
+	f.env.Exec(t, `UPDATE projects SET deleted_at = now() WHERE id = $1`, xyz)
 	if got := titles(f.search(t, f.owner.Token, org, "login", 200)); got != "Login crash on Safari" {
 		t.Errorf("after delete: %s", got)
 	}

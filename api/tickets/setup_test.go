@@ -1,11 +1,14 @@
 package tickets_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
+	"tracker/store/ticketdb"
 
 	"github.com/google/uuid"
 
@@ -40,22 +43,8 @@ func setup(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) exec(t *testing.T, sql string, args ...any) {
-	t.Helper()
-	if _, err := f.env.DB.Pool.Exec(context.Background(), sql, args...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
-func (f *fixture) scalar(t *testing.T, dst any, sql string, args ...any) {
-	t.Helper()
-	if err := f.env.DB.Pool.QueryRow(context.Background(), sql, args...).Scan(dst); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
-// newProject inserts a project into the owner's org directly: projects are
-// another module's API.
+// newProject makes a project in the owner's org with the test factory:
+// projects are another module's API.
 func (f *fixture) newProject(t *testing.T, key string) uuid.UUID {
 	t.Helper()
 	return f.projectIn(t, f.owner.OrgID, key)
@@ -63,14 +52,12 @@ func (f *fixture) newProject(t *testing.T, key string) uuid.UUID {
 
 func (f *fixture) projectIn(t *testing.T, orgID uuid.UUID, key string) uuid.UUID {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
-	f.exec(t, `INSERT INTO projects (id, org_id, key, name) VALUES ($1, $2, $3, $4)`, id, orgID, key, "Project "+key)
-	return id
+	return testfactory.Project(t, f.env.DB, orgID, testfactory.ProjectOpts{Key: key, Name: "Project " + key}).ID
 }
 
 func (f *fixture) assign(t *testing.T, projectID uuid.UUID, u apitest.User) {
 	t.Helper()
-	f.exec(t, `INSERT INTO project_members (org_id, project_id, user_id) SELECT org_id, id, $2 FROM projects WHERE id = $1`, projectID, u.ID)
+	testfactory.Assign(t, f.env.DB, projectdb.Row{ID: projectID, OrgID: f.owner.OrgID}, u.ID)
 }
 
 // workflow creates a workflow in the owner's org and assigns it to project.
@@ -95,24 +82,23 @@ func (f *fixture) workflow(t *testing.T, project uuid.UUID, name, enforcement st
 	sj, _ := json.Marshal(ss)
 	tj, _ := json.Marshal(ts)
 	id := uuid.Must(uuid.NewV7())
-	f.exec(t, `INSERT INTO workflows (id, org_id, name, statuses, transitions, enforcement) VALUES ($1, $2, $3, $4, $5, $6)`,
+	f.env.Exec(t, `INSERT INTO workflows (id, org_id, name, statuses, transitions, enforcement) VALUES ($1, $2, $3, $4, $5, $6)`,
 		id, f.owner.OrgID, name, string(sj), string(tj), enforcement)
-	f.exec(t, `UPDATE projects SET workflow_id = $2 WHERE id = $1`, project, id)
+	f.env.Exec(t, `UPDATE projects SET workflow_id = $2 WHERE id = $1`, project, id)
 	return id
 }
 
 func (f *fixture) sprint(t *testing.T, project uuid.UUID) uuid.UUID {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
-	f.exec(t, `INSERT INTO sprints (id, org_id, project_id, name, start_date, end_date)
-	           SELECT $1, org_id, id, 'Sprint', '2026-01-01', '2026-01-14' FROM projects WHERE id = $2`, id, project)
-	return id
+	return testfactory.Sprint(t, f.env.DB, projectdb.Row{ID: project, OrgID: f.owner.OrgID}, testfactory.SprintOpts{
+		Start: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 1, 14, 0, 0, 0, 0, time.UTC)}).ID
 }
 
+// comment adds a comment "hi" by the owner (who reports the tickets these
+// tests make) to a ticket of the owner's org.
 func (f *fixture) comment(t *testing.T, ticketID uuid.UUID) {
 	t.Helper()
-	f.exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) SELECT $1, org_id, id, reporter_id, 'hi' FROM tickets WHERE id = $2`,
-		uuid.Must(uuid.NewV7()), ticketID)
+	testfactory.Comment(t, f.env.DB, ticketdb.Row{ID: ticketID, OrgID: f.owner.OrgID}, f.owner.ID, testfactory.CommentOpts{Body: "hi"})
 }
 
 func (f *fixture) create(t *testing.T, token string, project uuid.UUID, body map[string]any) ticket.Ticket {
@@ -131,7 +117,7 @@ func (f *fixture) ticket(t *testing.T, title string) ticket.Ticket {
 func (f *fixture) outbox(t *testing.T, topic string, id uuid.UUID) int {
 	t.Helper()
 	var n int
-	f.scalar(t, &n, `SELECT count(*) FROM outbox WHERE topic = $1 AND payload->'data'->>'id' = $2`, topic, id.String())
+	f.env.ScanRow(t, &n, `SELECT count(*) FROM outbox WHERE topic = $1 AND payload->'data'->>'id' = $2`, topic, id.String())
 	return n
 }
 

@@ -30,7 +30,7 @@ func TestUpdate(t *testing.T) {
 			t.Fatal("events missing")
 		}
 		var payload []byte
-		f.scalar(t, &payload, `SELECT payload FROM outbox WHERE topic = 'ticket.status_changed' AND payload->'data'->>'id' = $1`, tk.ID.String())
+		f.env.ScanRow(t, &payload, `SELECT payload FROM outbox WHERE topic = 'ticket.status_changed' AND payload->'data'->>'id' = $1`, tk.ID.String())
 		var ev struct {
 			Type    string
 			Data    ticket.Ticket

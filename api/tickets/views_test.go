@@ -71,8 +71,8 @@ func TestActivity(t *testing.T) {
 	}
 	// a row recorded on one of the ticket's comments joins the feed too
 	cid := uuid.Must(uuid.NewV7())
-	f.exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES ($1, $2, $3, $4, 'x')`, cid, f.owner.OrgID, tk.ID, f.owner.ID)
-	f.exec(t, `INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action) VALUES ($1, $2, $3, 'comment', $4, 'created')`,
+	f.env.Exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES ($1, $2, $3, $4, 'x')`, cid, f.owner.OrgID, tk.ID, f.owner.ID)
+	f.env.Exec(t, `INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action) VALUES ($1, $2, $3, 'comment', $4, 'created')`,
 		uuid.Must(uuid.NewV7()), f.owner.OrgID, f.owner.ID, cid)
 
 	t.Run("200 paged", func(t *testing.T) {
