@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
-	sdkworker "go.temporal.io/sdk/worker"
 
 	"tracker/api"
 	"tracker/api/apitest"
@@ -23,9 +20,9 @@ import (
 	"tracker/store/objectstore"
 	"tracker/store/objectstore/objectstoretest"
 	"tracker/store/sprintdb/worktest"
-	"tracker/worker"
 	"tracker/worker/workertest"
 	"tracker/workflows/attachmentwf"
+	"tracker/workflows/workflowtest"
 )
 
 // TestSweepScheduleOnTheDevServer runs the feature's worker registration
@@ -49,16 +46,7 @@ func TestSweepScheduleOnTheDevServer(t *testing.T) {
 	// The worker as the shared worker sets it up: Register before start,
 	// Start (the Schedule) after.
 	reg := attachmentwf.WorkerRegistration(svc)
-	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
-	reg.Register(w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-	wenv := worker.Env{Client: c, TaskQueue: taskQueue, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	if err := reg.Start(ctx, wenv); err != nil {
-		t.Fatal(err)
-	}
+	wenv := workflowtest.Run(t, c, taskQueue, reg)
 
 	handle := c.ScheduleClient().GetHandle(ctx, attachmentwf.ScheduleID)
 	t.Run("the Schedule exists, hourly, on the worker's queue", func(t *testing.T) {

@@ -3,19 +3,12 @@ package capexport_test
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/xuri/excelize/v2"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
-	sdkworker "go.temporal.io/sdk/worker"
 
 	"tracker/api"
 	"tracker/api/apitest"
@@ -23,56 +16,17 @@ import (
 	"tracker/domain/capex"
 	"tracker/domain/capex/capextest"
 	"tracker/worker"
-	"tracker/workflows"
+	"tracker/worker/workertest"
 	"tracker/workflows/capexport"
+	"tracker/workflows/workflowtest"
 )
-
-// temporalCLI is the dev server binary: TRACKER_TEMPORAL_CLI (set by make
-// test, which then requires it), else the repository's bin/temporal.
-func temporalCLI(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("TRACKER_TEMPORAL_CLI"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("TRACKER_TEMPORAL_CLI=%s: %v", p, err)
-		}
-		return p
-	}
-	p, _ := filepath.Abs(filepath.Join("..", "..", "bin", "temporal"))
-	if _, err := os.Stat(p); err != nil {
-		t.Skip("no Temporal CLI: run make temporal, or set TRACKER_TEMPORAL_CLI")
-	}
-	return p
-}
-
-func quiet() tlog.Logger {
-	return tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-}
-
-func startDevServer(t *testing.T) *testsuite.DevServer {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath:     temporalCLI(t),
-		LogLevel:         "error",
-		SearchAttributes: workflows.DevServerSearchAttributes(),
-		ClientOptions:    &client.Options{Namespace: "default", Logger: quiet()},
-		Stdout:           io.Discard, Stderr: io.Discard,
-	})
-	if err != nil {
-		t.Fatalf("start dev server: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Stop() })
-	return srv
-}
 
 // TestEndToEnd runs the real app, a real worker and the Temporal dev server:
 // the Schedule is ensured (twice), the on-demand run is requested over HTTP
 // and its CSV downloaded, and a triggered scheduled run exports every org.
 func TestEndToEnd(t *testing.T) {
 	t.Parallel()
-	srv := startDevServer(t)
-	c := srv.Client()
+	c := workertest.Start(t).Client(t)
 	ctx := context.Background()
 	taskQueue := "capexport-e2e-" + uuid.NewString()[:8]
 
@@ -85,16 +39,7 @@ func TestEndToEnd(t *testing.T) {
 	// feature's Registration: Register before start, Start (the Schedule)
 	// after.
 	reg := capexport.WorkerRegistration(svc)
-	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
-	reg.Register(w)
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(w.Stop)
-	wenv := worker.Env{Client: c, TaskQueue: taskQueue, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	if err := reg.Start(ctx, wenv); err != nil {
-		t.Fatal(err)
-	}
+	wenv := workflowtest.Run(t, c, taskQueue, reg)
 	// The shared worker's outbox relay, with this feature's dispatchers: an
 	// on-demand request reaches Temporal through it.
 	relayCtx, stopRelay := context.WithCancel(ctx)

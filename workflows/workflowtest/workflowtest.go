@@ -1,0 +1,36 @@
+// Package workflowtest runs one feature's worker registration against the
+// Temporal dev server (worker/workertest) the way the shared worker does:
+// Register before the worker starts, Start (its Schedules) after.
+package workflowtest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"tracker/worker"
+)
+
+// Run registers reg on a new worker of taskQueue, starts the worker (it
+// stops when the test ends) and runs reg.Start once. It returns the
+// worker.Env the registration was started with (its log discards).
+func Run(t testing.TB, c client.Client, taskQueue string, reg worker.Registration) worker.Env {
+	t.Helper()
+	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
+	reg.Register(w)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	env := worker.Env{Client: c, TaskQueue: taskQueue, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if reg.Start != nil {
+		if err := reg.Start(context.Background(), env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env
+}
