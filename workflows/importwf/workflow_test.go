@@ -52,13 +52,48 @@ func submitted(t *testing.T) (*apitest.Env, uuid.UUID, exporttest.Seeded) {
 	return env, id, seeded
 }
 
-func TestImportWorkflowRunsTheImport(t *testing.T) {
-	t.Parallel()
+// run is a submitted import with a test workflow environment that has the
+// import's workflow and activities (batches of batch tickets) registered.
+type run struct {
+	env    *apitest.Env
+	id     uuid.UUID
+	seeded exporttest.Seeded
+	te     *testsuite.TestWorkflowEnvironment
+	a      *acts.Activities
+}
+
+func newRun(t *testing.T, batch int) run {
+	t.Helper()
 	env, id, seeded := submitted(t)
 	var s testsuite.WorkflowTestSuite
 	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 4)}
+	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, batch)}
 	importwf.Register(te, a)
+	return run{env: env, id: id, seeded: seeded, te: te, a: a}
+}
+
+// onBatch answers ImportTicketBatch with fn, told the call's number (from
+// 1); it returns the count of calls.
+func (r run) onBatch(fn func(ctx context.Context, call int) (importer.Step, error)) *int {
+	calls := new(int)
+	r.te.OnActivity(r.a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, _ uuid.UUID) (importer.Step, error) {
+			*calls++
+			return fn(ctx, *calls)
+		})
+	return calls
+}
+
+// status is the import as its requester reads it.
+func (r run) status(t *testing.T) (importer.Status, error) {
+	t.Helper()
+	return importer.New(r.env.DB, r.env.Clock).Get(context.Background(), principalOf(t, r.env, r.id), r.id)
+}
+
+func TestImportWorkflowRunsTheImport(t *testing.T) {
+	t.Parallel()
+	r := newRun(t, 4)
+	env, id, seeded, te, a := r.env, r.id, r.seeded, r.te, r.a
 	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
 	if !te.IsWorkflowCompleted() || te.GetWorkflowError() != nil {
 		t.Fatalf("workflow: %v", te.GetWorkflowError())
@@ -89,6 +124,7 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 		t.Fatalf("row %+v %v", row, err)
 	}
 	// A second run of the same import (a replayed start) finds it done.
+	var s testsuite.WorkflowTestSuite
 	te2 := s.NewTestWorkflowEnvironment()
 	importwf.Register(te2, a)
 	te2.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
@@ -100,23 +136,17 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 
 func TestImportWorkflowRetriesABatchWithoutDuplicates(t *testing.T) {
 	t.Parallel()
-	env, id, seeded := submitted(t)
-	var s testsuite.WorkflowTestSuite
-	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 5)}
-	importwf.Register(te, a)
+	r := newRun(t, 5)
+	env, id, seeded, te, a := r.env, r.id, r.seeded, r.te, r.a
 	// The third batch commits, then its worker "dies" before reporting:
 	// the retry must not import those tickets again.
-	calls := 0
-	te.OnActivity(a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
-			calls++
-			st, err := a.ImportTicketBatch(ctx, importID)
-			if calls == 3 {
-				return importer.Step{}, errors.New("worker lost after commit")
-			}
-			return st, err
-		})
+	r.onBatch(func(ctx context.Context, call int) (importer.Step, error) {
+		st, err := a.ImportTicketBatch(ctx, id)
+		if call == 3 {
+			return importer.Step{}, errors.New("worker lost after commit")
+		}
+		return st, err
+	})
 	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
 	if err := te.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -136,18 +166,15 @@ func TestImportWorkflowRetriesABatchWithoutDuplicates(t *testing.T) {
 
 func TestImportWorkflowFailsOnAPermanentError(t *testing.T) {
 	t.Parallel()
-	env, id, _ := submitted(t)
-	var s testsuite.WorkflowTestSuite
-	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 0)}
-	importwf.Register(te, a)
+	r := newRun(t, 0)
+	id, te, a := r.id, r.te, r.a
 	te.OnActivity(a.ImportCatalog, mock.Anything, mock.Anything).Return(importer.Step{},
 		temporal.NewNonRetryableApplicationError("user x could not be created", acts.ErrTypePermanent, nil)).Once()
 	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
 	if te.GetWorkflowError() == nil {
 		t.Fatal("workflow succeeded")
 	}
-	st, err := importer.New(env.DB, env.Clock).Get(context.Background(), principalOf(t, env, id), id)
+	st, err := r.status(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,25 +198,18 @@ func principalOf(t *testing.T, env *apitest.Env, id uuid.UUID) domain.Principal 
 // the import ends failed with that reason instead of running for ever.
 func TestImportWorkflowFailsWhenAStepExhaustsItsBounds(t *testing.T) {
 	t.Parallel()
-	env, id, _ := submitted(t)
-	var s testsuite.WorkflowTestSuite
-	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 4)}
-	importwf.Register(te, a)
-	calls := 0
-	te.OnActivity(a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
-			calls++
-			return importer.Step{}, errors.New("connection refused")
-		})
-	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
-	if te.GetWorkflowError() == nil {
+	r := newRun(t, 4)
+	calls := r.onBatch(func(context.Context, int) (importer.Step, error) {
+		return importer.Step{}, errors.New("connection refused")
+	})
+	r.te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: r.id})
+	if r.te.GetWorkflowError() == nil {
 		t.Fatal("workflow succeeded")
 	}
-	if calls != int(importwf.StepOptions.RetryPolicy.MaximumAttempts) {
-		t.Fatalf("%d attempts, want %d", calls, importwf.StepOptions.RetryPolicy.MaximumAttempts)
+	if *calls != int(importwf.StepOptions.RetryPolicy.MaximumAttempts) {
+		t.Fatalf("%d attempts, want %d", *calls, importwf.StepOptions.RetryPolicy.MaximumAttempts)
 	}
-	st, err := importer.New(env.DB, env.Clock).Get(context.Background(), principalOf(t, env, id), id)
+	st, err := r.status(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,33 +223,27 @@ func TestImportWorkflowFailsWhenAStepExhaustsItsBounds(t *testing.T) {
 // normally with what was imported.
 func TestImportWorkflowStopsAfterTheBatchWhenCancelled(t *testing.T) {
 	t.Parallel()
-	env, id, _ := submitted(t)
-	var s testsuite.WorkflowTestSuite
-	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 4)}
-	importwf.Register(te, a)
+	r := newRun(t, 4)
+	env, id, te, a := r.env, r.id, r.te, r.a
 	svc := importer.New(env.DB, env.Clock)
 	p := principalOf(t, env, id)
-	calls := 0
-	te.OnActivity(a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
-			calls++
-			st, err := a.ImportTicketBatch(ctx, importID)
-			if calls == 2 {
-				if _, err := svc.Cancel(ctx, p, importID); err != nil {
-					return st, err
-				}
+	calls := r.onBatch(func(ctx context.Context, call int) (importer.Step, error) {
+		st, err := a.ImportTicketBatch(ctx, id)
+		if call == 2 {
+			if _, err := svc.Cancel(ctx, p, id); err != nil {
+				return st, err
 			}
-			return st, err
-		})
+		}
+		return st, err
+	})
 	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
 	if err := te.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
 	var res importwf.Result
 	_ = te.GetWorkflowResult(&res)
-	if calls != 3 || res.Summary.TicketsCreated != 8 {
-		t.Fatalf("%d batch calls, summary %+v", calls, res.Summary)
+	if *calls != 3 || res.Summary.TicketsCreated != 8 {
+		t.Fatalf("%d batch calls, summary %+v", *calls, res.Summary)
 	}
 	st, err := svc.Get(context.Background(), p, id)
 	if err != nil || st.Status != "cancelled" || st.Summary.TicketsCreated != 8 {
@@ -246,25 +260,18 @@ func TestImportWorkflowStopsAfterTheBatchWhenCancelled(t *testing.T) {
 // cancelled too.
 func TestImportWorkflowCancelledInTemporal(t *testing.T) {
 	t.Parallel()
-	env, id, _ := submitted(t)
-	var s testsuite.WorkflowTestSuite
-	te := s.NewTestWorkflowEnvironment()
-	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, 4)}
-	importwf.Register(te, a)
-	calls := 0
-	te.OnActivity(a.ImportTicketBatch, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, importID uuid.UUID) (importer.Step, error) {
-			calls++
-			if calls == 2 {
-				te.CancelWorkflow()
-			}
-			return a.ImportTicketBatch(ctx, importID)
-		})
-	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
-	if err := te.GetWorkflowError(); !temporal.IsCanceledError(err) {
+	r := newRun(t, 4)
+	r.onBatch(func(ctx context.Context, call int) (importer.Step, error) {
+		if call == 2 {
+			r.te.CancelWorkflow()
+		}
+		return r.a.ImportTicketBatch(ctx, r.id)
+	})
+	r.te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: r.id})
+	if err := r.te.GetWorkflowError(); !temporal.IsCanceledError(err) {
 		t.Fatalf("workflow error %v", err)
 	}
-	st, err := importer.New(env.DB, env.Clock).Get(context.Background(), principalOf(t, env, id), id)
+	st, err := r.status(t)
 	if err != nil || st.Status != "cancelled" {
 		t.Fatalf("status %+v %v", st, err)
 	}
