@@ -3,29 +3,24 @@ package cascadewf
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/mock"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	acts "tracker/activities/cascadewf"
 	"tracker/domain"
+	"tracker/workflows/workflowtest"
 )
 
 func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestWorkflowEnvironment()
+	env := workflowtest.NewEnv(t)
 	env.RegisterWorkflowWithOptions(CascadeDelete, workflow.RegisterOptions{Name: WorkflowName})
 	env.RegisterActivity(&acts.Cascade{})
-	t.Cleanup(func() { env.AssertExpectations(t) })
 	return env
 }
 

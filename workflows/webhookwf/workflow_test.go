@@ -3,30 +3,25 @@ package webhookwf
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/mock"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	acts "tracker/activities/webhookwf"
 	"tracker/domain/webhook"
+	"tracker/workflows/workflowtest"
 )
 
 func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestWorkflowEnvironment()
+	env := workflowtest.NewEnv(t)
 	env.RegisterWorkflowWithOptions(WebhookDelivery, workflow.RegisterOptions{Name: WorkflowName})
 	env.RegisterActivity(&acts.Webhooks{})
-	t.Cleanup(func() { env.AssertExpectations(t) })
 	return env
 }
 

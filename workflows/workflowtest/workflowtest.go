@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.temporal.io/sdk/client"
+	tlog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"tracker/worker"
@@ -32,5 +34,17 @@ func Run(t testing.TB, c client.Client, taskQueue string, reg worker.Registratio
 			t.Fatal(err)
 		}
 	}
+	return env
+}
+
+// NewEnv is a test workflow environment (Temporal's testsuite) that logs
+// nowhere and asserts its mocked activities' expectations when the test
+// ends.
+func NewEnv(t testing.TB) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestWorkflowEnvironment()
+	t.Cleanup(func() { env.AssertExpectations(t) })
 	return env
 }
