@@ -39,7 +39,8 @@ func newValidator() *validator.Validate {
 // Bind reads the JSON body into dst and validates its struct tags. A body
 // that is not JSON is a 400; wrong types and failed rules are a 422 listing
 // each field. An empty body reads as {}. Invalid UTF-8 and NUL characters
-// (which PostgreSQL cannot store) are a 422.
+// (which PostgreSQL cannot store) are a 422, and so is a number no double
+// holds (1e400), even in a field dst does not have.
 func Bind(c *fiber.Ctx, dst any) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 {
@@ -53,6 +54,9 @@ func Bind(c *fiber.Ctx, dst any) error {
 	}
 	if domain.JSONHasNUL(body) {
 		return domain.Invalid("body: strings must not contain NUL characters (\\u0000)")
+	}
+	if !domain.JSONNumbersFit(body) {
+		return domain.Invalid("body: numbers must fit a 64-bit float (I-JSON, RFC 7493)")
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var te *json.UnmarshalTypeError

@@ -132,20 +132,25 @@ func Build(fsys fs.FS) ([]byte, error) {
 // in front of every handler can answer with, unless the fragment already
 // declares them: 429 (the /api/v1 rate limit) and 500 everywhere, 401 for
 // operations that need credentials, 413 (and 400, a compressed body) for
-// operations with a body, 422 (a hostile path or query) everywhere, and the
-// Idempotency-Key parameter with its 409 and 422 to authenticated POSTs.
+// operations a client sends a body to (a requestBody, or any POST, PUT or
+// PATCH: api.guardInput reads and bounds the body before routing, whether
+// the operation reads it or not), 422 (a hostile path or query) everywhere,
+// and the Idempotency-Key parameter with its 409 and 422 to authenticated
+// POSTs. Under /scim/ the same refusals are SCIM errors, and a hostile path
+// or query is SCIM's 400 invalidValue (api.writeSCIMError), not 422.
 func addCommonResponses(paths *yaml.Node) error {
 	for i := 0; i < len(paths.Content); i += 2 {
 		p := paths.Content[i].Value
 		item := paths.Content[i+1]
 		for j := 0; j < len(item.Content); j += 2 {
-			if !slices.Contains(httpMethods, item.Content[j].Value) {
+			method := item.Content[j].Value
+			if !slices.Contains(httpMethods, method) {
 				continue
 			}
 			op := item.Content[j+1]
 			responses := get(op, "responses")
 			if responses == nil {
-				return fmt.Errorf("%s %s: no responses", item.Content[j].Value, p)
+				return fmt.Errorf("%s %s: no responses", method, p)
 			}
 			add := func(code, ref string) {
 				if get(responses, code) == nil {
@@ -160,17 +165,21 @@ func addCommonResponses(paths *yaml.Node) error {
 					add("401", "Unauthorized")
 				}
 			}
-			if get(op, "requestBody") != nil {
-				add("413", "PayloadTooLarge")
-				if !scim {
+			sendsBody := get(op, "requestBody") != nil || method == "post" || method == "put" || method == "patch"
+			switch {
+			case scim:
+				if sendsBody {
+					add("413", "ScimError")
+				}
+				// api.guardInput refuses a path or query with a NUL
+				// character or invalid UTF-8 on every route; under /scim/
+				// that validation error is a 400 invalidValue.
+				add("400", "ScimError")
+			default:
+				if sendsBody {
+					add("413", "PayloadTooLarge")
 					add("400", "BadRequest") // a compressed body (api.guardInput)
 				}
-			}
-			// api.guardInput refuses a path or query with a NUL character
-			// or invalid UTF-8 on every route.
-			if scim {
-				add("422", "ScimError")
-			} else {
 				add("422", "ValidationError")
 			}
 			if strings.HasPrefix(p, "/api/v1/") {

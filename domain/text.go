@@ -1,6 +1,9 @@
 package domain
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // MaxFreeText is the most characters a free-text field (a comment body, a
 // description, a goal) may hold.
@@ -36,6 +39,33 @@ func JSONHasNUL(b []byte) bool {
 		i++ // skip the escaped character, so `\\` never starts an escape
 	}
 	return false
+}
+
+// JSONNumbersFit reports whether every number in a valid JSON text is an
+// IEEE 754 double (RFC 7493, I-JSON, §2.2): 1e400 is not, and a generic
+// JSON reader (a client, a proxy, an OpenAPI validator) cannot decode a
+// body holding it, even in a field the service ignores.
+func JSONNumbersFit(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(b) && (b[j] == '-' || b[j] == '+' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || (b[j] >= '0' && b[j] <= '9')) {
+				j++
+			}
+			if _, err := strconv.ParseFloat(string(b[i:j]), 64); err != nil {
+				return false
+			}
+			i = j - 1
+		}
+	}
+	return true
 }
 
 // MaxCents bounds every money input (10^15 cents): sums and products of

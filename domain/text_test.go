@@ -20,3 +20,15 @@ func TestValidTextAndJSONHasNUL(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONNumbersFit(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{`{}`: true, `{"a":1}`: true, `[-1.5e10, 0, true, null]`: true,
+		`{"a":99999999999999999999999}`: true, `{"a":-9223372036854775808}`: true, `{"a":1e-400}`: true,
+		`{"a":1e400}`: false, `[{"b":[-1E+309]}]`: false, `{"1e400":"1e400"}`: true, `{"a":"\"1e400"}`: true,
+		`{"a":"\\","b":1e400}`: false} {
+		if got := domain.JSONNumbersFit([]byte(s)); got != want {
+			t.Errorf("JSONNumbersFit(%s) = %v", s, got)
+		}
+	}
+}
