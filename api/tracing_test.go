@@ -156,7 +156,6 @@ func TestUnmatchedRequestSpanName(t *testing.T) {
 	t.Parallel()
 	w, exp := tracedWorld(t)
 	exp.Reset()
-	w.Env.NoContract = true
 	w.Env.Do("GET", "/no/such/path/123", "", nil).Expect(t, 404)
 	spans := exp.GetSpans()
 	if len(spans) != 1 || spans[0].Name != "GET" || attr(spans[0], "http.route") != "" {

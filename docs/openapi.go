@@ -128,6 +128,44 @@ func Build(fsys fs.FS) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// Extend merges a fragment (paths and components, as a file under
+// docs/openapi/ holds them) into a built document, the common responses
+// added to its operations as Build adds them: a test's own fixture routes,
+// held to the contract like the service's (apitest.Env.FixtureRoutes).
+func Extend(doc, fragment []byte) ([]byte, error) {
+	root, err := parseMapping("document", doc)
+	if err != nil {
+		return nil, err
+	}
+	frag, err := parseMapping("fragment", fragment)
+	if err != nil {
+		return nil, err
+	}
+	components := ensureMap(root, "components")
+	for i := 0; i < len(frag.Content); i += 2 {
+		key, val := frag.Content[i].Value, frag.Content[i+1]
+		switch key {
+		case "paths":
+			if err := addCommonResponses(val); err != nil {
+				return nil, err
+			}
+			if err := mergePaths("fragment", ensureMap(root, "paths"), val); err != nil {
+				return nil, err
+			}
+		case "components":
+			for j := 0; j < len(val.Content); j += 2 {
+				section := ensureMap(components, val.Content[j].Value)
+				if err := mergeUnique("fragment", "components."+val.Content[j].Value, section, val.Content[j+1]); err != nil {
+					return nil, err
+				}
+			}
+		default:
+			return nil, fmt.Errorf("fragment: unexpected top-level key %q (it holds paths and components)", key)
+		}
+	}
+	return yaml.Marshal(root)
+}
+
 // addCommonResponses adds to every operation the statuses the middleware
 // in front of every handler can answer with, unless the fragment already
 // declares them: 429 (the /api/v1 rate limit) and 500 everywhere, 401 for

@@ -157,3 +157,47 @@ func resolves(doc map[string]any, ref string) bool {
 	}
 	return true
 }
+
+// TestExtendAddsAFixtureRoute merges a fixture's path into the document
+// with the common responses, and refuses one that redefines an operation.
+func TestExtendAddsAFixtureRoute(t *testing.T) {
+	got, err := Extend(YAML, []byte(`paths:
+  /api/v1/fixture:
+    post:
+      operationId: fixture
+      summary: Fixture
+      requestBody: {content: {application/json: {schema: {type: object}}}}
+      responses:
+        '204': {$ref: '#/components/responses/NoContent'}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := Operations(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := Operations(YAML)
+	if len(ops) != len(base)+1 || ops[len(ops)-1] != (Operation{"POST", "/api/v1/fixture", "fixture", "Fixture"}) {
+		t.Fatalf("%d operations (base %d), last %+v", len(ops), len(base), ops[len(ops)-1])
+	}
+	var doc struct {
+		Paths map[string]struct {
+			Post struct {
+				Responses map[string]any `yaml:"responses"`
+			} `yaml:"post"`
+		} `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(got, &doc); err != nil {
+		t.Fatal(err)
+	}
+	responses := doc.Paths["/api/v1/fixture"].Post.Responses
+	for _, code := range []string{"204", "400", "401", "409", "413", "422", "429", "500"} {
+		if responses[code] == nil {
+			t.Errorf("no %s in %v", code, responses)
+		}
+	}
+	if _, err := Extend(YAML, []byte("paths:\n  /api/v1/version:\n    get: {responses: {'200': {description: x}}}\n")); err == nil {
+		t.Error("a fixture redefining GET /api/v1/version was merged")
+	}
+}

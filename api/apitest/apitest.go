@@ -34,16 +34,17 @@ import (
 
 // Env is one test's app and database.
 type Env struct {
-	// NoContract turns off the check of every request and response against
-	// docs/openapi.yaml (see contract.go); it is on by default.
-	NoContract bool
-	T          testing.TB
-	DB         *store.DB
-	DBURL      string
-	App        *fiber.App
-	Accounts   *account.Service
-	Orgs       *org.Service
-	Metrics    *api.Metrics
+	// FixtureRoutes is an OpenAPI fragment (paths, components) describing
+	// routes the test mounts itself, not the service's: the Env's exchanges
+	// are held to docs/openapi.yaml plus it (see contract.go).
+	FixtureRoutes string
+	T             testing.TB
+	DB            *store.DB
+	DBURL         string
+	App           *fiber.App
+	Accounts      *account.Service
+	Orgs          *org.Service
+	Metrics       *api.Metrics
 	// Clock is what feature services under test are built with.
 	Clock domain.Clock
 	// Log is the app's logger (discarded); modules that log take it.

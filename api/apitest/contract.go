@@ -28,10 +28,11 @@ import (
 //     are the tests' deliberate bad input and are not checked.
 //   - A route the document does not know may only answer 404.
 //
-// It is on for every Env; Env.NoContract turns it off for one Env (a test
-// whose routes are fixtures, not the service's). One request opts out with
-// the SkipContract header, whose value says why; Send removes it before the
-// app sees the request.
+// It is on for every Env, with no switch to turn it off. A test that mounts
+// fixture routes of its own describes them in Env.FixtureRoutes, and they
+// are held to that like the service's routes to the document. One request
+// opts out with the SkipContract header, whose value says why; Send
+// removes it before the app sees the request.
 
 // SkipContract is the request header that exempts one exchange from the
 // check, e.g. a probe of a route that does not exist, which the middleware
@@ -39,29 +40,38 @@ import (
 const SkipContract = "X-Apitest-Skip-Contract"
 
 var contract struct {
-	once sync.Once
-	mu   sync.Mutex // the validator's caches are not documented as safe for concurrent use
-	v    validator.Validator
-	err  error
+	mu sync.Mutex // the validators' caches are not documented as safe for concurrent use
+	// byFixture holds a validator per Env.FixtureRoutes ("" is the
+	// document alone), built once.
+	byFixture map[string]validator.Validator
 }
 
-func contractValidator() (validator.Validator, error) {
-	contract.once.Do(func() {
-		doc, err := libopenapi.NewDocument(docs.YAML)
-		if err != nil {
-			contract.err = err
-			return
+func contractValidator(fixture string) (validator.Validator, error) {
+	if v, ok := contract.byFixture[fixture]; ok {
+		return v, nil
+	}
+	src := docs.YAML
+	if fixture != "" {
+		var err error
+		if src, err = docs.Extend(docs.YAML, []byte(fixture)); err != nil {
+			return nil, fmt.Errorf("Env.FixtureRoutes: %w", err)
 		}
-		// Credentials are the service's business (the route walks test
-		// them); the contract is about shapes.
-		v, errs := validator.NewValidator(doc, config.WithoutSecurityValidation())
-		if len(errs) > 0 {
-			contract.err = fmt.Errorf("docs/openapi.yaml: %v", errs)
-			return
-		}
-		contract.v = v
-	})
-	return contract.v, contract.err
+	}
+	doc, err := libopenapi.NewDocument(src)
+	if err != nil {
+		return nil, err
+	}
+	// Credentials are the service's business (the route walks test
+	// them); the contract is about shapes.
+	v, errs := validator.NewValidator(doc, config.WithoutSecurityValidation())
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("docs/openapi.yaml: %v", errs)
+	}
+	if contract.byFixture == nil {
+		contract.byFixture = map[string]validator.Validator{}
+	}
+	contract.byFixture[fixture] = v
+	return v, nil
 }
 
 // checkContract validates one exchange; it reports through e.T.Errorf.
@@ -73,12 +83,8 @@ func (e *Env) checkContract(method, target string, header http.Header, body []by
 		}
 		return
 	}
-	if e.NoContract || method == http.MethodHead {
+	if method == http.MethodHead {
 		return
-	}
-	v, err := contractValidator()
-	if err != nil {
-		e.T.Fatalf("contract: %v", err)
 	}
 	newReq := func() *http.Request {
 		r := httptest.NewRequest(method, target, bytes.NewReader(body))
@@ -87,6 +93,11 @@ func (e *Env) checkContract(method, target string, header http.Header, body []by
 	}
 	resp := &http.Response{StatusCode: res.Status, Header: res.Header.Clone(), Body: io.NopCloser(bytes.NewReader(res.Body))}
 	contract.mu.Lock()
+	v, err := contractValidator(e.FixtureRoutes)
+	if err != nil {
+		contract.mu.Unlock()
+		e.T.Fatalf("contract: %v", err)
+	}
 	var problems []*verrors.ValidationError
 	if res.Status >= 200 && res.Status < 300 {
 		_, errs := v.ValidateHttpRequestSync(newReq())
