@@ -16,6 +16,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/chat"
 	"tracker/workflows/chatwf"
+	"tracker/workflows/workflowtest"
 )
 
 // The chat work slower than the chat service's 3-second budget, from the
@@ -50,7 +51,7 @@ func (f *chatFixture) jobs(t *testing.T, topic string) ([]uuid.UUID, [][]byte) {
 func (f *chatFixture) run(t *testing.T, wf any, in any, out any) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	a := &acts.Activities{DB: f.env.DB, Clock: domain.SystemClock{}, Chat: f.chat,
 		Slack: acts.NewSlackClient("xoxb-service", f.slackURL+"/api/")}
 	env.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})

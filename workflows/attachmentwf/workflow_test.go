@@ -12,11 +12,12 @@ import (
 	acts "tracker/activities/attachmentwf"
 	"tracker/domain/attachment"
 	"tracker/workflows/attachmentwf"
+	"tracker/workflows/workflowtest"
 )
 
 func env(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
-	e := s.NewTestWorkflowEnvironment()
+	e := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	a := &acts.Activities{}
 	attachmentwf.Register(e, a)
 	return e

@@ -21,12 +21,13 @@ import (
 
 	acts "tracker/activities/capexport"
 	"tracker/domain/capex"
+	"tracker/workflows/workflowtest"
 )
 
 func newEnv(t *testing.T) *testsuite.TestWorkflowEnvironment {
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestWorkflowEnvironment()
+	env := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	env.RegisterWorkflowWithOptions(CapitalizationExport, workflow.RegisterOptions{Name: WorkflowName})
 	env.RegisterActivityWithOptions(&acts.Activities{}, activity.RegisterOptions{Name: acts.Prefix})
 	return env

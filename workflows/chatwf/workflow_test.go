@@ -18,6 +18,7 @@ import (
 	"tracker/store"
 	"tracker/store/chatdb"
 	"tracker/store/storetest"
+	"tracker/workflows/workflowtest"
 )
 
 // recorder speaks Slack's Web API for chat.postMessage: it records every
@@ -92,7 +93,7 @@ func queued(t *testing.T, db *store.DB, thread string) uuid.UUID {
 
 func run(t *testing.T, a *acts.Activities, id uuid.UUID) (acts.PostResult, *testsuite.TestWorkflowEnvironment) {
 	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
+	env := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	env.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})
 	env.ExecuteWorkflow(ChatNotification, Input{NotificationID: id})
 	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {

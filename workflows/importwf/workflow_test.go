@@ -20,6 +20,7 @@ import (
 	"tracker/domain/importer"
 	"tracker/store/importdb"
 	"tracker/workflows/importwf"
+	"tracker/workflows/workflowtest"
 )
 
 // submitted is an import of a seeded org's export into a new org, recorded
@@ -66,7 +67,7 @@ func newRun(t *testing.T, batch int) run {
 	t.Helper()
 	env, id, seeded := submitted(t)
 	var s testsuite.WorkflowTestSuite
-	te := s.NewTestWorkflowEnvironment()
+	te := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, batch)}
 	importwf.Register(te, a)
 	return run{env: env, id: id, seeded: seeded, te: te, a: a}
@@ -125,7 +126,7 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 	}
 	// A second run of the same import (a replayed start) finds it done.
 	var s testsuite.WorkflowTestSuite
-	te2 := s.NewTestWorkflowEnvironment()
+	te2 := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	importwf.Register(te2, a)
 	te2.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
 	var again importwf.Result

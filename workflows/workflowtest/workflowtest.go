@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
@@ -22,7 +23,7 @@ import (
 // worker.Env the registration was started with (its log discards).
 func Run(t testing.TB, c client.Client, taskQueue string, reg worker.Registration) worker.Env {
 	t.Helper()
-	w := sdkworker.New(c, taskQueue, sdkworker.Options{})
+	w := sdkworker.New(c, taskQueue, sdkworker.Options{DeadlockDetectionTimeout: DeadlockTimeout})
 	reg.Register(w)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
@@ -44,7 +45,19 @@ func NewEnv(t testing.TB) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	env := s.NewTestWorkflowEnvironment()
+	env := Patient(s.NewTestWorkflowEnvironment())
 	t.Cleanup(func() { env.AssertExpectations(t) })
 	return env
+}
+
+// DeadlockTimeout replaces the SDK's 1 s deadlock detector in tests: on a
+// loaded 2-core machine a workflow task can wait more than a second for the
+// CPU, and the SDK then fails it as a "potential deadlock" although there is
+// none. Production workers keep the SDK's default.
+const DeadlockTimeout = time.Minute
+
+// Patient gives env's deadlock detector DeadlockTimeout (env has no other
+// worker options to keep: call it before any other SetWorkerOptions).
+func Patient(env *testsuite.TestWorkflowEnvironment) *testsuite.TestWorkflowEnvironment {
+	return env.SetWorkerOptions(sdkworker.Options{DeadlockDetectionTimeout: DeadlockTimeout})
 }
