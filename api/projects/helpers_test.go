@@ -5,22 +5,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/api"
 	"tracker/api/apitest"
-	"tracker/api/projects"
-	statusflowapi "tracker/api/statusflow"
-	"tracker/domain/project"
-	"tracker/domain/statusflow"
 )
 
 func newEnv(t *testing.T) *apitest.Env {
 	t.Helper()
-	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{
-			projects.New(project.New(e.DB, e.Clock)),
-			statusflowapi.New(statusflow.New(e.DB, e.Clock)),
-		}
-	}})
+	return apitest.NewProjects(t)
 }
 
 // createProject makes a project in org through the API and returns it.

@@ -3,22 +3,12 @@ package statusflow_test
 import (
 	"testing"
 
-	"tracker/api"
 	"tracker/api/apitest"
-	"tracker/api/projects"
-	statusflowapi "tracker/api/statusflow"
-	"tracker/domain/project"
-	"tracker/domain/statusflow"
 )
 
 func newEnv(t *testing.T) *apitest.Env {
 	t.Helper()
-	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{
-			statusflowapi.New(statusflow.New(e.DB, e.Clock)),
-			projects.New(project.New(e.DB, e.Clock)),
-		}
-	}})
+	return apitest.NewProjects(t)
 }
 
 type st = map[string]string
