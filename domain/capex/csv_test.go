@@ -59,24 +59,8 @@ func TestWriteCSVGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "capitalization_2026-03.golden.csv")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (go test -run Golden -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("CSV differs from %s:\n got: %q\nwant: %q", path, got, want)
-	}
 	// The file parses back as RFC 4180 with the spec's header.
-	recs, err := csv.NewReader(bytes.NewReader(got)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := goldenCSV(t, "capitalization_2026-03.golden.csv", got)
 	if len(recs) != 5 || len(recs[0]) != 17 || recs[0][0] != "Period" || recs[0][16] != "Utilization" {
 		t.Fatalf("parsed back: %d records, header %v", len(recs), recs[0])
 	}
@@ -95,4 +79,28 @@ func TestWriteCSVEmpty(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("got %q", got)
 	}
+}
+
+// goldenCSV compares got with testdata/name (rewriting it under -update) and
+// returns it parsed back as RFC 4180.
+func goldenCSV(t *testing.T, name string, got []byte) [][]string {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (go test -run Golden -update to create it): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("CSV differs from %s:\n got: %q\nwant: %q", path, got, want)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(got)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
 }

@@ -2,9 +2,6 @@ package capex
 
 import (
 	"bytes"
-	"encoding/csv"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/uuid"
@@ -44,23 +41,7 @@ func TestWriteCSVHostileGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "capitalization_hostile.golden.csv")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (go test -run Golden -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("CSV differs from %s:\n got: %q\nwant: %q", path, got, want)
-	}
-	recs, err := csv.NewReader(bytes.NewReader(got)).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := goldenCSV(t, "capitalization_hostile.golden.csv", got)
 	for i, cell := range recs[1] {
 		if cell != "" && bytes.ContainsRune([]byte("=+@\t\r"), rune(cell[0])) || cell != "" && cell[0] == '-' && !isPlainNumber(cell) {
 			t.Errorf("column %s starts a formula: %q", recs[0][i], cell)
