@@ -18,8 +18,6 @@ import (
 	"tracker/store/storetest"
 )
 
-var randomActivities = []string{"Coding", "CodeReview", "BugFixing", "Testing", "Documentation", "Design", "Meeting", "Planning"}
-
 // reportOrg is one randomized org: its owner (the caller) and its ids.
 type reportOrg struct {
 	id, owner              uuid.UUID
@@ -37,58 +35,12 @@ type reportOrg struct {
 // rollup does not store and the report joins when read.
 func seedReportOrg(t *testing.T, f capextest.F, entries *timeentry.Service, r *rand.Rand) reportOrg {
 	t.Helper()
-	o := reportOrg{owner: f.User("Owner")}
-	o.id = f.Org(o.owner)
-	for i := 0; i < 6; i++ {
-		u := f.User(fmt.Sprintf("User %d", r.IntN(4))) // repeated names: ties broken by id
-		f.Member(o.id, u, "member")
-		o.users = append(o.users, u)
-	}
-	for i := 0; i < 3; i++ {
-		o.teams = append(o.teams, f.Team(o.id, fmt.Sprintf("Team %d", i)))
-	}
-	phases := []string{"Preliminary", "ApplicationDevelopment", "PostImplementation"}
-	periods := []string{"Monthly", "Quarterly", "Yearly", "Fixed"}
-	for i := 0; i < 6; i++ {
-		p := capextest.Project{CostCenterID: capextest.Ptr(fmt.Sprintf("CC-%d", r.IntN(2))),
-			DevelopmentPhase: capextest.Ptr(phases[r.IntN(3)]),
-			BudgetCents:      capextest.Ptr(int64(r.IntN(2_000_000))), BudgetPeriod: capextest.Ptr(periods[r.IntN(4)])}
-		if r.IntN(4) > 0 {
-			p.TeamID = &o.teams[r.IntN(3)]
-		}
-		if r.IntN(5) == 0 {
-			p.BudgetCents, p.BudgetPeriod = nil, nil
-		}
-		pid := f.Project(o.id, p)
-		o.projects = append(o.projects, pid)
-		for k := 0; k < 3; k++ {
-			o.tickets = append(o.tickets, f.Ticket(pid, o.owner))
-		}
-	}
-	day := func() string {
-		return time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(90)).Format(time.DateOnly)
-	}
-	const laterRate = "2026-03-17"  // added to the third user after the fact (one rate a day)
-	for i, u := range o.users[1:] { // the first user has no rate at all
-		dates := map[string]bool{}
-		if i+1 == 2 {
-			dates[laterRate] = true
-		}
-		for k := r.IntN(4); k > 0; k-- {
-			if d := day(); !dates[d] {
-				dates[d] = true
-				f.Rate(o.id, u, int64(1000+r.IntN(20000)), d)
-			}
-		}
-	}
-	statuses := []string{"Draft", "Submitted", "Submitted", "Approved"}
-	var ids []uuid.UUID
-	for i := 0; i < 300; i++ {
-		tk := r.IntN(len(o.tickets))
-		ids = append(ids, f.Entry(capextest.Entry{OrgID: o.id, UserID: o.users[r.IntN(len(o.users))],
-			ProjectID: o.projects[tk/3], TicketID: o.tickets[tk], Date: day(), Minutes: 1 + r.IntN(600),
-			Activity: randomActivities[r.IntN(8)], Status: statuses[r.IntN(4)]}))
-	}
+	g := f.Random(r, capextest.RandomOpts{Projects: 6, Phases: true, RepeatedNames: true, MaxBudgetCents: 2_000_000,
+		First: time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC), Days: 90, Entries: 300,
+		Statuses: []string{"Draft", "Submitted", "Submitted", "Approved"}})
+	o := reportOrg{id: g.ID, owner: g.Owner, users: g.Users, projects: g.Projects, teams: g.Teams, tickets: g.Tickets}
+	const laterRate = capextest.LaterRate
+	ids := g.Entries
 	tag := func(kind string, id uuid.UUID) {
 		f.Tag(o.id, kind, id, "k", []string{"a", "b"}[r.IntN(2)])
 		if r.IntN(2) == 0 {

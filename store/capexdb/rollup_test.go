@@ -18,8 +18,6 @@ import (
 	"tracker/store/storetest"
 )
 
-var activities = []string{"Coding", "CodeReview", "BugFixing", "Testing", "Documentation", "Design", "Meeting", "Planning"}
-
 // randomOrg seeds one org with random teams, projects, rates, entries in
 // every state and tags on every kind of entity, then changes it the ways
 // the rollup must follow: approvals, edits and deletes of approved entries,
@@ -32,58 +30,11 @@ type randomOrg struct {
 }
 
 func seedRandom(t *testing.T, f capextest.F, r *rand.Rand) randomOrg {
-	owner := f.User("Owner")
-	o := randomOrg{id: f.Org(owner)}
-	for i := 0; i < 6; i++ {
-		u := f.User(fmt.Sprintf("User %d", i))
-		f.Member(o.id, u, "member")
-		o.users = append(o.users, u)
-	}
-	for i := 0; i < 3; i++ {
-		o.teams = append(o.teams, f.Team(o.id, fmt.Sprintf("Team %d", i)))
-	}
-	periods := []string{"Monthly", "Quarterly", "Yearly", "Fixed"}
-	for i := 0; i < 5; i++ {
-		p := capextest.Project{CostCenterID: capextest.Ptr(fmt.Sprintf("CC-%d", r.IntN(2))),
-			BudgetCents: capextest.Ptr(int64(r.IntN(1_000_000))), BudgetPeriod: capextest.Ptr(periods[r.IntN(4)])}
-		if r.IntN(4) > 0 {
-			p.TeamID = &o.teams[r.IntN(3)]
-		}
-		if r.IntN(5) == 0 {
-			p.BudgetCents, p.BudgetPeriod = nil, nil
-		}
-		pid := f.Project(o.id, p)
-		o.projects = append(o.projects, pid)
-		for k := 0; k < 3; k++ {
-			o.tickets = append(o.tickets, f.Ticket(pid, owner))
-		}
-	}
-	day := func() string {
-		return time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC).AddDate(0, 0, r.IntN(100)).Format("2006-01-02")
-	}
-	// The rate added to the third user after the fact (below) must not
-	// land on a date the random ones already took (one rate per day).
-	const laterRate = "2026-03-17"
-	for i, u := range o.users[1:] { // the first user has no rate at all
-		dates := map[string]bool{}
-		if i+1 == 2 {
-			dates[laterRate] = true
-		}
-		for k := r.IntN(4); k > 0; k-- {
-			d := day()
-			if !dates[d] {
-				dates[d] = true
-				f.Rate(o.id, u, int64(1000+r.IntN(20000)), d)
-			}
-		}
-	}
-	statuses := []string{"Draft", "Submitted", "Approved", "Approved"}
-	for i := 0; i < 400; i++ {
-		tk := r.IntN(len(o.tickets))
-		o.entries = append(o.entries, f.Entry(capextest.Entry{OrgID: o.id, UserID: o.users[r.IntN(len(o.users))],
-			ProjectID: o.projects[tk/3], TicketID: o.tickets[tk], Date: day(), Minutes: 1 + r.IntN(600),
-			Activity: activities[r.IntN(8)], Status: statuses[r.IntN(4)]}))
-	}
+	g := f.Random(r, capextest.RandomOpts{Projects: 5, MaxBudgetCents: 1_000_000,
+		First: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), Days: 100, Entries: 400,
+		Statuses: []string{"Draft", "Submitted", "Approved", "Approved"}})
+	o := randomOrg{id: g.ID, users: g.Users, projects: g.Projects, teams: g.Teams, tickets: g.Tickets, entries: g.Entries}
+	const laterRate = capextest.LaterRate
 	tag := func(kind string, id uuid.UUID) {
 		f.Tag(o.id, kind, id, "k", []string{"a", "b"}[r.IntN(2)])
 		if r.IntN(2) == 0 {
