@@ -13,6 +13,7 @@ import (
 	"tracker/domain/tag"
 	"tracker/internal/testfactory"
 	"tracker/store/projectdb"
+	"tracker/store/ticketdb"
 )
 
 func newEnv(t *testing.T) *apitest.Env {
@@ -42,12 +43,9 @@ func hasTimeEntries(t *testing.T, env *apitest.Env) bool {
 	return apitest.Scalar[bool](t, env, `SELECT to_regclass('time_entries') IS NOT NULL`)
 }
 
-func insertTimeEntry(t *testing.T, env *apitest.Env, ticketID uuid.UUID, user uuid.UUID) uuid.UUID {
+func insertTimeEntry(t *testing.T, env *apitest.Env, ticket ticketdb.Row, user uuid.UUID) uuid.UUID {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7())
-	env.Exec(t, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type)
-		SELECT $1, org_id, $3, id, project_id, '2026-01-05', 60, 'Coding' FROM tickets WHERE id = $2`, id, ticketID, user)
-	return id
+	return testfactory.TimeEntry(t, env.DB, ticket, user, testfactory.TimeEntryOpts{}).ID
 }
 
 type pair = map[string]any

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"tracker/api/apitest"
 	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
 
 	"github.com/google/uuid"
 )
@@ -81,7 +82,8 @@ func TestEntityTags(t *testing.T) {
 	})
 
 	t.Run("every entity type", func(t *testing.T) {
-		ticket := insertTicket(t, env, projectID, owner.ID)
+		ticketRow := testfactory.Ticket(t, env.DB, projectdb.Row{ID: uuid.MustParse(projectID)}, owner.ID, testfactory.TicketOpts{})
+		ticket := ticketRow.ID
 		team := testfactory.Team(t, env.DB, org, testfactory.TeamOpts{}).ID
 		for _, c := range []struct{ typ, id string }{
 			{"ticket", ticket.String()}, {"user", viewer.ID.String()}, {"team", team.String()},
@@ -96,7 +98,7 @@ func TestEntityTags(t *testing.T) {
 		}
 		p := "/api/v1/orgs/" + org.String() + "/time_entry/%s/tags"
 		if hasTimeEntries(t, env) {
-			te := insertTimeEntry(t, env, ticket, owner.ID)
+			te := insertTimeEntry(t, env, ticketRow, owner.ID)
 			env.Do("PUT", strings.Replace(p, "%s", te.String(), 1), owner.Token, put("k", "v")).Expect(t, 200)
 		}
 		apitest.ExpectCode(t, env.Do("PUT", strings.Replace(p, "%s", uuid.NewString(), 1), owner.Token, put("k", "v")), 404, "not_found")

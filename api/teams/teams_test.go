@@ -1,8 +1,8 @@
 package teams_test
 
 import (
-	"context"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -155,20 +155,14 @@ func TestTeamsEndToEnd(t *testing.T) {
 	}
 	lone := env.Do("POST", "/api/v1/projects", owner.Token, map[string]any{"org_id": org, "key": "LONE", "name": "Lone"}).Expect(t, 201).Map(t)
 	// Approved entries at 60.00/h: CORE 2h, OPS 1h, LONE 0.5h.
-	ctx := context.Background()
-	exec := func(sql string, args ...any) {
-		if _, err := env.DB.Pool.Exec(ctx, sql, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exec(`INSERT INTO labor_rates (id, org_id, user_id, loaded_rate_cents, effective_date) VALUES ($1, $2, $3, 6000, '2026-01-01')`, uuid.New(), org, owner.ID)
+	testfactory.LaborRate(t, env.DB, org, owner.ID, testfactory.LaborRateOpts{Cents: 6000, EffectiveDate: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
 	for _, e := range []struct {
 		project string
 		minutes int
 	}{{core["id"].(string), 120}, {ops["id"].(string), 60}, {lone["id"].(string), 30}} {
-		ticket := testfactory.Ticket(t, env.DB, projectdb.Row{ID: uuid.MustParse(e.project)}, owner.ID, testfactory.TicketOpts{}).ID
-		exec(`INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type, status, approved_by, approved_at)
-			VALUES ($1, $2, $3, $4, $5, '2026-03-02', $6, 'Coding', 'Approved', $3, now())`, uuid.New(), org, owner.ID, ticket, e.project, e.minutes)
+		ticket := testfactory.Ticket(t, env.DB, projectdb.Row{ID: uuid.MustParse(e.project)}, owner.ID, testfactory.TicketOpts{})
+		testfactory.TimeEntry(t, env.DB, ticket, owner.ID, testfactory.TimeEntryOpts{Date: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC),
+			Minutes: e.minutes, Activity: "Coding", Status: "Approved", ApprovedBy: &owner.ID})
 	}
 	var byTeam struct {
 		Teams []struct {

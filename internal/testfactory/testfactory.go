@@ -18,9 +18,11 @@ import (
 	"tracker/store"
 	"tracker/store/commentdb"
 	"tracker/store/projectdb"
+	"tracker/store/ratedb"
 	"tracker/store/sprintdb"
 	"tracker/store/teamdb"
 	"tracker/store/ticketdb"
+	"tracker/store/timedb"
 )
 
 // ProjectOpts are a project's options; Key defaults to a unique one.
@@ -164,6 +166,71 @@ func Comment(t testing.TB, db *store.DB, tk ticketdb.Row, authorID uuid.UUID, o 
 		ParentCommentID: o.ParentID, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	if err := commentdb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.Comment: %v", err)
+	}
+	return r
+}
+
+// LaborRateOpts are a labor rate's options; zero values are 60.00 an hour
+// (6000 cents) effective 2026-01-01.
+type LaborRateOpts struct {
+	Cents         int64
+	EffectiveDate time.Time
+}
+
+// LaborRate inserts a loaded labor rate for userID in orgID.
+func LaborRate(t testing.TB, db *store.DB, orgID, userID uuid.UUID, o LaborRateOpts) ratedb.Row {
+	t.Helper()
+	if o.Cents == 0 {
+		o.Cents = 6000
+	}
+	if o.EffectiveDate.IsZero() {
+		o.EffectiveDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	r := ratedb.Row{ID: domain.NewID(), OrgID: orgID, UserID: userID, LoadedRateCents: o.Cents,
+		EffectiveDate: o.EffectiveDate, CreatedAt: now, UpdatedAt: now}
+	if err := ratedb.Insert(context.Background(), db.Q(), r); err != nil {
+		t.Fatalf("testfactory.LaborRate: %v", err)
+	}
+	return r
+}
+
+// TimeEntryOpts are a time entry's options; zero values are 60 minutes of
+// Coding on 2026-01-05, Draft. ApprovedBy (with Status Approved) marks it
+// approved now.
+type TimeEntryOpts struct {
+	Date       time.Time
+	Minutes    int
+	Activity   string
+	Status     string
+	ApprovedBy *uuid.UUID
+}
+
+// TimeEntry inserts userID's entry on the ticket (tk.ID, tk.OrgID and
+// tk.ProjectID are read).
+func TimeEntry(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, o TimeEntryOpts) timedb.Row {
+	t.Helper()
+	if o.Date.IsZero() {
+		o.Date = time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	}
+	if o.Minutes == 0 {
+		o.Minutes = 60
+	}
+	if o.Activity == "" {
+		o.Activity = "Coding"
+	}
+	if o.Status == "" {
+		o.Status = "Draft"
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	r := timedb.Row{ID: domain.NewID(), OrgID: tk.OrgID, UserID: userID, TicketID: tk.ID, ProjectID: tk.ProjectID,
+		Date: o.Date, DurationMinutes: o.Minutes, ActivityType: o.Activity, Status: o.Status, ApprovedBy: o.ApprovedBy,
+		CreatedAt: now, UpdatedAt: now, RowVersion: 1}
+	if o.ApprovedBy != nil {
+		r.ApprovedAt = &now
+	}
+	if err := timedb.Insert(context.Background(), db.Q(), r); err != nil {
+		t.Fatalf("testfactory.TimeEntry: %v", err)
 	}
 	return r
 }
