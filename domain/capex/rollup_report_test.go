@@ -41,18 +41,9 @@ func seedReportOrg(t *testing.T, f capextest.F, entries *timeentry.Service, r *r
 	o := reportOrg{id: g.ID, owner: g.Owner, users: g.Users, projects: g.Projects, teams: g.Teams, tickets: g.Tickets}
 	const laterRate = capextest.LaterRate
 	ids := g.Entries
-	tag := func(kind string, id uuid.UUID) {
-		f.Tag(o.id, kind, id, "k", []string{"a", "b"}[r.IntN(2)])
-		if r.IntN(2) == 0 {
-			f.Tag(o.id, kind, id, "j", "x")
-		}
-	}
-	for _, p := range o.projects[:3] {
-		tag("project", p)
-	}
-	for _, u := range o.users[:2] {
-		tag("user", u)
-	}
+	tag := func(kind string, id uuid.UUID) { f.RandomTags(r, o.id, kind, id) }
+	f.RandomTags(r, o.id, "project", o.projects[:3]...)
+	f.RandomTags(r, o.id, "user", o.users[:2]...)
 	tag("team", o.teams[0])
 	for _, i := range r.Perm(len(o.tickets))[:5] {
 		tag("ticket", o.tickets[i])

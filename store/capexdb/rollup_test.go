@@ -35,18 +35,9 @@ func seedRandom(t *testing.T, f capextest.F, r *rand.Rand) randomOrg {
 		Statuses: []string{"Draft", "Submitted", "Approved", "Approved"}})
 	o := randomOrg{id: g.ID, users: g.Users, projects: g.Projects, teams: g.Teams, tickets: g.Tickets, entries: g.Entries}
 	const laterRate = capextest.LaterRate
-	tag := func(kind string, id uuid.UUID) {
-		f.Tag(o.id, kind, id, "k", []string{"a", "b"}[r.IntN(2)])
-		if r.IntN(2) == 0 {
-			f.Tag(o.id, kind, id, "j", "x")
-		}
-	}
-	for _, p := range o.projects[:3] {
-		tag("project", p)
-	}
-	for _, u := range o.users[:2] {
-		tag("user", u)
-	}
+	tag := func(kind string, id uuid.UUID) { f.RandomTags(r, o.id, kind, id) }
+	f.RandomTags(r, o.id, "project", o.projects[:3]...)
+	f.RandomTags(r, o.id, "user", o.users[:2]...)
 	for _, i := range r.Perm(len(o.tickets))[:4] {
 		tag("ticket", o.tickets[i])
 	}

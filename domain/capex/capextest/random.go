@@ -97,3 +97,14 @@ func (f F) Random(r *rand.Rand, o RandomOpts) RandomOrg {
 	}
 	return g
 }
+
+// RandomTags tags each entity with k=a or k=b and, half the time, j=x.
+func (f F) RandomTags(r *rand.Rand, orgID uuid.UUID, kind string, ids ...uuid.UUID) {
+	f.T.Helper()
+	for _, id := range ids {
+		f.Tag(orgID, kind, id, "k", []string{"a", "b"}[r.IntN(2)])
+		if r.IntN(2) == 0 {
+			f.Tag(orgID, kind, id, "j", "x")
+		}
+	}
+}
