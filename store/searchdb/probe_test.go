@@ -3,11 +3,8 @@ package searchdb_test
 import (
 	"context"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
 
 	"tracker/domain/search/query"
 	"tracker/store/searchdb"
@@ -22,20 +19,8 @@ func TestResolveFindsWordsBeyondTheSample(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	ctx := context.Background()
-	org, me := uuid.New(), uuid.New()
 	n := searchdb.ProbeSample + 100
-	seedSQL := strings.NewReplacer("$1", "'"+org.String()+"'::uuid", "$2", "'"+me.String()+"'::uuid").Replace(`
-INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', 'org-probe-' || gen_random_uuid());
-INSERT INTO users (id, email, display_name) VALUES ($2, 'probe-' || gen_random_uuid() || '@example.com', 'Me');
-INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner');
-INSERT INTO projects (id, org_id, key, name) VALUES (gen_random_uuid(), $1, 'P', 'Probe');
-INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status, priority, reporter_id)
-SELECT gen_random_uuid(), $1, p.id, g,
-       CASE WHEN g = ` + strconv.Itoa(n) + ` THEN 'Zeppelin manifest' ELSE 'Launch ' || g END, 'about the dashboard', 'Todo', 'None', $2
-FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = $1;`)
-	if _, err := db.Pool.Exec(ctx, seedSQL); err != nil {
-		t.Fatalf("seed: %v", err)
-	}
+	org, me := seedTickets(t, db, n, "CASE WHEN g = "+strconv.Itoa(n)+" THEN 'Zeppelin manifest' ELSE 'Launch ' || g END", "about the dashboard")
 	pq, err := query.Parse("launch zeppelin dashbord")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/search/query"
+	"tracker/store"
 	"tracker/store/searchdb"
 	"tracker/store/storetest"
 )
@@ -21,21 +22,8 @@ func TestRelevanceRanksTheMostRecentMatches(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	ctx := context.Background()
-	org, me := uuid.New(), uuid.New()
 	n := searchdb.RankWindow + 10
-	seedSQL := strings.NewReplacer("$1", "'"+org.String()+"'::uuid", "$2", "'"+me.String()+"'::uuid").Replace(`
-INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', 'org-window-' || gen_random_uuid());
-INSERT INTO users (id, email, display_name) VALUES ($2, 'window-' || gen_random_uuid() || '@example.com', 'Me');
-INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner');
-INSERT INTO projects (id, org_id, key, name) VALUES (gen_random_uuid(), $1, 'W', 'Window');
-INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status, priority, reporter_id, created_at, updated_at)
-SELECT gen_random_uuid(), $1, p.id, g,
-       CASE WHEN g <= 10 THEN 'Rocket rocket rocket' WHEN g = 100 THEN 'Rocket one hundred' ELSE 'Launch ' || g END, 'about the rocket', 'Todo', 'None', $2,
-       '2026-01-01'::timestamptz, '2026-01-01'::timestamptz + g * interval '1 minute'
-FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = $1;`)
-	if _, err := db.Pool.Exec(ctx, seedSQL); err != nil {
-		t.Fatalf("seed: %v", err)
-	}
+	org, me := seedTickets(t, db, n, "CASE WHEN g <= 10 THEN 'Rocket rocket rocket' WHEN g = 100 THEN 'Rocket one hundred' ELSE 'Launch ' || g END", "about the rocket")
 	pages := func(q string) []string {
 		pq, err := query.Parse(q)
 		if err != nil {
@@ -74,4 +62,25 @@ FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = 
 	if ranked[0] != "Rocket one hundred" {
 		t.Errorf("relevance order starts with %q", ranked[0])
 	}
+}
+
+// seedTickets makes an org with one Owner (me) and one project of n tickets
+// numbered g = 1..n: title is an SQL expression of g, updated_at grows
+// with g (a minute apart).
+func seedTickets(t *testing.T, db *store.DB, n int, title, description string) (org, me uuid.UUID) {
+	t.Helper()
+	org, me = uuid.New(), uuid.New()
+	seedSQL := strings.NewReplacer("$1", "'"+org.String()+"'::uuid", "$2", "'"+me.String()+"'::uuid").Replace(`
+INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', 'org-seed-' || gen_random_uuid());
+INSERT INTO users (id, email, display_name) VALUES ($2, 'seed-' || gen_random_uuid() || '@example.com', 'Me');
+INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner');
+INSERT INTO projects (id, org_id, key, name) VALUES (gen_random_uuid(), $1, 'S', 'Seeded');
+INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status, priority, reporter_id, created_at, updated_at)
+SELECT gen_random_uuid(), $1, p.id, g, ` + title + `, '` + description + `', 'Todo', 'None', $2,
+       '2026-01-01'::timestamptz, '2026-01-01'::timestamptz + g * interval '1 minute'
+FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = $1;`)
+	if _, err := db.Pool.Exec(context.Background(), seedSQL); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	return org, me
 }
