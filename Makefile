@@ -48,7 +48,7 @@ run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, tracker dev
 
 test: temporal minio ## the whole suite against real PostgreSQL, the Temporal dev server and MinIO
 	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" TRACKER_MINIO_BIN="$(CURDIR)/bin/minio" bash deploy/dev/test.sh
-	@FUZZTIME=2s bash deploy/dev/fuzz.sh
+	@FUZZTIME=2000x bash deploy/dev/fuzz.sh
 
 openapi: ## docs/openapi.yaml from docs/openapi-root.yaml and the fragments docs/openapi/*.yaml
 	$(GO) test -count=1 ./docs -run TestOpenAPIIsCurrent -update
@@ -75,7 +75,7 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 	$(GO) test -run '^$$' -bench DecodeLargeImport -benchtime 3x ./domain/importer/
 
 FUZZTIME ?= 60s
-fuzz: ## every fuzz target for FUZZTIME each (default 60s; make test runs each for 2s)
+fuzz: ## every fuzz target for FUZZTIME each (default 60s; make test runs 2000 inputs each)
 	@FUZZTIME=$(FUZZTIME) bash deploy/dev/fuzz.sh
 
 clean: ## remove bin/tracker and .data (stops the private PostgreSQL and Temporal servers first); keeps bin/temporal and bin/minio
