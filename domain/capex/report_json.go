@@ -3,9 +3,10 @@ package capex
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"tracker/internal/jsonw"
 )
 
 // AppendJSON appends the report as encoding/json would marshal it, byte
@@ -16,7 +17,7 @@ import (
 // information (one small object) is marshaled by encoding/json.
 func (r Report) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"period":`...)
-	b = appendJSONString(b, r.Period)
+	b = jsonw.AppendString(b, r.Period)
 	b = append(b, `,"total_hours":`...)
 	b = appendDec(b, r.TotalHours)
 	b = appendIntField(b, `,"total_amount_cents":`, r.TotalAmountCents)
@@ -68,7 +69,7 @@ func (r Report) AppendJSON(b []byte) ([]byte, error) {
 				b = append(b, `{"user_id":`...)
 				b = appendUUID(b, u.UserID)
 				b = append(b, `,"display_name":`...)
-				b = appendJSONString(b, u.DisplayName)
+				b = jsonw.AppendString(b, u.DisplayName)
 				b = append(b, `,"total_hours":`...)
 				b = appendDec(b, u.TotalHours)
 				b = appendIntField(b, `,"total_amount_cents":`, u.TotalAmountCents)
@@ -108,9 +109,9 @@ func appendProject(b []byte, p *ProjectReport) []byte {
 	b = append(b, `{"project_id":`...)
 	b = appendUUID(b, p.ProjectID)
 	b = append(b, `,"project_key":`...)
-	b = appendJSONString(b, p.ProjectKey)
+	b = jsonw.AppendString(b, p.ProjectKey)
 	b = append(b, `,"project_name":`...)
-	b = appendJSONString(b, p.ProjectName)
+	b = jsonw.AppendString(b, p.ProjectName)
 	b = append(b, `,"capitalization_type":`...)
 	b = appendOptString(b, p.CapitalizationType)
 	b = append(b, `,"development_phase":`...)
@@ -118,7 +119,7 @@ func appendProject(b []byte, p *ProjectReport) []byte {
 	b = append(b, `,"cost_center_id":`...)
 	b = appendOptString(b, p.CostCenterID)
 	b = append(b, `,"capex_opex":`...)
-	b = appendJSONString(b, p.CapExOpEx)
+	b = jsonw.AppendString(b, p.CapExOpEx)
 	b = append(b, `,"total_hours":`...)
 	b = appendDec(b, p.TotalHours)
 	b = appendIntField(b, `,"total_amount_cents":`, p.TotalAmountCents)
@@ -133,7 +134,7 @@ func appendProject(b []byte, p *ProjectReport) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"activity_type":`...)
-			b = appendJSONString(b, a.ActivityType)
+			b = jsonw.AppendString(b, a.ActivityType)
 			b = append(b, `,"hours":`...)
 			b = appendDec(b, a.Hours)
 			b = appendIntField(b, `,"amount_cents":`, a.AmountCents)
@@ -150,7 +151,7 @@ func appendProject(b []byte, p *ProjectReport) []byte {
 			b = append(b, `{"user_id":`...)
 			b = appendUUID(b, u.UserID)
 			b = append(b, `,"display_name":`...)
-			b = appendJSONString(b, u.DisplayName)
+			b = jsonw.AppendString(b, u.DisplayName)
 			b = append(b, `,"total_hours":`...)
 			b = appendDec(b, u.TotalHours)
 			b = appendIntField(b, `,"total_amount_cents":`, u.TotalAmountCents)
@@ -192,7 +193,7 @@ func appendOptString(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return appendJSONString(b, *s)
+	return jsonw.AppendString(b, *s)
 }
 
 // appendDec appends what Decimal2.MarshalJSON returns (String).
@@ -226,61 +227,5 @@ func appendUUID(b []byte, id uuid.UUID) []byte {
 	}
 	b = append(b, '"')
 	b = append(b, s[:]...)
-	return append(b, '"')
-}
-
-// appendJSONString is encoding/json's string encoding with HTML escaping
-// (what json.Marshal does): ", \ and control characters escaped (\b, \f,
-// \n, \r, \t by name, others \u00XX), <, > and & as \u003c, \u003e,
-// \u0026, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
 	return append(b, '"')
 }

@@ -13,9 +13,10 @@ package ticket
 import (
 	"encoding/hex"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"tracker/internal/jsonw"
 )
 
 func appendUUID(b []byte, id uuid.UUID) []byte {
@@ -48,57 +49,9 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString quotes s as encoding/json does by default: HTML-sensitive
-// characters, control characters, U+2028/U+2029 escaped, invalid UTF-8
-// replaced by U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
+// appendString quotes s as json.Marshal does (jsonw.AppendString); the
+// generated encoder calls it.
+func appendString(b []byte, s string) []byte { return jsonw.AppendString(b, s) }
 
 // MarshalJSON renders the ticket with AppendJSON, so events and every
 // response agree with the hot paths that append it directly.

@@ -17,7 +17,7 @@ import (
 // it by reflection: the reference AppendJSON must match byte for byte.
 type plain Ticket
 
-var tricky = []string{"", "plain", `quote " and \ backslash`, "<script>&amp;</script>", "tab\tnl\ncr\r",
+var tricky = []string{"", "plain", `quote " and \ backslash`, "<script>&amp;</script>", "tab\tnl\ncr\r", "bs\bff\f",
 	"\x00\x01\x1f\x7f", "é ü 漢字 🎉", "line\u2028sep\u2029", "bad \xff\xfe utf8", strings.Repeat("x", 500)}
 
 func randomTicket(r *rand.Rand) Ticket {
