@@ -23,7 +23,10 @@
 // contain one of the comma-separated words; -cpuprofile FILE (with -self,
 // where the API runs in this process) profiles everything after seeding,
 // for go tool pprof; -keep
-// (with -self) keeps the seeded database and prints its URL, for EXPLAIN.
+// (with -self) keeps the seeded database and prints its URL, for EXPLAIN;
+// -reuse URL (implies -self) measures a database a -keep run left, without
+// seeding again (seeding 1M entries takes minutes): a new Owner joins the
+// seeded org (-entries must be the kept run's, for the row check).
 package main
 
 import (
@@ -47,6 +50,7 @@ type config struct {
 	Period   string
 	Target   float64 // milliseconds, p95 of the default report
 	Keep     bool    // -self: keep the seeded database and print its URL
+	Reuse    string  // a database a -keep run left: measured without seeding
 	Drill    bool    // also measure the drill-down modes
 	Files    bool    // also measure the file exports (files.go)
 	Only     string  // comma-separated substrings: measure only the modes and files whose names hold one
@@ -76,7 +80,11 @@ func main() {
 	flag.StringVar(&c.Only, "only", "", "comma-separated substrings: measure only the modes and file exports whose names contain one")
 	flag.StringVar(&c.CPUProf, "cpuprofile", "", "with -self: write a CPU profile of the measured part (seeding excluded) to this file")
 	flag.BoolVar(&c.Keep, "keep", false, "with -self: keep the seeded database (its URL is printed) for EXPLAIN")
+	flag.StringVar(&c.Reuse, "reuse", "", "measure the database a -keep run left (implies -self), without seeding")
 	flag.Parse()
+	if c.Reuse != "" {
+		c.Self = true
+	}
 	c.Users, c.Projects, c.Period, c.Target = 50, 100, "2026-03", 500
 	c.URL = strings.TrimRight(c.URL, "/")
 	if c.Entries < 1 || c.Runs < 1 {

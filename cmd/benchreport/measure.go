@@ -17,7 +17,7 @@ type mode struct {
 
 func modes(c config, w world) []mode {
 	base := func(kv ...string) url.Values {
-		v := url.Values{"period": {c.Period}}
+		v := url.Values{"period": {c.Period}, "org_id": {w.orgID.String()}}
 		for i := 0; i+1 < len(kv); i += 2 {
 			v.Set(kv[i], kv[i+1])
 		}

@@ -30,7 +30,8 @@ func prepare(ctx context.Context, c config) (world, error) {
 	var w world
 	email := fmt.Sprintf("benchreport-%s@example.test", uuid.NewString()[:8])
 	var auth struct {
-		AccessToken string `json:"access_token"`
+		AccessToken string    `json:"access_token"`
+		UserID      uuid.UUID `json:"user_id"`
 	}
 	if err := call(ctx, c.URL, "POST", "/api/v1/auth/register", "", map[string]any{
 		"email": email, "password": "benchmark-password", "display_name": "Bench Owner"}, &auth); err != nil {
@@ -48,6 +49,20 @@ func prepare(ctx context.Context, c config) (world, error) {
 		return w, err
 	}
 	defer pool.Close()
+	if c.Reuse != "" {
+		// The org a -keep run seeded (its bench projects are keyed B1…);
+		// the new user joins it as an Owner and every request names it.
+		if err := pool.QueryRow(ctx, `SELECT org_id FROM projects WHERE key = 'B1' AND name = 'Bench project 1'
+		    ORDER BY created_at DESC LIMIT 1`).Scan(&w.orgID); err != nil {
+			return w, fmt.Errorf("find the seeded org: %w", err)
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'owner')`,
+			w.orgID, auth.UserID); err != nil {
+			return w, err
+		}
+		fmt.Printf("reusing the seeded org %s\n\n", w.orgID)
+		return w, nil
+	}
 	start := time.Now()
 	if err := seed(ctx, pool, c, w.orgID); err != nil {
 		return w, fmt.Errorf("seed: %w", err)

@@ -18,12 +18,19 @@ import (
 	"tracker/store/storetest"
 )
 
-// startSelf creates a temporary migrated database and serves the API (the
-// account and report modules) on a loopback port, pointing c at both.
+// startSelf creates a temporary migrated database (or opens the one -reuse
+// names) and serves the API (the account and report modules) on a loopback
+// port, pointing c at both.
 func startSelf(ctx context.Context, c *config) (func(), error) {
-	dbURL, drop, err := storetest.NewDatabase(ctx)
-	if err != nil {
-		return nil, err
+	dbURL, drop := c.Reuse, func() {}
+	if dbURL == "" {
+		var err error
+		if dbURL, drop, err = storetest.NewDatabase(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if c.Keep || c.Reuse != "" {
+		drop = func() { fmt.Printf("kept the seeded database: %s\n", dbURL) }
 	}
 	db, err := store.Open(ctx, dbURL)
 	if err != nil {
@@ -48,10 +55,6 @@ func startSelf(ctx context.Context, c *config) (func(), error) {
 	return func() {
 		_ = app.ShutdownWithTimeout(5 * time.Second)
 		db.Close()
-		if c.Keep {
-			fmt.Printf("kept the seeded database: %s\n", dbURL)
-			return
-		}
 		drop()
 	}, nil
 }
