@@ -8,15 +8,13 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"runtime"
-	"runtime/metrics"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
 	"github.com/xuri/excelize/v2"
+
+	"tracker/internal/heappeak"
 )
 
 // The file exports (issue 17 item 4): the drill-down of every entry of the
@@ -39,7 +37,7 @@ type fileTiming struct {
 }
 
 func measureFiles(ctx context.Context, c config, w world) (bool, error) {
-	base := url.Values{"period": {c.Period}}
+	base := url.Values{"period": {c.Period}, "org_id": {w.orgID.String()}}
 	with := func(k, v string) string {
 		q := url.Values{}
 		for kk, vv := range base {
@@ -147,37 +145,7 @@ func heapPeak(sample bool, f func()) uint64 {
 		f()
 		return 0
 	}
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
-	runtime.GC()
-	start := read()
-	var peak atomic.Uint64
-	peak.Store(start)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				if v := read(); v > peak.Load() {
-					peak.Store(v)
-				}
-			}
-		}
-	}()
-	f()
-	close(done)
-	wg.Wait()
-	return peak.Load() - start
+	return heappeak.Measure(2*time.Millisecond, f)
 }
 
 // countRows counts the rows of the workbook's only sheet, streaming.

@@ -3,14 +3,13 @@ package capex
 import (
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/metrics"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/xuri/excelize/v2"
+
+	"tracker/internal/heappeak"
 )
 
 // The drill-down XLSX's writer without the database: b.N workbooks of
@@ -43,7 +42,7 @@ func BenchmarkEntriesXLSXWriter(b *testing.B) {
 			var peak uint64
 			for b.Loop() {
 				var err error
-				peak = max(peak, heapPeak(func() {
+				peak = max(peak, heappeak.Measure(time.Millisecond, func() {
 					err = writeEntriesXLSX(io.Discard, period, func(fn func(EntryLine) error) error {
 						for i := range n {
 							if err := fn(benchEntry(i)); err != nil {
@@ -60,41 +59,6 @@ func BenchmarkEntriesXLSXWriter(b *testing.B) {
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		})
 	}
-}
-
-// heapPeak runs f and returns how far the heap's objects rose above their
-// level at the start while f ran.
-func heapPeak(f func()) uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 {
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
-	runtime.GC()
-	start := read()
-	var peak atomic.Uint64
-	peak.Store(start)
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				if v := read(); v > peak.Load() {
-					peak.Store(v)
-				}
-			}
-		}
-	}()
-	f()
-	close(done)
-	<-stopped
-	return peak.Load() - start
 }
 
 func BenchmarkXLSXStreamAlone(b *testing.B) {
