@@ -26,59 +26,29 @@ func (r Report) AppendJSON(b []byte) ([]byte, error) {
 	b = appendIntField(b, `,"unpriced_entries":`, r.UnpricedEntries)
 	if r.Projects != nil {
 		b = append(b, `,"projects":`...)
-		b = appendProjects(b, *r.Projects)
+		b = appendArray(b, *r.Projects, appendProject)
 	}
 	if r.Teams != nil {
 		b = append(b, `,"teams":`...)
-		if *r.Teams == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, t := range *r.Teams {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"team_id":`...)
-				if t.TeamID == nil {
-					b = append(b, "null"...)
-				} else {
-					b = appendUUID(b, *t.TeamID)
-				}
-				b = append(b, `,"team_name":`...)
-				b = appendOptString(b, t.TeamName)
-				b = append(b, `,"total_hours":`...)
-				b = appendDec(b, t.TotalHours)
-				b = appendIntField(b, `,"total_amount_cents":`, t.TotalAmountCents)
-				b = append(b, `,"projects":`...)
-				b = appendProjects(b, t.Projects)
-				b = append(b, '}')
+		b = appendArray(b, *r.Teams, func(b []byte, t *TeamReport) []byte {
+			b = append(b, `{"team_id":`...)
+			if t.TeamID == nil {
+				b = append(b, "null"...)
+			} else {
+				b = appendUUID(b, *t.TeamID)
 			}
-			b = append(b, ']')
-		}
+			b = append(b, `,"team_name":`...)
+			b = appendOptString(b, t.TeamName)
+			b = appendTotals(b, t.TotalHours, t.TotalAmountCents)
+			return appendGroupProjects(b, t.Projects)
+		})
 	}
 	if r.Users != nil {
 		b = append(b, `,"users":`...)
-		if *r.Users == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i, u := range *r.Users {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"user_id":`...)
-				b = appendUUID(b, u.UserID)
-				b = append(b, `,"display_name":`...)
-				b = jsonw.AppendString(b, u.DisplayName)
-				b = append(b, `,"total_hours":`...)
-				b = appendDec(b, u.TotalHours)
-				b = appendIntField(b, `,"total_amount_cents":`, u.TotalAmountCents)
-				b = append(b, `,"projects":`...)
-				b = appendProjects(b, u.Projects)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-		}
+		b = appendArray(b, *r.Users, func(b []byte, u *UserReport) []byte {
+			b = appendUserHead(b, u.UserID, u.DisplayName, u.TotalHours, u.TotalAmountCents)
+			return appendGroupProjects(b, u.Projects)
+		})
 	}
 	if r.Close != nil {
 		c, err := json.Marshal(r.Close)
@@ -91,18 +61,43 @@ func (r Report) AppendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendProjects(b []byte, ps []ProjectReport) []byte {
-	if ps == nil {
+// appendArray appends items as a JSON array (null for a nil slice, as
+// encoding/json writes it), each item by enc.
+func appendArray[T any](b []byte, items []T, enc func([]byte, *T) []byte) []byte {
+	if items == nil {
 		return append(b, "null"...)
 	}
 	b = append(b, '[')
-	for i := range ps {
+	for i := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendProject(b, &ps[i])
+		b = enc(b, &items[i])
 	}
 	return append(b, ']')
+}
+
+// appendUserHead opens a user's object (a UserReport's or a UserLine's):
+// its id, name and totals, without the closing brace.
+func appendUserHead(b []byte, id uuid.UUID, name string, hours Decimal2, cents int64) []byte {
+	b = append(b, `{"user_id":`...)
+	b = appendUUID(b, id)
+	b = append(b, `,"display_name":`...)
+	b = jsonw.AppendString(b, name)
+	return appendTotals(b, hours, cents)
+}
+
+// appendTotals appends the total_hours and total_amount_cents fields.
+func appendTotals(b []byte, hours Decimal2, cents int64) []byte {
+	b = append(b, `,"total_hours":`...)
+	b = appendDec(b, hours)
+	return appendIntField(b, `,"total_amount_cents":`, cents)
+}
+
+// appendGroupProjects ends a team's or user's object with its projects.
+func appendGroupProjects(b []byte, ps []ProjectReport) []byte {
+	b = append(b, `,"projects":`...)
+	return append(appendArray(b, ps, appendProject), '}')
 }
 
 func appendProject(b []byte, p *ProjectReport) []byte {
@@ -120,44 +115,22 @@ func appendProject(b []byte, p *ProjectReport) []byte {
 	b = appendOptString(b, p.CostCenterID)
 	b = append(b, `,"capex_opex":`...)
 	b = jsonw.AppendString(b, p.CapExOpEx)
-	b = append(b, `,"total_hours":`...)
-	b = appendDec(b, p.TotalHours)
-	b = appendIntField(b, `,"total_amount_cents":`, p.TotalAmountCents)
+	b = appendTotals(b, p.TotalHours, p.TotalAmountCents)
 	b = appendIntField(b, `,"unpriced_entries":`, p.UnpricedEntries)
 	b = append(b, `,"breakdown":`...)
-	if p.Breakdown == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, a := range p.Breakdown {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"activity_type":`...)
-			b = jsonw.AppendString(b, a.ActivityType)
-			b = append(b, `,"hours":`...)
-			b = appendDec(b, a.Hours)
-			b = appendIntField(b, `,"amount_cents":`, a.AmountCents)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendArray(b, p.Breakdown, func(b []byte, a *ActivityLine) []byte {
+		b = append(b, `{"activity_type":`...)
+		b = jsonw.AppendString(b, a.ActivityType)
+		b = append(b, `,"hours":`...)
+		b = appendDec(b, a.Hours)
+		b = appendIntField(b, `,"amount_cents":`, a.AmountCents)
+		return append(b, '}')
+	})
 	if len(p.Users) > 0 { // omitempty
-		b = append(b, `,"users":[`...)
-		for i, u := range p.Users {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"user_id":`...)
-			b = appendUUID(b, u.UserID)
-			b = append(b, `,"display_name":`...)
-			b = jsonw.AppendString(b, u.DisplayName)
-			b = append(b, `,"total_hours":`...)
-			b = appendDec(b, u.TotalHours)
-			b = appendIntField(b, `,"total_amount_cents":`, u.TotalAmountCents)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
+		b = append(b, `,"users":`...)
+		b = appendArray(b, p.Users, func(b []byte, u *UserLine) []byte {
+			return append(appendUserHead(b, u.UserID, u.DisplayName, u.TotalHours, u.TotalAmountCents), '}')
+		})
 	}
 	if bf := p.BudgetFields; bf != nil { // embedded pointer: its fields, or none
 		b = append(b, `,"budget_cents":`...)
