@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	sq "github.com/Masterminds/squirrel"
@@ -87,28 +88,65 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 }
 
 // text matches a free word or phrase in title, description and comments
-// (index tickets_search_idx). A bare word of 4 or more characters also
-// matches a title with a similar word (pg_trgm word similarity, index
-// tickets_title_trgm_idx): "dashbord" finds "Slow dashboard".
+// (index tickets_search_idx). A bare word of 4 or more characters that the
+// full text finds in none of the visible tickets (Resolve) matches titles
+// with a similar word instead (the typo fallback: "dashbord" finds "Slow
+// dashboard"): Resolve looks the similar words up in the org's title words
+// (table ticket_title_words, pg_trgm similarity), and the term is the
+// full text of those words restricted to titles (weight A), by the same
+// text index.
 //
-// With resolved names (Resolve) the trigram match applies only to a word the
-// text search finds nowhere in the visible tickets, and alone.
+// Without resolved names (a caller that skips Resolve) a fuzzy word matches
+// either way: the text, or a similar title word by the trigram index of
+// tickets' titles (tickets_title_trgm_idx), which reads every title sharing
+// the word's common trigrams.
 func text(n query.Text, env Env) sq.Sqlizer {
 	v := n.Value
 	if n.Quoted {
 		v = `"` + stripQuotes(v) + `"`
 	}
 	fts := sq.Expr("t.search_vector @@ websearch_to_tsquery('"+TextConfig+"', ?)", v)
-	trgm := sq.Expr("? <% t.title", v)
 	switch {
 	case !fuzzy(n):
 		return fts
 	case env.Names == nil:
-		return sq.Or{fts, trgm}
+		return sq.Or{fts, sq.Expr("? <% t.title", v)}
 	case env.Names.Unknown[n.Value]:
-		return trgm
+		if q := titleWords(env.Names.Similar[n.Value]); q != "" {
+			return sq.Expr("t.search_vector @@ to_tsquery('"+TextConfig+"', ?)", q)
+		}
+		return sq.Expr("false")
 	}
 	return fts
+}
+
+// titleWords is the tsquery text that matches any of words in a title
+// (weight A): "dashboard:A | dashboards:A". Only words of letters and
+// digits are taken (what ticket_title_words stores), so no word carries a
+// tsquery operator; "" when none is left.
+func titleWords(words []string) string {
+	var b strings.Builder
+	for _, w := range words {
+		if !plainWord(w) {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(w)
+		b.WriteString(":A")
+	}
+	return b.String()
+}
+
+// plainWord tells whether w is made of letters and digits only.
+func plainWord(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return w != ""
 }
 
 // fuzzy tells whether a free word may match similar title words: a bare

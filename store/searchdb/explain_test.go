@@ -87,7 +87,7 @@ func TestEveryFilterUsesAnIndex(t *testing.T) {
 		"label:label50", "label:nosuchlabel", "-label:label50", "label:label7 label:label8",
 		"sprint:current", `sprint:"Sprint 2"`, "sprint:none", "project:P1", "created:>2025-06-01", "created:2025-03-03",
 		"updated:<7d", "updated:>30d", "tag:env=prod", "tag:env", "has:attachments", "has:labels", "has:assignee", "is:blocked",
-		"login", `"login problem"`, "w4242", "logni", "sort:created billing", "zeppelins", "nothingmatches",
+		"login", `"login problem"`, "w4242", "logni", "problme", "zepelins", "sort:created billing", "zeppelins", "nothingmatches",
 		"assignee:me status:Todo", "label:label7 status:Done", "sprint:current status:InProgress", "billing status:Done",
 		"label:label3 OR label:label4", "(priority:High OR priority:Critical) category:todo",
 		"sort:updated", "sort:created-asc", "sort:priority", "sort:number", "status:Done sort:updated-desc",

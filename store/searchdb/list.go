@@ -137,10 +137,7 @@ func Page(s Search) (sq.SelectBuilder, error) {
 	if err != nil {
 		return b, err
 	}
-	switch {
-	case rel && typos(s):
-		b = b.Column(sq.Expr(rankExpr+" AS rank", s.RankText))
-	case rel:
+	if rel {
 		// Rank only the RankWindow most recently updated matches: a
 		// common word matches a good part of the tickets, and ranking
 		// them all reads and ranks every one for each page. The window
@@ -173,21 +170,6 @@ func Page(s Search) (sq.SelectBuilder, error) {
 		b = b.OrderBy(expr + dir)
 	}
 	return b.OrderBy("t.id" + dir).Limit(uint64(s.Limit) + 1), nil
-}
-
-// typos tells whether a free word of s matches by title similarity only
-// (no text match: every rank is 0, and a window along the updated order
-// would read every ticket when nothing is similar either).
-func typos(s Search) bool {
-	if s.Names == nil {
-		return false
-	}
-	for _, unknown := range s.Names.Unknown {
-		if unknown {
-			return true
-		}
-	}
-	return false
 }
 
 type rankedRow struct {

@@ -32,7 +32,14 @@ type Names struct {
 	// its estimate is the text index's, so a relevance window of a word
 	// that matches nothing is not read along every ticket.
 	Unknown map[string]bool
+	// Similar maps an unknown word to the title words of the org similar to
+	// it (pg_trgm similarity, at most MaxSimilar, most similar first):
+	// the typo fallback matches titles with any of them.
+	Similar map[string][]string
 }
+
+// MaxSimilar is how many similar title words a typo tries.
+const MaxSimilar = 20
 
 // Resolve looks up the label and sprint names s's query uses (one small
 // query each, by the org's label name index and the org's sprints) and
@@ -76,13 +83,19 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	if len(labels) == 0 && len(sprints) == 0 && !current && len(words) == 0 {
 		return s, nil
 	}
-	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{}, Unknown: map[string]bool{}}
+	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{},
+		Unknown: map[string]bool{}, Similar: map[string][]string{}}
 	for _, w := range words {
 		found, err := wordFound(ctx, q, s, w)
 		if err != nil {
 			return s, err
 		}
 		names.Unknown[w] = !found
+		if !found {
+			if names.Similar[w], err = similarWords(ctx, q, s.OrgID, w); err != nil {
+				return s, err
+			}
+		}
 	}
 	type named struct {
 		Name string    `db:"name"`
@@ -157,4 +170,30 @@ func wordFound(ctx context.Context, q store.Querier, s Search, w string) (bool, 
 	}
 	return store.Scalar[bool](ctx, q, store.SQL.Select().Prefix("WITH m AS MATERIALIZED (?)", b.PlaceholderFormat(sq.Question)).
 		Column("EXISTS (SELECT 1 FROM m)"))
+}
+
+// similarWords finds the org's title words similar to w (word % w: pg_trgm
+// similarity at least pg_trgm.similarity_threshold, 0.3 by default, the
+// comparison of one word with another that the pg_trgm documentation uses
+// for spelling suggestions; "dashbaord" and "dashboard" are 0.43), most
+// similar first. The words table holds the words of every title of the
+// org, also of tickets the caller cannot see; that is no leak, as the
+// search then matches those words in the visible tickets only (a word no
+// visible title has matches nothing).
+func similarWords(ctx context.Context, q store.Querier, org uuid.UUID, w string) ([]string, error) {
+	type similar struct {
+		Word string  `db:"word"`
+		Sim  float32 `db:"sim"`
+	}
+	rows, err := store.Select[similar](ctx, q, store.SQL.Select("tw.word").Column(sq.Expr("max(similarity(tw.word, ?)) AS sim", w)).
+		From("ticket_title_words tw").Where("tw.org_id = ? AND tw.word % ?", org, w).
+		GroupBy("tw.word").OrderBy("sim DESC", "tw.word").Limit(MaxSimilar))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.Word)
+	}
+	return out, nil
 }

@@ -1,0 +1,85 @@
+package searchdb_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain/search/query"
+	"tracker/store/searchdb"
+	"tracker/store/storetest"
+)
+
+// A word the full text finds nowhere matches titles with a similar word,
+// found in the org's title words (kept by triggers on ticket inserts and
+// renames): only visible tickets, only by their titles, so a word that only
+// a ticket the caller cannot see has in its title finds nothing.
+func TestTypoFallbackMatchesSimilarTitleWordsOfVisibleTickets(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	org, me := uuid.New(), uuid.New()
+	seedSQL := strings.NewReplacer("$1", "'"+org.String()+"'::uuid", "$2", "'"+me.String()+"'::uuid").Replace(`
+INSERT INTO organizations (id, name, slug) VALUES ($1, 'Org', 'org-typo-' || gen_random_uuid());
+INSERT INTO users (id, email, display_name) VALUES ($2, 'typo-' || gen_random_uuid() || '@example.com', 'Me');
+INSERT INTO memberships (org_id, user_id, role) VALUES ($1, $2, 'reporter');
+INSERT INTO projects (id, org_id, key, name) VALUES (md5($1::text || 'A')::uuid, $1, 'A', 'Assigned'), (md5($1::text || 'B')::uuid, $1, 'B', 'Other');
+INSERT INTO project_members (org_id, project_id, user_id) VALUES ($1, md5($1::text || 'A')::uuid, $2);
+INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status, priority, reporter_id)
+SELECT gen_random_uuid(), $1, md5($1::text || v.p)::uuid, v.n, v.title, v.description, 'Todo', 'None', $2
+FROM (VALUES ('A', 1, 'Slow dashboard', 'the charts render slowly'),
+             ('A', 2, 'Login crash', 'seen on the zeppelin build'),
+             ('A', 3, 'Fast page', 'nothing to see'),
+             ('B', 1, 'Zeppelin manifest', 'cargo list'),
+             ('B', 2, 'Dashboard colours', 'too bright')) v(p, n, title, description);
+UPDATE tickets SET title = 'Broken invoice' WHERE org_id = $1 AND title = 'Fast page';`)
+	if _, err := db.Pool.Exec(ctx, seedSQL); err != nil {
+		t.Fatalf("seed: %v", err)
+	}
+	list := func(q string, reporter bool) []string {
+		t.Helper()
+		pq, err := query.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
+			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20}
+		if reporter {
+			s.AssignedTo = &me
+		}
+		rows, _, err := searchdb.List(ctx, db.Pool, s)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		titles := []string{}
+		for _, r := range rows {
+			titles = append(titles, r.Title)
+		}
+		slices.Sort(titles)
+		return titles
+	}
+	for _, c := range []struct {
+		q        string
+		reporter bool
+		want     []string
+	}{
+		{"dashbaord", false, []string{"Dashboard colours", "Slow dashboard"}},
+		{"dashbaord", true, []string{"Slow dashboard"}},
+		{"invoce", true, []string{"Broken invoice"}}, // a renamed title's words
+		{"zepelin", false, []string{"Zeppelin manifest"}},
+		// Only project B's title has the word: the Reporter gets nothing,
+		// also not the visible ticket whose description has it.
+		{"zepelin", true, []string{}},
+		{"dashbaord zepelin", false, []string{}},
+		{"qwertyuiop", false, []string{}},
+		{"dashbaord sort:updated", true, []string{"Slow dashboard"}},
+	} {
+		if got := list(c.q, c.reporter); !slices.Equal(got, c.want) {
+			t.Errorf("%q (reporter %v) = %q, want %q", c.q, c.reporter, got, c.want)
+		}
+	}
+}
