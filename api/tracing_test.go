@@ -17,29 +17,20 @@ import (
 	"tracker/api/tickets"
 	"tracker/domain/search"
 	"tracker/domain/ticket"
-	"tracker/internal/tracing"
 	"tracker/store"
-	"tracker/store/storetest"
 )
 
-// tracedWorld is the usual world on a pool with the SQL tracer, the app
-// with the request middleware, both exporting to memory.
+// ticketModules mounts the tickets feature, the one the tracing tests
+// change.
+func ticketModules(e *apitest.Env) []api.Module {
+	return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock))}
+}
+
+// tracedWorld is the usual world traced to memory (apitest.NewTracedWorld).
 func tracedWorld(t *testing.T) (apitest.World, *tracetest.InMemoryExporter) {
 	t.Helper()
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	tr := tracing.New(tp)
-	_, url := storetest.NewWithURL(t)
-	db, err := store.Open(context.Background(), url, store.WithTracer(tr.PgxTracer()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	w := apitest.NewWorld(t, apitest.Options{DB: db, DBURL: url, Tracing: tr, Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock))}
-	}})
-	return w, exp
+	tw := apitest.NewTracedWorld(t, ticketModules)
+	return tw.World, tw.Spans
 }
 
 func attr(s tracetest.SpanStub, key attribute.Key) string {
@@ -173,9 +164,7 @@ func TestTracingOffInstallsNothing(t *testing.T) {
 	otel.SetTracerProvider(tp)
 	t.Cleanup(func() { otel.SetTracerProvider(prev); _ = tp.Shutdown(context.Background()) })
 
-	off := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock))}
-	}})
+	off := apitest.NewWorld(t, apitest.Options{Modules: ticketModules})
 	on, _ := tracedWorld(t)
 	handlers := func(a *fiber.App) (n int) {
 		for _, r := range a.Stack()[0] {

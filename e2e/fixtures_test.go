@@ -2,85 +2,31 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/webhook"
 	"tracker/store"
+	"tracker/workflows/webhookwf/webhooktest"
 )
 
-// hit is one request the receiver got, checked against the secret.
-type hit struct {
-	Header http.Header
-	Body   []byte
-	Event  struct {
-		ID        uuid.UUID            `json:"id"`
-		Type      string               `json:"type"`
-		CreatedAt time.Time            `json:"created_at"`
-		OrgID     uuid.UUID            `json:"org_id"`
-		Data      map[string]any       `json:"data"`
-		Changes   []domain.FieldChange `json:"changes"`
-	}
-	SigErr error
-}
+// receiver is the shared webhook endpoint (webhooktest.Receiver) under the
+// names this package's tests use.
+type receiver struct{ *webhooktest.Receiver }
 
-// receiver is a real HTTP webhook endpoint on 127.0.0.1.
-type receiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	secret string
-	hits   []hit
-	answer func(n int) int
-}
+type hit = webhooktest.Hit
 
 func newReceiver(t *testing.T, answer func(n int) int) *receiver {
-	r := &receiver{answer: answer}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		h := hit{Header: req.Header.Clone(), Body: b}
-		h.SigErr = webhook.Verify(r.secret, req.Header, b, 5*time.Minute, time.Now())
-		_ = json.Unmarshal(b, &h.Event)
-		r.hits = append(r.hits, h)
-		n := len(r.hits)
-		r.mu.Unlock()
-		w.WriteHeader(r.answer(n))
-		_, _ = w.Write([]byte(`{"ok":true}`))
-	}))
-	t.Cleanup(r.Close)
-	return r
+	return &receiver{webhooktest.NewReceiver(t, answer)}
 }
 
-func ok(int) int { return 200 }
+var ok = webhooktest.OK
 
-func (r *receiver) setSecret(s string) {
-	r.mu.Lock()
-	r.secret = s
-	r.mu.Unlock()
-}
-
-func (r *receiver) got() []hit {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]hit(nil), r.hits...)
-}
-
-// types is the set of event types received.
-func (r *receiver) types() map[string]int {
-	out := map[string]int{}
-	for _, h := range r.got() {
-		out[h.Event.Type]++
-	}
-	return out
-}
+func (r *receiver) setSecret(s string)    { r.SetSecret(s) }
+func (r *receiver) got() []hit            { return r.Hits() }
+func (r *receiver) types() map[string]int { return r.Types() }
 
 // createWebhook registers a webhook to rcv through the API.
 func (s *stack) createWebhook(u user, rcv *receiver, types ...string) uuid.UUID {

@@ -258,17 +258,6 @@ func (s *stack) register(name string) user {
 	return user{ID: a.UserID, OrgID: me.OrgID, Token: a.AccessToken}
 }
 
-// waitFor polls cond until it holds or the timeout passes. The timeout is
-// stretched sixfold: the whole suite shares two cores, and a slow pass is
-// not a failure (the wait ends as soon as cond holds).
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	timeout *= 6
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
+// waitFor polls cond until it holds or the timeout (stretched sixfold)
+// passes.
+var waitFor = workertest.WaitFor

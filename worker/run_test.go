@@ -58,24 +58,11 @@ func TestRunPlugsInRegistrations(t *testing.T) {
 			return workflows.StartOnce(ctx, env.Client, "echo:"+row.ID.String(), env.TaskQueue, "TrackerTestEchoWorkflow", row.ID.String())
 		}},
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	queue := "run-" + uuid.NewString()[:8]
-	go func() {
-		done <- Run(ctx, Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DB: db, Metrics: prometheus.NewRegistry(),
+	workertest.Background(t, func(ctx context.Context) error {
+		return Run(ctx, Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DB: db, Metrics: prometheus.NewRegistry(),
 			Address: srv.Address, Namespace: "default", TaskQueue: queue, PollInterval: 200 * time.Millisecond,
 			StopTimeout: 5 * time.Second, Registrations: []Registration{reg}})
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("Run did not return after cancel")
-		}
 	})
 
 	row := store.OutboxRow{ID: uuid.Must(uuid.NewV7()), OrgID: uuid.New(), Topic: "test.echo", Payload: []byte(`{}`),

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -144,4 +145,46 @@ func (s *Server) Client(t testing.TB) client.Client {
 	}
 	t.Cleanup(c.Close)
 	return c
+}
+
+// WaitFor polls cond until it holds or the timeout passes. The timeout is
+// stretched sixfold: the whole suite shares two cores, and a slow pass is
+// not a failure (the wait ends as soon as cond holds).
+func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	timeout *= 6
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Background runs run (worker.Run with the test's Deps, typically) until
+// the returned stop cancels its context, and fails the test unless it then
+// returns nil within 30 s. Stop is idempotent and also runs when the test
+// ends.
+func Background(t testing.TB, run func(ctx context.Context) error) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Error("Run did not return after cancel")
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }

@@ -6,15 +6,10 @@ package webhookwf
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -29,25 +24,26 @@ import (
 	"tracker/store/webhookdb"
 	"tracker/worker"
 	"tracker/worker/workertest"
+	"tracker/workflows/webhookwf/webhooktest"
 )
 
 func TestRelayDeliversEveryEventType(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	srv := workertest.Start(t)
-	all := newReceiver(t, func(int) int { return 200 })
-	sprints := newReceiver(t, func(int) int { return 204 })
-	stranger := newReceiver(t, func(int) int { return 200 })
+	all := webhooktest.NewReceiver(t, func(int) int { return 200 })
+	sprints := webhooktest.NewReceiver(t, func(int) int { return 204 })
+	stranger := webhooktest.NewReceiver(t, func(int) int { return 200 })
 	org, w := newOrgHook(t, db, all.URL+"/in", domain.EventTypes...)
-	all.secret = w.Secret
+	all.SetSecret(w.Secret)
 	sw := webhookdb.Row{ID: domain.NewID(), OrgID: org, URL: sprints.URL, Secret: webhook.NewSecret(),
 		EventTypes: []string{domain.EventSprintStarted}, Active: true, CreatedAt: time.Now(), UpdatedAt: time.Now()}
 	if err := webhookdb.Insert(context.Background(), db.Q(), sw); err != nil {
 		t.Fatal(err)
 	}
-	sprints.secret = sw.Secret
+	sprints.SetSecret(sw.Secret)
 	otherOrg, ow := newOrgHook(t, db, stranger.URL, domain.EventTypes...)
-	stranger.secret = ow.Secret
+	stranger.SetSecret(ow.Secret)
 	_ = otherOrg
 
 	reg := prometheus.NewRegistry()
@@ -56,11 +52,11 @@ func TestRelayDeliversEveryEventType(t *testing.T) {
 		emit(t, db, org, typ)
 	}
 
-	waitFor(t, 60*time.Second, "six deliveries", func() bool { return len(all.got()) >= 6 })
-	waitFor(t, 10*time.Second, "the sprint webhook", func() bool { return len(sprints.got()) >= 1 })
+	workertest.WaitFor(t, 60*time.Second, "six deliveries", func() bool { return len(all.Hits()) >= 6 })
+	workertest.WaitFor(t, 10*time.Second, "the sprint webhook", func() bool { return len(sprints.Hits()) >= 1 })
 	var types []string
-	for _, h := range all.got() {
-		if !h.Valid {
+	for _, h := range all.Hits() {
+		if h.SigErr != nil {
 			t.Errorf("invalid signature on %s", h.Body)
 		}
 		if got, want := h.Header.Get(webhook.HeaderDelivery), webhook.DeliveryKey(h.Event.ID, w.ID).String(); got != want {
@@ -79,12 +75,12 @@ func TestRelayDeliversEveryEventType(t *testing.T) {
 	if !slices.Equal(types, want) {
 		t.Fatalf("event types %v, want %v", types, want)
 	}
-	if h := sprints.got(); len(h) != 1 || h[0].Event.Type != domain.EventSprintStarted || !h[0].Valid {
+	if h := sprints.Hits(); len(h) != 1 || h[0].Event.Type != domain.EventSprintStarted || h[0].SigErr != nil {
 		t.Fatalf("sprint webhook got %d: %+v", len(h), h)
 	}
 	// The relay posts first attempts itself and marks a row dispatched
 	// once every webhook of its event has been tried: just after the hits.
-	waitFor(t, 10*time.Second, "every outbox row dispatched", func() bool {
+	workertest.WaitFor(t, 10*time.Second, "every outbox row dispatched", func() bool {
 		n, _ := outboxdb.Pending(context.Background(), db.Q())
 		return n == 0
 	})
@@ -97,15 +93,15 @@ func TestRelayDeliversEveryEventType(t *testing.T) {
 	if _, err := db.Q().Exec(context.Background(), `UPDATE outbox SET dispatched_at = NULL`); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "the rows to be relayed again", func() bool {
+	workertest.WaitFor(t, 20*time.Second, "the rows to be relayed again", func() bool {
 		n, _ := outboxdb.Pending(context.Background(), db.Q())
 		return n == 0
 	})
 	time.Sleep(2 * time.Second)
-	if n := len(all.got()); n != 6 {
+	if n := len(all.Hits()); n != 6 {
 		t.Fatalf("%d deliveries after relaying again, want 6", n)
 	}
-	if n := len(stranger.got()); n != 0 {
+	if n := len(stranger.Hits()); n != 0 {
 		t.Fatalf("another org's webhook got %d deliveries", n)
 	}
 
@@ -127,36 +123,36 @@ func TestDeliveryRetriesAcrossAWorkerRestart(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	srv := workertest.Start(t)
-	rcv := newReceiver(t, func(n int) int {
+	rcv := webhooktest.NewReceiver(t, func(n int) int {
 		if n == 1 {
 			return 500
 		}
 		return 200
 	})
 	org, w := newOrgHook(t, db, rcv.URL, domain.EventCommentCreated)
-	rcv.secret = w.Secret
+	rcv.SetSecret(w.Secret)
 	d := worker.Deps{DB: db, Address: srv.Address, TaskQueue: "restart-" + w.ID.String()[:8]}
 	cfg := Config{Schedule: []time.Duration{0, 4 * time.Second, 8 * time.Second}}
 
 	stop := runWorker(t, d, cfg)
 	emit(t, db, org, domain.EventCommentCreated)
-	waitFor(t, 60*time.Second, "the first attempt", func() bool { return len(rcv.got()) == 1 })
-	waitFor(t, 10*time.Second, "the first attempt's record", func() bool {
+	workertest.WaitFor(t, 60*time.Second, "the first attempt", func() bool { return len(rcv.Hits()) == 1 })
+	workertest.WaitFor(t, 10*time.Second, "the first attempt's record", func() bool {
 		ds, _ := webhookdb.ListDeliveries(context.Background(), db.Q(), org, w.ID, store.Page{Limit: 10})
 		return len(ds.Items) == 1 && ds.Items[0].FinishedAt != nil
 	})
 	stop() // no worker between the attempts
 	time.Sleep(5 * time.Second)
-	if n := len(rcv.got()); n != 1 {
+	if n := len(rcv.Hits()); n != 1 {
 		t.Fatalf("%d attempts with no worker running", n)
 	}
 	runWorker(t, d, cfg)
-	waitFor(t, 60*time.Second, "the retry", func() bool { return len(rcv.got()) == 2 })
-	h := rcv.got()
-	if !h[0].Valid || !h[1].Valid || h[0].Header.Get(webhook.HeaderDelivery) != h[1].Header.Get(webhook.HeaderDelivery) {
+	workertest.WaitFor(t, 60*time.Second, "the retry", func() bool { return len(rcv.Hits()) == 2 })
+	h := rcv.Hits()
+	if h[0].SigErr != nil || h[1].SigErr != nil || h[0].Header.Get(webhook.HeaderDelivery) != h[1].Header.Get(webhook.HeaderDelivery) {
 		t.Fatal("the retry is not the same signed delivery")
 	}
-	waitFor(t, 10*time.Second, "two finished records", func() bool {
+	workertest.WaitFor(t, 10*time.Second, "two finished records", func() bool {
 		ds, _ := webhookdb.ListDeliveries(context.Background(), db.Q(), org, w.ID, store.Page{Limit: 10})
 		return len(ds.Items) == 2 && ds.Items[1].FinishedAt != nil
 	})
@@ -165,7 +161,7 @@ func TestDeliveryRetriesAcrossAWorkerRestart(t *testing.T) {
 		t.Fatalf("records %+v %+v", ds.Items[0], ds.Items[1])
 	}
 	time.Sleep(time.Second)
-	if n := len(rcv.got()); n != 2 {
+	if n := len(rcv.Hits()); n != 2 {
 		t.Fatalf("%d attempts after success", n)
 	}
 	webhookAfter, _ := webhookdb.Get(context.Background(), db.Q(), org, w.ID)
@@ -181,62 +177,6 @@ func TestEveryDeliveryCarriesItsRetrySchedule(t *testing.T) {
 	short := []time.Duration{0, time.Second}
 	if got := newDispatcher(nil, Config{Schedule: short}).schedule; !slices.Equal(got, short) {
 		t.Fatalf("configured schedule %v", got)
-	}
-}
-
-// hit is one request a receiver got.
-type hit struct {
-	Header http.Header
-	Body   []byte
-	Event  domain.Event
-	Valid  bool
-}
-
-// receiver is a webhook endpoint on 127.0.0.1; answer picks the status of
-// the n-th request (from 1).
-type receiver struct {
-	*httptest.Server
-	secret string
-	mu     sync.Mutex
-	hits   []hit
-	answer func(n int) int
-}
-
-func newReceiver(t *testing.T, answer func(n int) int) *receiver {
-	r := &receiver{answer: answer}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		h := hit{Header: req.Header.Clone(), Body: b}
-		h.Valid = webhook.Verify(r.secret, req.Header, b, time.Minute, time.Now()) == nil
-		_ = json.Unmarshal(b, &h.Event)
-		r.hits = append(r.hits, h)
-		n := len(r.hits)
-		r.mu.Unlock()
-		w.WriteHeader(r.answer(n))
-	}))
-	t.Cleanup(r.Close)
-	return r
-}
-
-func (r *receiver) got() []hit {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]hit(nil), r.hits...)
-}
-
-// waitFor polls cond until it holds or the timeout passes. The timeout is
-// stretched sixfold: the whole suite shares two cores, and a slow pass is
-// not a failure (the wait ends as soon as cond holds).
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	timeout *= 6
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -276,8 +216,6 @@ func emit(t *testing.T, db *store.DB, org uuid.UUID, types ...string) {
 // ends it and waits for it.
 func runWorker(t *testing.T, d worker.Deps, cfg Config) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	if d.Log == nil {
 		level := slog.LevelError
 		if os.Getenv("WORKER_TEST_LOG") != "" {
@@ -301,21 +239,5 @@ func runWorker(t *testing.T, d worker.Deps, cfg Config) (stop func()) {
 	cfg.AllowPrivate = true
 	cfg.Metrics = d.Metrics
 	d.Registrations = append([]worker.Registration{WorkerRegistration(d.DB, cfg)}, d.Registrations...)
-	go func() { done <- worker.Run(ctx, d) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			cancel()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("Run: %v", err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Error("Run did not return after cancel")
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
+	return workertest.Background(t, func(ctx context.Context) error { return worker.Run(ctx, d) })
 }

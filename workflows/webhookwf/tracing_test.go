@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
@@ -21,12 +20,10 @@ import (
 	"tracker/domain/search"
 	"tracker/domain/ticket"
 	"tracker/domain/webhook"
-	"tracker/internal/tracing"
-	"tracker/store"
-	"tracker/store/storetest"
 	"tracker/store/webhookdb"
 	"tracker/worker"
 	"tracker/worker/workertest"
+	"tracker/workflows/webhookwf/webhooktest"
 )
 
 // spanSet finds spans by name and walks parents.
@@ -87,20 +84,11 @@ func (s spanSet) descends(sp, anc tracetest.SpanStub) bool {
 // the one before, and the receiver sees each POST's span as traceparent.
 func TestOneTraceFromRequestToReceiver(t *testing.T) {
 	t.Parallel()
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	tr := tracing.New(tp)
-	_, url := storetest.NewWithURL(t)
-	db, err := store.Open(context.Background(), url, store.WithTracer(tr.PgxTracer()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	w := apitest.NewWorld(t, apitest.Options{DB: db, DBURL: url, Tracing: tr, Modules: func(e *apitest.Env) []api.Module {
+	tw := apitest.NewTracedWorld(t, func(e *apitest.Env) []api.Module {
 		return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock))}
-	}})
-	rcv := newReceiver(t, func(n int) int {
+	})
+	w, exp, db, tr := tw.World, tw.Spans, tw.DB, tw.Tracing
+	rcv := webhooktest.NewReceiver(t, func(n int) int {
 		if n == 1 {
 			return 503
 		}
@@ -112,15 +100,15 @@ func TestOneTraceFromRequestToReceiver(t *testing.T) {
 	if err := webhookdb.Insert(context.Background(), db.Q(), hook); err != nil {
 		t.Fatal(err)
 	}
-	rcv.secret = hook.Secret
+	rcv.SetSecret(hook.Secret)
 	srv := workertest.Start(t)
 	exp.Reset()
 
 	w.Env.Do("PATCH", "/api/v1/tickets/"+w.Ticket.ID.String(), w.Owner.Token, map[string]any{"title": "Traced"}).Expect(t, 200)
 	runWorker(t, worker.Deps{DB: db, Address: srv.Address, Tracing: tr},
 		Config{Schedule: []time.Duration{0, 200 * time.Millisecond}, Tracing: tr})
-	waitFor(t, 60*time.Second, "the retry's delivery", func() bool { return len(rcv.got()) >= 2 })
-	waitFor(t, 30*time.Second, "the workflow's span", func() bool {
+	workertest.WaitFor(t, 60*time.Second, "the retry's delivery", func() bool { return len(rcv.Hits()) >= 2 })
+	workertest.WaitFor(t, 30*time.Second, "the workflow's span", func() bool {
 		for _, s := range exp.GetSpans() {
 			if s.Name == "RunWorkflow:WebhookDelivery" {
 				return true
@@ -177,7 +165,7 @@ func TestOneTraceFromRequestToReceiver(t *testing.T) {
 		}
 	}
 	var first, retry int
-	hits := rcv.got()
+	hits := rcv.Hits()
 	for _, p := range posts {
 		switch {
 		case p.Parent.SpanID() == dispatch.SpanContext.SpanID():
