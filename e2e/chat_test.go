@@ -3,68 +3,28 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"tracker/domain/chat"
+	"tracker/domain/chat/chattest"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 )
 
-// slackStandIn speaks the chat Web API's HTTP for chat.postMessage (ok,
-// with a fresh ts) and takes response_url posts under /commands/.
-type slackStandIn struct {
-	*httptest.Server
-	mu        sync.Mutex
-	posts     []url.Values
-	responses []map[string]any
-}
+// slackStandIn is the shared chat Web API stand-in (chattest.SlackAPI)
+// under the names this package's tests use.
+type slackStandIn struct{ *chattest.SlackAPI }
 
-func newSlackStandIn(t *testing.T) *slackStandIn {
-	s := &slackStandIn{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if strings.HasPrefix(r.URL.Path, "/commands/") {
-			var m map[string]any
-			_ = json.NewDecoder(r.Body).Decode(&m)
-			s.responses = append(s.responses, m)
-			_, _ = io.WriteString(w, "ok")
-			return
-		}
-		_ = r.ParseForm()
-		if r.URL.Path != "/api/chat.postMessage" {
-			_ = json.NewEncoder(w).Encode(map[string]any{"ok": false, "error": "unknown_method"})
-			return
-		}
-		f := url.Values{}
-		for k, v := range r.PostForm {
-			f[k] = v
-		}
-		ts := fmt.Sprintf("1700002000.%06d", len(s.posts)+1)
-		f.Set("answered_ts", ts)
-		s.posts = append(s.posts, f)
-		_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": f.Get("channel"), "ts": ts})
-	}))
-	t.Cleanup(s.Close)
-	return s
-}
+func newSlackStandIn(t *testing.T) *slackStandIn { return &slackStandIn{chattest.NewSlackAPI(t)} }
 
-func (s *slackStandIn) got() ([]url.Values, []map[string]any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]url.Values(nil), s.posts...), append([]map[string]any(nil), s.responses...)
-}
+func (s *slackStandIn) got() ([]url.Values, []map[string]any) { return s.Got() }
 
 // signedPost sends a body signed as the chat service signs it.
 func (s *stack) signedPost(secret, path, contentType string, body []byte) resp {
@@ -127,7 +87,7 @@ func TestChatEndToEnd(t *testing.T) {
 		return s.must(200, "GET", "/integrations/chat/notifications/"+q.ID.String(), u.Token, nil).m(t)["status"] == "sent"
 	})
 	rec := s.must(200, "GET", "/integrations/chat/notifications/"+q.ID.String(), u.Token, nil).m(t)
-	if rec["message_ts"] != "1700002000.000001" || rec["attempts"] != float64(1) {
+	if rec["message_ts"] != chattest.TS(1) || rec["attempts"] != float64(1) {
 		t.Fatalf("record %v", rec)
 	}
 

@@ -14,23 +14,22 @@ import (
 	"tracker/domain/chat"
 	"tracker/domain/search"
 	"tracker/domain/ticket"
+	"tracker/internal/testfactory"
 )
 
+// setup is apitest's world with tickets and chat notifications mounted
+// (chat's default channel given) and ABC-1 "Login <!channel>" in the
+// owner's org; it returns the Owner, the Viewer, the Outsider and the
+// ticket's id.
 func setup(t *testing.T, defaultChannel string) (*apitest.Env, apitest.User, apitest.User, apitest.User, uuid.UUID) {
-	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	t.Helper()
+	w := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock)),
 			chatapi.New(chat.New(e.DB, domain.SystemClock{}, chat.Config{DefaultChannel: defaultChannel}))}
 	}})
-	owner := env.Register("Owner")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
-	project := uuid.Must(uuid.NewV7())
-	if _, err := env.DB.Pool.Exec(context.Background(), `INSERT INTO projects (id, org_id, key, name) VALUES ($1, $2, 'ABC', 'P')`, project, owner.OrgID); err != nil {
-		t.Fatal(err)
-	}
-	var tk ticket.Ticket
-	env.Do("POST", "/api/v1/projects/"+project.String()+"/tickets", owner.Token, map[string]any{"title": "Login <!channel>"}).Expect(t, 201).Decode(t, &tk)
-	return env, owner, viewer, outsider, tk.ID
+	project := testfactory.Project(t, w.Env.DB, w.Owner.OrgID, testfactory.ProjectOpts{Key: "ABC", Name: "P"})
+	tk := testfactory.Ticket(t, w.Env.DB, project, w.Owner.ID, testfactory.TicketOpts{Title: "Login <!channel>"})
+	return w.Env, w.Owner, w.Viewer, w.Outsider, tk.ID
 }
 
 func TestNotifyQueuesThroughTheOutbox(t *testing.T) {

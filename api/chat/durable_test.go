@@ -3,14 +3,11 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/testsuite"
 
 	acts "tracker/activities/chatwf"
 	"tracker/domain"
@@ -50,18 +47,9 @@ func (f *chatFixture) jobs(t *testing.T, topic string) ([]uuid.UUID, [][]byte) {
 // bot token is xoxb-service; the stand-in is the Web API).
 func (f *chatFixture) run(t *testing.T, wf any, in any, out any) {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	env := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	a := &acts.Activities{DB: f.env.DB, Clock: domain.SystemClock{}, Chat: f.chat,
-		Slack: acts.NewSlackClient("xoxb-service", f.slackURL+"/api/")}
-	env.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})
-	env.ExecuteWorkflow(wf, in)
-	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
-		t.Fatalf("workflow: %v", env.GetWorkflowError())
-	}
-	if err := env.GetWorkflowResult(out); err != nil {
-		t.Fatal(err)
-	}
+		Slack: acts.NewSlackClient("xoxb-service", f.slack.URL+"/api/")}
+	workflowtest.Execute(t, a, acts.Prefix, wf, in, out)
 }
 
 func (f *chatFixture) followup(t *testing.T, n int) (acts.FollowupInput, chatwf.FollowupResult) {
@@ -79,12 +67,6 @@ func (f *chatFixture) followup(t *testing.T, n int) (acts.FollowupInput, chatwf.
 	return in, res
 }
 
-func (f *chatFixture) snapshot() (posts []url.Values, responses []map[string]any) {
-	f.slack.mu.Lock()
-	defer f.slack.mu.Unlock()
-	return append([]url.Values(nil), f.slack.posts...), append([]map[string]any(nil), f.slack.responses...)
-}
-
 func TestCreateFollowupAnnouncesMapsAndResponds(t *testing.T) {
 	t.Parallel()
 	f := newChat(t, signingSecret)
@@ -98,14 +80,14 @@ func TestCreateFollowupAnnouncesMapsAndResponds(t *testing.T) {
 	if err := f.env.DB.Pool.QueryRow(context.Background(), `SELECT id FROM tickets WHERE title = 'Export fails'`).Scan(&ticketID); err != nil {
 		t.Fatal(err)
 	}
-	if posts, responses := f.snapshot(); len(posts) != 0 || len(responses) != 0 {
+	if posts, responses := f.slack.Got(); len(posts) != 0 || len(responses) != 0 {
 		t.Fatalf("the command itself called the chat service: %v %v", posts, responses)
 	}
 	_, res := f.followup(t, 1)
 	if !res.Announced || !res.Mapped || res.ThreadTS != "1700001000.000001" || res.Responded != "sent" {
 		t.Fatalf("result %+v", res)
 	}
-	posts, responses := f.snapshot()
+	posts, responses := f.slack.Got()
 	if len(posts) != 1 || len(responses) != 1 {
 		t.Fatalf("posts %v responses %v", posts, responses)
 	}
@@ -129,7 +111,7 @@ func TestCreateFollowupAnnouncesMapsAndResponds(t *testing.T) {
 	if _, again := f.followup(t, 1); !again.Mapped || again.ThreadTS != res.ThreadTS {
 		t.Fatalf("rerun %+v", again)
 	}
-	if posts, responses := f.snapshot(); len(posts) != 1 || len(responses) != 1 {
+	if posts, responses := f.slack.Got(); len(posts) != 1 || len(responses) != 1 {
 		t.Fatalf("rerun posted again: %d posts, %d responses", len(posts), len(responses))
 	}
 	if n := f.count(t, `SELECT count(*) FROM chat_thread_mappings WHERE ticket_id = $1`, ticketID); n != 1 {
@@ -145,15 +127,13 @@ func TestCreateFollowupAnnouncesMapsAndResponds(t *testing.T) {
 
 	// The bot is not in the channel: recorded, not retried, no mapping, and
 	// the response_url says why.
-	f.slack.mu.Lock()
-	f.slack.failPosts = []string{"not_in_channel"}
-	f.slack.mu.Unlock()
+	f.slack.FailPosts("not_in_channel")
 	f.command(t, "T1", "UMEMBER", "create ABC Second")
 	in, res := f.followup(t, 2)
 	if res.Announced || res.Mapped || res.Responded != "sent" {
 		t.Fatalf("result %+v", res)
 	}
-	posts, responses = f.snapshot()
+	posts, responses = f.slack.Got()
 	if len(posts) != 2 || len(responses) != 2 {
 		t.Fatalf("posts %d responses %d", len(posts), len(responses))
 	}
@@ -202,15 +182,10 @@ func (f *chatFixture) reply(t *testing.T, eventID, user, text string) chat.Reply
 func TestThreadRepliesBecomeComments(t *testing.T) {
 	t.Parallel()
 	f := newChat(t, signingSecret)
-	org := f.owner.OrgID.String()
-	f.env.Do("POST", "/api/v1/orgs/"+org+"/integrations/chat", f.owner.Token, map[string]any{"team_id": "T1"}).Expect(t, 201)
-	f.env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.member.Token, map[string]any{"slack_user_id": "UMEMBER", "org_id": org}).Expect(t, 200)
-	f.env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.viewer.Token, map[string]any{"slack_user_id": "UVIEWER", "org_id": org}).Expect(t, 200)
+	f.linkT1(t)
 	f.env.Do("POST", "/api/v1/integrations/chat/thread-mappings", f.owner.Token, map[string]any{"ticket_id": f.ticket.ID,
 		"channel_id": "C5", "thread_ts": "1700000000.000100"}).Expect(t, 201)
-	f.slack.mu.Lock()
-	f.slack.names["UGRACE"] = "Grace H"
-	f.slack.mu.Unlock()
+	f.slack.AddUser("UGRACE", "", "Grace H")
 	comments := func() []map[string]any {
 		r := f.env.Do("GET", "/api/v1/tickets/"+f.ticket.ID.String()+"/comments", f.owner.Token, nil).Expect(t, 200).Map(t)
 		var out []map[string]any

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/testsuite"
 
 	acts "tracker/activities/chatwf"
 	"tracker/domain"
@@ -91,19 +89,11 @@ func queued(t *testing.T, db *store.DB, thread string) uuid.UUID {
 	return n.ID
 }
 
-func run(t *testing.T, a *acts.Activities, id uuid.UUID) (acts.PostResult, *testsuite.TestWorkflowEnvironment) {
-	var s testsuite.WorkflowTestSuite
-	env := workflowtest.Patient(s.NewTestWorkflowEnvironment())
-	env.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})
-	env.ExecuteWorkflow(ChatNotification, Input{NotificationID: id})
-	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
-		t.Fatalf("workflow: %v", env.GetWorkflowError())
-	}
+func run(t *testing.T, a *acts.Activities, id uuid.UUID) acts.PostResult {
+	t.Helper()
 	var res acts.PostResult
-	if err := env.GetWorkflowResult(&res); err != nil {
-		t.Fatal(err)
-	}
-	return res, env
+	workflowtest.Execute(t, a, acts.Prefix, ChatNotification, Input{NotificationID: id}, &res)
+	return res
 }
 
 func record(t *testing.T, db *store.DB, id uuid.UUID) chatdb.Notification {
@@ -118,7 +108,7 @@ func TestPostsExactlyOneThreadedMessage(t *testing.T) {
 	t.Parallel()
 	db, rec, a := setup(t)
 	id := queued(t, db, "1700000000.000100")
-	res, _ := run(t, a, id)
+	res := run(t, a, id)
 	if res.Status != "sent" || res.MessageTS != "1700000001.000200" || len(rec.calls) != 1 {
 		t.Fatalf("result %+v calls %v", res, rec.calls)
 	}
@@ -142,7 +132,7 @@ func TestRateLimitedThenSent(t *testing.T) {
 	t.Parallel()
 	db, rec, a := setup(t, rateLimited)
 	id := queued(t, db, "")
-	res, _ := run(t, a, id)
+	res := run(t, a, id)
 	if res.Status != "sent" || len(rec.calls) != 2 {
 		t.Fatalf("result %+v, %d calls", res, len(rec.calls))
 	}
@@ -159,9 +149,7 @@ func TestRateLimitUsesRetryAfter(t *testing.T) {
 	t.Parallel()
 	db, _, a := setup(t, rateLimited)
 	id := queued(t, db, "")
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestActivityEnvironment()
-	env.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})
+	env := workflowtest.NewActivityEnv(a, acts.Prefix)
 	_, err := env.ExecuteActivity(acts.PostNotificationName, acts.PostInput{NotificationID: id})
 	var ae interface {
 		Type() string
@@ -177,7 +165,7 @@ func TestPermanentErrorRecordedNotRetried(t *testing.T) {
 	for _, code := range []string{"channel_not_found", "invalid_auth", "not_in_channel"} {
 		db, rec, a := setup(t, slackError(code))
 		id := queued(t, db, "")
-		res, _ := run(t, a, id)
+		res := run(t, a, id)
 		n := record(t, db, id)
 		if res.Status != "failed" || len(rec.calls) != 1 || n.Status != "failed" || n.Attempts != 1 ||
 			n.LastError == nil || !contains(*n.LastError, code) {
@@ -190,9 +178,7 @@ func TestRespondToResponseURL(t *testing.T) {
 	t.Parallel()
 	db, rec, a := setup(t, rateLimited, func(w http.ResponseWriter) { w.WriteHeader(http.StatusOK) },
 		func(w http.ResponseWriter) { w.WriteHeader(http.StatusNotFound) })
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestActivityEnvironment()
-	env.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})
+	env := workflowtest.NewActivityEnv(a, acts.Prefix)
 	sent, gone := queued(t, db, ""), queued(t, db, "")
 	url := rec.url + "/commands/T1/1"
 	in := acts.RespondInput{NotificationID: sent, ResponseURL: url, Text: "Announced *ABC-1*"}

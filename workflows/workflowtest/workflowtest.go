@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
@@ -60,4 +61,34 @@ const DeadlockTimeout = time.Minute
 // worker options to keep: call it before any other SetWorkerOptions).
 func Patient(env *testsuite.TestWorkflowEnvironment) *testsuite.TestWorkflowEnvironment {
 	return env.SetWorkerOptions(sdkworker.Options{DeadlockDetectionTimeout: DeadlockTimeout})
+}
+
+// Execute runs the workflow wf with input in to completion in a fresh
+// NewEnv that has acts registered under name prefix (prefix plus the method
+// name, as the feature's Registration registers them), fails the test on a
+// workflow error and stores the result in out (nil: not read).
+func Execute(t testing.TB, acts any, prefix string, wf, in, out any) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	env := NewEnv(t)
+	env.RegisterActivityWithOptions(acts, activity.RegisterOptions{Name: prefix})
+	env.ExecuteWorkflow(wf, in)
+	if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+		t.Fatalf("workflow: %v", env.GetWorkflowError())
+	}
+	if out != nil {
+		if err := env.GetWorkflowResult(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return env
+}
+
+// NewActivityEnv is a test activity environment (Temporal's testsuite)
+// that logs nowhere, with acts registered under name prefix.
+func NewActivityEnv(acts any, prefix string) *testsuite.TestActivityEnvironment {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivityWithOptions(acts, activity.RegisterOptions{Name: prefix})
+	return env
 }
