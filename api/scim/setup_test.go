@@ -179,11 +179,7 @@ func (w *world) create(t *testing.T, userName string) map[string]any {
 
 func (w *world) scalar(t *testing.T, sql string, args ...any) int {
 	t.Helper()
-	var n int
-	if err := w.env.DB.Pool.QueryRow(t.Context(), sql, args...).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return apitest.Scalar[int](t, w.env, sql, args...)
 }
 
 // signIn signs a person in to the owner's org through the provider (the
@@ -191,17 +187,6 @@ func (w *world) scalar(t *testing.T, sql string, args ...any) int {
 func (w *world) signIn(t *testing.T, subject, email string) map[string]any {
 	t.Helper()
 	d := w.env.Do("GET", "/api/v1/auth/sso/discover?org_id="+w.owner.OrgID.String(), "", nil).Expect(t, 200).Map(t)
-	w.oidc.QueueUser(&mockoidc.MockUser{Subject: subject, Email: email, EmailVerified: true})
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(d["authorization_url"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	loc, err := url.Parse(res.Header.Get("Location"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := url.Values{"code": {loc.Query().Get("code")}, "state": {loc.Query().Get("state")}}
+	q := oidctest.CallbackQuery(oidctest.Authorize(t, w.oidc, d["authorization_url"].(string), oidctest.Person(subject, email)))
 	return w.env.Do("GET", "/api/v1/auth/sso/callback?"+q.Encode(), "", nil).Expect(t, 200).Map(t)
 }

@@ -6,7 +6,6 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -139,23 +138,7 @@ func (w *world) discover(t *testing.T) (authURL, state string) {
 // reads code and state from the redirect to the callback.
 func (w *world) authorize(t *testing.T, authURL string, user mockoidc.User) (code, state string) {
 	t.Helper()
-	if user != nil {
-		w.oidc.QueueUser(user)
-	}
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := c.Get(authURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusFound {
-		b, _ := io.ReadAll(res.Body)
-		t.Fatalf("authorize: %d %s", res.StatusCode, b)
-	}
-	loc, err := url.Parse(res.Header.Get("Location"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	loc := oidctest.Authorize(t, w.oidc, authURL, user)
 	if got := loc.Scheme + "://" + loc.Host + loc.Path; got != "http://tracker.test"+sso.CallbackPath {
 		t.Fatalf("redirect to %s", got)
 	}

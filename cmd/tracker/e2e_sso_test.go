@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/oauth2-proxy/mockoidc"
+
+	"tracker/internal/oidctest"
 )
 
 // ssoEndToEnd connects the provider to an org as its Owner and signs a new
@@ -24,18 +26,11 @@ func ssoEndToEnd(t *testing.T, c client, m *mockoidc.MockOIDC, ownerToken, orgID
 		t.Fatalf("sso config %v", cfg)
 	}
 	d := c.expect(200, "GET", "/api/v1/auth/sso/discover?org_id="+orgID, "", nil)
-	m.QueueUser(&mockoidc.MockUser{Subject: "e2e-subject", Email: "sso.person@example.test", EmailVerified: true})
-	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noFollow.Get(d["authorization_url"].(string))
-	if err != nil {
-		t.Fatal(err)
+	loc := oidctest.Authorize(t, m, d["authorization_url"].(string), oidctest.Person("e2e-subject", "sso.person@example.test"))
+	if !strings.HasPrefix(loc.String(), "http://tracker.example/api/v1/auth/sso/callback?") {
+		t.Fatalf("provider redirect %q", loc)
 	}
-	res.Body.Close()
-	loc, err := url.Parse(res.Header.Get("Location"))
-	if err != nil || !strings.HasPrefix(loc.String(), "http://tracker.example/api/v1/auth/sso/callback?") {
-		t.Fatalf("provider redirect %q: %v", res.Header.Get("Location"), err)
-	}
-	q := url.Values{"code": {loc.Query().Get("code")}, "state": {loc.Query().Get("state")}}
+	q := oidctest.CallbackQuery(loc)
 	auth := c.expect(200, "GET", "/api/v1/auth/sso/callback?"+q.Encode(), "", nil)
 	token := auth["access_token"].(string)
 	if me := c.expect(200, "GET", "/api/v1/auth/me", token, nil); me["org_id"] != orgID || me["role"] != "Member" {
@@ -58,18 +53,7 @@ func ssoSignIn(t *testing.T, c client, m *mockoidc.MockOIDC, orgID, subject, ema
 func ssoAuthorize(t *testing.T, c client, m *mockoidc.MockOIDC, orgID, subject, email string) url.Values {
 	t.Helper()
 	d := c.expect(200, "GET", "/api/v1/auth/sso/discover?org_id="+orgID, "", nil)
-	m.QueueUser(&mockoidc.MockUser{Subject: subject, Email: email, EmailVerified: true})
-	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noFollow.Get(d["authorization_url"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	loc, err := url.Parse(res.Header.Get("Location"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return url.Values{"code": {loc.Query().Get("code")}, "state": {loc.Query().Get("state")}}
+	return oidctest.CallbackQuery(oidctest.Authorize(t, m, d["authorization_url"].(string), oidctest.Person(subject, email)))
 }
 
 // scimDo sends a SCIM request (application/scim+json) to the binary.
@@ -160,8 +144,7 @@ func scimEndToEnd(t *testing.T, c client, m *mockoidc.MockOIDC, ownerToken, orgI
 	q := ssoAuthorize(t, c, m, orgID, "scim-subject", "scim.person@example.test")
 	req, _ := http.NewRequest("GET", c.base+"/api/v1/auth/sso/callback?"+q.Encode(), nil)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
-	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noFollow.Do(req)
+	res, err := oidctest.NoRedirect.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,31 +12,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"tracker/internal/oidctest"
+	"tracker/internal/syncbuf"
 	"tracker/store/storetest"
 )
-
-// syncBuffer collects the process's log output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func freeAddr(t *testing.T) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -116,7 +98,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 		t.Fatalf("migrate: %v\n%s", err, out)
 	}
 
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	srv := exec.CommandContext(ctx, bin, "api")
 	srv.Env = envv
 	srv.Stdout, srv.Stderr = logs, logs

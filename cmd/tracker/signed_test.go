@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -56,16 +57,7 @@ func TestSignedRoutesRefuseForgeries(t *testing.T) {
 			if sig != "" {
 				req.Header.Set("X-Codehost-Signature-256", sig)
 			}
-			if name == "bearer only" {
-				req.Header.Set("Authorization", "Bearer "+f.owner.Token)
-			}
-			res, err := f.env.App.Test(req, -1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.StatusCode != 401 {
-				t.Errorf("%s %s: %d", p, name, res.StatusCode)
-			}
+			f.expectRefused(t, req, name)
 		}
 	}
 	// The chat routes: a command creating a ticket in TEN from the org's
@@ -98,19 +90,26 @@ func TestSignedRoutesRefuseForgeries(t *testing.T) {
 			if h[1] != "" {
 				req.Header.Set("X-Chat-Request-Timestamp", h[1])
 			}
-			if name == "bearer only" {
-				req.Header.Set("Authorization", "Bearer "+f.owner.Token)
-			}
-			res, err := f.env.App.Test(req, -1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.StatusCode != 401 {
-				t.Errorf("%s %s: %d", p, name, res.StatusCode)
-			}
+			f.expectRefused(t, req, name)
 		}
 	}
 	if after := f.snapshot(t); after != before {
 		t.Fatalf("org A changed:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// expectRefused sends a forged request (case "bearer only" with the
+// owner's token besides) and fails the test unless it is a 401.
+func (f *tenantFixture) expectRefused(t *testing.T, req *http.Request, name string) {
+	t.Helper()
+	if name == "bearer only" {
+		req.Header.Set("Authorization", "Bearer "+f.owner.Token)
+	}
+	res, err := f.env.App.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 401 {
+		t.Errorf("%s %s: %d", req.URL.Path, name, res.StatusCode)
 	}
 }

@@ -15,10 +15,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"tracker/internal/syncbuf"
 	"tracker/store/objectstore"
 )
 
@@ -84,7 +84,7 @@ func StartMinIO(t testing.TB) string {
 			"--address", fmt.Sprintf("127.0.0.1:%d", port), "--console-address", fmt.Sprintf("127.0.0.1:%d", console))
 		cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+AccessKey, "MINIO_ROOT_PASSWORD="+SecretKey,
 			"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_CI_CD=1")
-		logs := &lockedWriter{}
+		logs := &syncbuf.Buffer{Limit: 64 << 10} // the first 64 KiB of its stderr
 		cmd.Stdout, cmd.Stderr = io.Discard, logs
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start minio: %v", err)
@@ -173,25 +173,4 @@ func NewLocal(t testing.TB, baseURL string, now func() time.Time) *objectstore.L
 		t.Fatal(err)
 	}
 	return l
-}
-
-// lockedWriter collects a child's stderr (first 64 KiB) safely.
-type lockedWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.b.Len() < 64<<10 {
-		w.b.Write(p)
-	}
-	return len(p), nil
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }
