@@ -14,7 +14,6 @@ import (
 	"tracker/domain/attachment"
 	"tracker/store/exportdb"
 	"tracker/store/objectstore"
-	"tracker/store/sprintdb/worktest"
 )
 
 func init() {
@@ -36,10 +35,10 @@ func init() {
 
 func testDeleteJob(t *testing.T, w world) {
 	ctx := context.Background()
-	a := w.attach(t, w.member, w.ticket, "gone.txt", []byte("soon gone"))
+	a := w.attach(t, w.Member, w.Ticket.ID, "gone.txt", []byte("soon gone"))
 	key := a["storage_key"].(string)
-	w.env.Do("DELETE", "/api/v1/attachments/"+a["id"].(string), w.member.Token, nil).Expect(t, 204)
-	jobs := worktest.Outbox(t, w.env.DB, w.owner.OrgID, attachment.TopicDeleteObjects)
+	w.Env.Do("DELETE", "/api/v1/attachments/"+a["id"].(string), w.Member.Token, nil).Expect(t, 204)
+	jobs := w.Env.Outbox(t, w.Owner.OrgID, attachment.TopicDeleteObjects)
 	var keys []string
 	for _, k := range jobs[len(jobs)-1]["keys"].([]any) {
 		keys = append(keys, k.(string))
@@ -56,8 +55,8 @@ func testDeleteJob(t *testing.T, w world) {
 
 func testSweep(t *testing.T, w world) {
 	ctx := context.Background()
-	confirmed := w.attach(t, w.member, w.ticket, "kept.txt", []byte("kept"))
-	u := w.presign(t, w.member, w.ticket, "orphan.txt", "text/plain", 6)
+	confirmed := w.attach(t, w.Member, w.Ticket.ID, "kept.txt", []byte("kept"))
+	u := w.presign(t, w.Member, w.Ticket.ID, "orphan.txt", "text/plain", 6)
 	if code := put(t, u, "text/plain", []byte("orphan")); code != 200 {
 		t.Fatalf("upload %d", code)
 	}
@@ -94,8 +93,8 @@ func testSweep(t *testing.T, w world) {
 }
 
 func testExport(t *testing.T, w world) {
-	a := w.attach(t, w.member, w.ticket, "exported.txt", []byte("exported bytes"))
-	doc := w.env.Do("GET", "/api/v1/export?org_id="+w.owner.OrgID.String(), w.owner.Token, nil).Expect(t, 200)
+	a := w.attach(t, w.Member, w.Ticket.ID, "exported.txt", []byte("exported bytes"))
+	doc := w.Env.Do("GET", "/api/v1/export?org_id="+w.Owner.OrgID.String(), w.Owner.Token, nil).Expect(t, 200)
 	var d struct {
 		Projects []struct {
 			Key     string `json:"key"`
@@ -121,7 +120,7 @@ func testExport(t *testing.T, w world) {
 			}
 		}
 	}
-	if found == nil || found["filename"] != "exported.txt" || found["uploaded_by"] != w.member.Email ||
+	if found == nil || found["filename"] != "exported.txt" || found["uploaded_by"] != w.Member.Email ||
 		found["size_bytes"] != float64(len("exported bytes")) || found["content_type"] != "text/plain" {
 		t.Fatalf("exported attachment %v", found)
 	}
@@ -129,8 +128,8 @@ func testExport(t *testing.T, w world) {
 		t.Fatal("the export carries the file's bytes")
 	}
 	checkSQLiteAttachments(t, w, rows)
-	other := w.env.Register("Importer")
-	if r := w.env.Do("POST", "/api/v1/import", other.Token, doc.Body); r.Status != 200 && r.Status != 202 {
+	other := w.Env.Register("Importer")
+	if r := w.Env.Do("POST", "/api/v1/import", other.Token, doc.Body); r.Status != 200 && r.Status != 202 {
 		t.Fatalf("import %d %s", r.Status, r.Body)
 	}
 }
@@ -140,7 +139,7 @@ func testExport(t *testing.T, w world) {
 // rows, in document order) and no file bytes.
 func checkSQLiteAttachments(t *testing.T, w world, want [][]any) {
 	t.Helper()
-	r := w.env.Do("GET", "/api/v1/export?format=sqlite&org_id="+w.owner.OrgID.String(), w.owner.Token, nil).Expect(t, 200)
+	r := w.Env.Do("GET", "/api/v1/export?format=sqlite&org_id="+w.Owner.OrgID.String(), w.Owner.Token, nil).Expect(t, 200)
 	if bytes.Contains(r.Body, []byte("exported bytes")) {
 		t.Fatal("the sqlite export carries the file's bytes")
 	}

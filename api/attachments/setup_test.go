@@ -1,8 +1,6 @@
 package attachments_test
 
 import (
-	"bytes"
-	"io"
 	"net"
 	"net/http"
 	"testing"
@@ -17,25 +15,22 @@ import (
 	"tracker/domain/attachment"
 	"tracker/domain/export"
 	"tracker/domain/importer"
+	"tracker/internal/testfactory"
 	"tracker/store/objectstore"
 	"tracker/store/objectstore/objectstoretest"
-	"tracker/store/sprintdb/worktest"
 )
 
 // maxBytes is the test apps' SERVICE_ATTACHMENT_MAX_BYTES.
 const maxBytes = 1 << 20
 
-// world is one org with a member of every role, a project with two
-// tickets, served over a real listener (the local store's URLs point at
-// it) with one of the two object stores.
+// world is the apitest world (an org with a member of every role, a
+// project, a ticket) with a second ticket, served over a real listener (the
+// local store's URLs point at it) with one of the two object stores.
 type world struct {
-	env                                   *apitest.Env
-	objects                               objectstore.Store
-	svc                                   *attachment.Service
-	owner, admin, member, viewer          apitest.User
-	reporter, unassignedReporter, outside apitest.User
-	project                               worktest.Project
-	ticket, otherTicket                   uuid.UUID
+	apitest.World
+	objects     objectstore.Store
+	svc         *attachment.Service
+	otherTicket uuid.UUID
 }
 
 // backendNames are the object stores every case runs against.
@@ -59,25 +54,15 @@ func setup(t *testing.T, backend string) world {
 		objects, storage = l, l
 	}
 	var svc *attachment.Service
-	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	a := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
 		return []api.Module{attachments.New(svc, storage),
 			exchange.New(export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock), e.Log, exchange.Settings{})}
 	}})
-	go func() { _ = env.App.Listener(ln) }()
-	t.Cleanup(func() { _ = env.App.Shutdown() })
-
-	w := world{env: env, objects: objects, svc: svc, owner: env.Register("Owner")}
-	w.admin = env.Member(w.owner, "admin")
-	w.member = env.Member(w.owner, "member")
-	w.viewer = env.Member(w.owner, "viewer")
-	w.reporter = env.Member(w.owner, "reporter")
-	w.unassignedReporter = env.Member(w.owner, "reporter")
-	w.outside = env.Register("Outsider")
-	w.project = worktest.NewProject(t, env.DB, w.owner.OrgID, "ATT")
-	w.project.Assign(t, env.DB, w.reporter.ID)
-	w.ticket = worktest.NewTicket(t, env.DB, w.project, w.owner.ID, worktest.Ticket{})
-	w.otherTicket = worktest.NewTicket(t, env.DB, w.project, w.owner.ID, worktest.Ticket{})
+	go func() { _ = a.Env.App.Listener(ln) }()
+	t.Cleanup(func() { _ = a.Env.App.Shutdown() })
+	w := world{World: a, objects: objects, svc: svc}
+	w.otherTicket = testfactory.Ticket(t, a.Env.DB, a.Project, a.Owner.ID, testfactory.TicketOpts{}).ID
 	return w
 }
 
@@ -97,7 +82,7 @@ type upload struct {
 func (w world) presign(t *testing.T, as apitest.User, ticket uuid.UUID, name, ctype string, size int) upload {
 	t.Helper()
 	var u upload
-	w.env.Do("POST", ticketPath(ticket, "/presign"), as.Token,
+	w.Env.Do("POST", ticketPath(ticket, "/presign"), as.Token,
 		map[string]any{"filename": name, "content_type": ctype, "size_bytes": size}).Expect(t, 200).Decode(t, &u)
 	return u
 }
@@ -106,29 +91,8 @@ func (w world) presign(t *testing.T, as apitest.User, ticket uuid.UUID, name, ct
 // type and returns the status.
 func put(t *testing.T, u upload, ctype string, body []byte) int {
 	t.Helper()
-	req, err := http.NewRequest(u.Method, u.UploadURL, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", ctype)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	_, _ = io.Copy(io.Discard, res.Body)
-	return res.StatusCode
-}
-
-func download(t *testing.T, url string) (*http.Response, []byte) {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, b
+	code, _ := objectstoretest.Put(t, u.Method, u.UploadURL, ctype, body)
+	return code
 }
 
 func confirmBody(as apitest.User, u upload, name, ctype string, size int) map[string]any {
@@ -143,5 +107,5 @@ func (w world) attach(t *testing.T, as apitest.User, ticket uuid.UUID, name stri
 	if code := put(t, u, "text/plain", body); code != 200 {
 		t.Fatalf("upload %d", code)
 	}
-	return w.env.Do("POST", ticketPath(ticket, "/confirm"), as.Token, confirmBody(as, u, name, "text/plain", len(body))).Expect(t, 201).Map(t)
+	return w.Env.Do("POST", ticketPath(ticket, "/confirm"), as.Token, confirmBody(as, u, name, "text/plain", len(body))).Expect(t, 201).Map(t)
 }

@@ -5,46 +5,44 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-
-	"tracker/store/sprintdb/worktest"
 )
 
 func TestUpdateComment(t *testing.T) {
 	t.Parallel()
 	w := setup(t)
-	c := w.comment(t, w.member, w.ticket, "original", nil)
+	c := w.comment(t, w.Member, w.Ticket.ID, "original", nil)
 	path := "/api/v1/comments/" + c["id"].(string)
 
 	t.Run("200 author", func(t *testing.T) {
-		got := w.env.Do("PATCH", path, w.member.Token, map[string]any{"body": "edited"}).Expect(t, 200).Map(t)
-		if got["body"] != "edited" || got["author_id"] != w.member.ID.String() || got["created_at"] != c["created_at"] {
+		got := w.Env.Do("PATCH", path, w.Member.Token, map[string]any{"body": "edited"}).Expect(t, 200).Map(t)
+		if got["body"] != "edited" || got["author_id"] != w.Member.ID.String() || got["created_at"] != c["created_at"] {
 			t.Fatalf("patched %v", got)
 		}
-		audit := worktest.Audit(t, w.env.DB, "ticket", w.ticket)
+		audit := w.Env.Audit(t, "ticket", w.Ticket.ID)
 		last := audit[len(audit)-1]
 		if last.Action != "comment_updated" || last.Changes[1].Old != nil || last.Changes[1].New != "edited" {
 			t.Fatalf("audit %+v", last)
 		}
 		// The activity feed renders these rows: the old text is in none.
 		var n int
-		if err := w.env.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM audit_log WHERE org_id = $1
-			AND changes::text LIKE '%original%'`, w.owner.OrgID).Scan(&n); err != nil || n != 0 {
+		if err := w.Env.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM audit_log WHERE org_id = $1
+			AND changes::text LIKE '%original%'`, w.Owner.OrgID).Scan(&n); err != nil || n != 0 {
 			t.Fatalf("old body in %d audit rows (%v)", n, err)
 		}
 	})
 
 	t.Run("200 admin edits another's comment", func(t *testing.T) {
-		got := w.env.Do("PATCH", path, w.admin.Token, map[string]any{"body": "moderated"}).Expect(t, 200).Map(t)
-		if got["body"] != "moderated" || got["author_id"] != w.member.ID.String() {
+		got := w.Env.Do("PATCH", path, w.Admin.Token, map[string]any{"body": "moderated"}).Expect(t, 200).Map(t)
+		if got["body"] != "moderated" || got["author_id"] != w.Member.ID.String() {
 			t.Fatalf("patched %v", got)
 		}
-		w.env.Do("PATCH", path, w.owner.Token, map[string]any{"body": "by owner"}).Expect(t, 200)
+		w.Env.Do("PATCH", path, w.Owner.Token, map[string]any{"body": "by owner"}).Expect(t, 200)
 	})
 
 	t.Run("403 another member, viewer", func(t *testing.T) {
-		other := w.env.Member(w.owner, "member")
-		for _, u := range []string{other.Token, w.viewer.Token, w.reporter.Token} {
-			r := w.env.Do("PATCH", path, u, map[string]any{"body": "hijack"}).Expect(t, 403)
+		other := w.Env.Member(w.Owner, "member")
+		for _, u := range []string{other.Token, w.Viewer.Token, w.Reporter.Token} {
+			r := w.Env.Do("PATCH", path, u, map[string]any{"body": "hijack"}).Expect(t, 403)
 			if r.ErrorCode() != "FORBIDDEN" || !strings.Contains(r.Error().Message, "Admin") {
 				t.Fatalf("error %s", r.Body)
 			}
@@ -52,17 +50,17 @@ func TestUpdateComment(t *testing.T) {
 	})
 
 	t.Run("422", func(t *testing.T) {
-		w.env.Do("PATCH", path, w.member.Token, map[string]any{}).Expect(t, 422)
-		w.env.Do("PATCH", path, w.member.Token, map[string]any{"body": ""}).Expect(t, 422)
+		w.Env.Do("PATCH", path, w.Member.Token, map[string]any{}).Expect(t, 422)
+		w.Env.Do("PATCH", path, w.Member.Token, map[string]any{"body": ""}).Expect(t, 422)
 	})
 
 	t.Run("400 malformed", func(t *testing.T) {
-		w.env.Do("PATCH", path, w.member.Token, "{").Expect(t, 400)
+		w.Env.Do("PATCH", path, w.Member.Token, "{").Expect(t, 400)
 	})
 
 	t.Run("404", func(t *testing.T) {
-		w.env.Do("PATCH", path, w.outside.Token, map[string]any{"body": "x"}).Expect(t, 404)
-		w.env.Do("PATCH", "/api/v1/comments/"+uuid.NewString(), w.member.Token, map[string]any{"body": "x"}).Expect(t, 404)
+		w.Env.Do("PATCH", path, w.Outsider.Token, map[string]any{"body": "x"}).Expect(t, 404)
+		w.Env.Do("PATCH", "/api/v1/comments/"+uuid.NewString(), w.Member.Token, map[string]any{"body": "x"}).Expect(t, 404)
 	})
 }
 
@@ -71,39 +69,39 @@ func TestDeleteComment(t *testing.T) {
 	w := setup(t)
 
 	t.Run("403 another member, viewer", func(t *testing.T) {
-		c := w.comment(t, w.member, w.ticket, "mine", nil)
-		other := w.env.Member(w.owner, "member")
-		for _, u := range []string{other.Token, w.viewer.Token} {
-			w.env.Do("DELETE", "/api/v1/comments/"+c["id"].(string), u, nil).Expect(t, 403)
+		c := w.comment(t, w.Member, w.Ticket.ID, "mine", nil)
+		other := w.Env.Member(w.Owner, "member")
+		for _, u := range []string{other.Token, w.Viewer.Token} {
+			w.Env.Do("DELETE", "/api/v1/comments/"+c["id"].(string), u, nil).Expect(t, 403)
 		}
 	})
 
 	t.Run("204 author of a thread of their own", func(t *testing.T) {
-		root := w.comment(t, w.member, w.ticket, "own root", nil)
+		root := w.comment(t, w.Member, w.Ticket.ID, "own root", nil)
 		rootID := root["id"].(string)
-		reply := w.comment(t, w.member, w.ticket, "own reply", &rootID)
-		w.env.Do("DELETE", "/api/v1/comments/"+rootID, w.member.Token, nil).Expect(t, 204)
-		w.env.Do("GET", "/api/v1/comments/"+reply["id"].(string), w.member.Token, nil).Expect(t, 404)
+		reply := w.comment(t, w.Member, w.Ticket.ID, "own reply", &rootID)
+		w.Env.Do("DELETE", "/api/v1/comments/"+rootID, w.Member.Token, nil).Expect(t, 204)
+		w.Env.Do("GET", "/api/v1/comments/"+reply["id"].(string), w.Member.Token, nil).Expect(t, 404)
 	})
 
 	t.Run("403 author of a thread with others' replies; 204 Admin, the thread goes", func(t *testing.T) {
-		root := w.comment(t, w.member, w.ticket, "root", nil)
+		root := w.comment(t, w.Member, w.Ticket.ID, "root", nil)
 		rootID := root["id"].(string)
-		reply := w.comment(t, w.member, w.ticket, "reply", &rootID)
+		reply := w.comment(t, w.Member, w.Ticket.ID, "reply", &rootID)
 		replyID := reply["id"].(string)
-		nested := w.comment(t, w.reporter, w.ticket, "nested", &replyID)
-		sibling := w.comment(t, w.member, w.ticket, "sibling", nil)
-		r := w.env.Do("DELETE", "/api/v1/comments/"+rootID, w.member.Token, nil).Expect(t, 403)
+		nested := w.comment(t, w.Reporter, w.Ticket.ID, "nested", &replyID)
+		sibling := w.comment(t, w.Member, w.Ticket.ID, "sibling", nil)
+		r := w.Env.Do("DELETE", "/api/v1/comments/"+rootID, w.Member.Token, nil).Expect(t, 403)
 		if !strings.Contains(r.Error().Message, "Admin") {
 			t.Fatalf("message %s", r.Body)
 		}
-		w.env.Do("GET", "/api/v1/comments/"+nested["id"].(string), w.member.Token, nil).Expect(t, 200)
-		w.env.Do("DELETE", "/api/v1/comments/"+rootID, w.admin.Token, nil).Expect(t, 204)
+		w.Env.Do("GET", "/api/v1/comments/"+nested["id"].(string), w.Member.Token, nil).Expect(t, 200)
+		w.Env.Do("DELETE", "/api/v1/comments/"+rootID, w.Admin.Token, nil).Expect(t, 204)
 		for _, id := range []any{rootID, replyID, nested["id"]} {
-			w.env.Do("GET", "/api/v1/comments/"+id.(string), w.member.Token, nil).Expect(t, 404)
+			w.Env.Do("GET", "/api/v1/comments/"+id.(string), w.Member.Token, nil).Expect(t, 404)
 		}
-		w.env.Do("GET", "/api/v1/comments/"+sibling["id"].(string), w.member.Token, nil).Expect(t, 200)
-		audit := worktest.Audit(t, w.env.DB, "ticket", w.ticket)
+		w.Env.Do("GET", "/api/v1/comments/"+sibling["id"].(string), w.Member.Token, nil).Expect(t, 200)
+		audit := w.Env.Audit(t, "ticket", w.Ticket.ID)
 		last := audit[len(audit)-1]
 		if last.Action != "comment_deleted" || len(last.Changes) != 3 || last.Changes[0].Old != rootID || last.Changes[0].New != nil {
 			t.Fatalf("audit %+v", last)
@@ -111,15 +109,15 @@ func TestDeleteComment(t *testing.T) {
 	})
 
 	t.Run("204 admin deletes another's comment", func(t *testing.T) {
-		c := w.comment(t, w.member, w.ticket, "spam", nil)
-		w.env.Do("DELETE", "/api/v1/comments/"+c["id"].(string), w.admin.Token, nil).Expect(t, 204)
-		w.env.Do("DELETE", "/api/v1/comments/"+c["id"].(string), w.admin.Token, nil).Expect(t, 404)
+		c := w.comment(t, w.Member, w.Ticket.ID, "spam", nil)
+		w.Env.Do("DELETE", "/api/v1/comments/"+c["id"].(string), w.Admin.Token, nil).Expect(t, 204)
+		w.Env.Do("DELETE", "/api/v1/comments/"+c["id"].(string), w.Admin.Token, nil).Expect(t, 404)
 	})
 
 	t.Run("404", func(t *testing.T) {
-		c := w.comment(t, w.member, w.ticket, "x", nil)
-		w.env.Do("DELETE", "/api/v1/comments/"+c["id"].(string), w.outside.Token, nil).Expect(t, 404)
-		w.env.Do("DELETE", "/api/v1/comments/"+uuid.NewString(), w.admin.Token, nil).Expect(t, 404)
+		c := w.comment(t, w.Member, w.Ticket.ID, "x", nil)
+		w.Env.Do("DELETE", "/api/v1/comments/"+c["id"].(string), w.Outsider.Token, nil).Expect(t, 404)
+		w.Env.Do("DELETE", "/api/v1/comments/"+uuid.NewString(), w.Admin.Token, nil).Expect(t, 404)
 	})
 }
 
@@ -128,8 +126,8 @@ func TestDeleteComment(t *testing.T) {
 func TestNonMemberAndViewer(t *testing.T) {
 	t.Parallel()
 	w := setup(t)
-	c := w.comment(t, w.member, w.ticket, "x", nil)
-	tp := "/api/v1/tickets/" + w.ticket.String() + "/comments"
+	c := w.comment(t, w.Member, w.Ticket.ID, "x", nil)
+	tp := "/api/v1/tickets/" + w.Ticket.ID.String() + "/comments"
 	cp := "/api/v1/comments/" + c["id"].(string)
 	body := map[string]any{"body": "y"}
 	routes := []struct {
@@ -139,11 +137,11 @@ func TestNonMemberAndViewer(t *testing.T) {
 		{"POST", tp, true}, {"GET", tp, false}, {"GET", cp, false}, {"PATCH", cp, true}, {"DELETE", cp, true},
 	}
 	for _, r := range routes {
-		w.env.Do(r.method, r.path, w.outside.Token, body).Expect(t, 404)
+		w.Env.Do(r.method, r.path, w.Outsider.Token, body).Expect(t, 404)
 		if r.write {
-			w.env.Do(r.method, r.path, w.viewer.Token, body).Expect(t, 403)
+			w.Env.Do(r.method, r.path, w.Viewer.Token, body).Expect(t, 403)
 		} else {
-			w.env.Do(r.method, r.path, w.viewer.Token, nil).Expect(t, 200)
+			w.Env.Do(r.method, r.path, w.Viewer.Token, nil).Expect(t, 200)
 		}
 	}
 }

@@ -12,12 +12,12 @@ import (
 func TestCommentETags(t *testing.T) {
 	t.Parallel()
 	w := setup(t)
-	created := w.env.Do("POST", "/api/v1/tickets/"+w.ticket.String()+"/comments", w.member.Token,
+	created := w.Env.Do("POST", "/api/v1/tickets/"+w.Ticket.ID.String()+"/comments", w.Member.Token,
 		map[string]any{"body": "first"}).Expect(t, 201)
 	id := created.Map(t)["id"].(string)
-	reply := "/api/v1/comments/" + w.comment(t, w.admin, w.ticket, "reply", &id)["id"].(string)
-	w.env.CheckConditional(t, apitest.Conditional{Path: "/api/v1/comments/" + id, Created: created, A: w.member.Token, B: w.admin.Token,
+	reply := "/api/v1/comments/" + w.comment(t, w.Admin, w.Ticket.ID, "reply", &id)["id"].(string)
+	w.Env.CheckConditional(t, apitest.Conditional{Path: "/api/v1/comments/" + id, Created: created, A: w.Member.Token, B: w.Admin.Token,
 		Field: "body", PatchA: map[string]any{"body": "A's words"}, PatchB: map[string]any{"body": "B's words"},
-		Kept: func() { w.env.Do("GET", reply, w.admin.Token, nil).Expect(t, 200) }})
-	w.env.Do("GET", reply, w.admin.Token, nil).Expect(t, 404)
+		Kept: func() { w.Env.Do("GET", reply, w.Admin.Token, nil).Expect(t, 200) }})
+	w.Env.Do("GET", reply, w.Admin.Token, nil).Expect(t, 404)
 }

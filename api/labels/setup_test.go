@@ -3,36 +3,26 @@ package labels_test
 import (
 	"testing"
 
-	"github.com/google/uuid"
-
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/labels"
 	"tracker/domain/label"
-	"tracker/store/sprintdb/worktest"
 )
 
-// world is one org with a member of every role, a project and a ticket.
-type world struct {
-	env                          *apitest.Env
-	owner, admin, member, viewer apitest.User
-	reporter, outside            apitest.User
-	project                      worktest.Project
-	ticket                       uuid.UUID
-}
+// world is the apitest world (an org with a member of every role, a
+// project, a ticket) with the labels module.
+type world struct{ apitest.World }
 
 func setup(t *testing.T) world {
 	t.Helper()
-	a := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	return world{apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{labels.New(label.New(e.DB, e.Clock))}
-	}})
-	return world{env: a.Env, owner: a.Owner, admin: a.Admin, member: a.Member, viewer: a.Viewer, reporter: a.Reporter,
-		outside: a.Outsider, project: worktest.Project{ID: a.Project.ID, OrgID: a.Project.OrgID, Key: a.Project.Key}, ticket: a.Ticket.ID}
+	}})}
 }
 
 func (w world) label(t *testing.T, name string) string {
 	t.Helper()
-	return w.env.Do("POST", "/api/v1/orgs/"+w.owner.OrgID.String()+"/labels", w.member.Token,
+	return w.Env.Do("POST", "/api/v1/orgs/"+w.Owner.OrgID.String()+"/labels", w.Member.Token,
 		map[string]any{"name": name, "color": "#a1b2c3"}).Expect(t, 201).Map(t)["id"].(string)
 }
 

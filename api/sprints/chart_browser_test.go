@@ -19,7 +19,7 @@ func TestBurndownSVGRendersInChromium(t *testing.T) {
 	svgcharttest.Chromium(t) // skips, saying why, before building a world
 	w := setup(t)
 	id := burndownWorld(t, w, "Sprint <rendered> & drawn")
-	body := w.env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.viewer.Token, nil).Expect(t, 200).Body
+	body := w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.Viewer.Token, nil).Expect(t, 200).Body
 	c, err := svgcharttest.Parse(body)
 	if err != nil {
 		t.Fatal(err)

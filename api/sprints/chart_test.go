@@ -9,7 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/internal/svgchart/svgcharttest"
-	"tracker/store/sprintdb/worktest"
+	"tracker/internal/testfactory"
+	"tracker/store/ticketdb"
 )
 
 // burndownWorld is a sprint of six days with five tickets done at
@@ -19,21 +20,20 @@ func burndownWorld(t *testing.T, w world, name string) string {
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	start := today.AddDate(0, 0, -3)
 	day := func(n int, hour int) time.Time { return start.AddDate(0, 0, n).Add(time.Duration(hour) * time.Hour) }
-	s := w.sprint(t, w.project, name, start.Format("2006-01-02"), today.AddDate(0, 0, 2).Format("2006-01-02"))
+	s := w.sprint(t, w.Project, name, start.Format("2006-01-02"), today.AddDate(0, 0, 2).Format("2006-01-02"))
 	id := uuid.MustParse(sid(s))
-	org := w.owner.OrgID
-	ticket := func(status string) uuid.UUID {
-		return worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{Status: status, SprintID: &id})
+	ticket := func(status string) ticketdb.Row {
+		return testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{Status: status, SprintID: &id})
 	}
 	t1 := ticket("Done")
-	worktest.StatusAudit(t, w.env.DB, org, t1, "Backlog", "Done", day(1, 12))
+	testfactory.StatusChange(t, w.Env.DB, t1, testfactory.StatusChangeOpts{From: "Backlog", To: "Done", At: day(1, 12)})
 	t2 := ticket("Done")
-	worktest.StatusAudit(t, w.env.DB, org, t2, "Todo", "Done", day(3, 1))
+	testfactory.StatusChange(t, w.Env.DB, t2, testfactory.StatusChangeOpts{From: "Todo", To: "Done", At: day(3, 1)})
 	ticket("Backlog")
 	ticket("Backlog")
 	t4 := ticket("InProgress")
-	worktest.StatusAudit(t, w.env.DB, org, t4, "Backlog", "Done", day(0, 9))
-	worktest.StatusAudit(t, w.env.DB, org, t4, "Done", "InProgress", day(2, 9))
+	testfactory.StatusChange(t, w.Env.DB, t4, testfactory.StatusChangeOpts{From: "Backlog", To: "Done", At: day(0, 9)})
+	testfactory.StatusChange(t, w.Env.DB, t4, testfactory.StatusChangeOpts{From: "Done", To: "InProgress", At: day(2, 9)})
 	return sid(s)
 }
 
@@ -51,8 +51,8 @@ func TestBurndownSVGPlotsTheJSONBurndown(t *testing.T) {
 			RemainingTickets int    `json:"remaining_tickets"`
 		} `json:"data"`
 	}
-	w.env.Do("GET", "/api/v1/sprints/"+id+"/burndown", w.viewer.Token, nil).Expect(t, 200).Decode(t, &bd)
-	res := w.env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.viewer.Token, nil).Expect(t, 200)
+	w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown", w.Viewer.Token, nil).Expect(t, 200).Decode(t, &bd)
+	res := w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.Viewer.Token, nil).Expect(t, 200)
 	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "image/svg+xml") {
 		t.Errorf("Content-Type %q", ct)
 	}
@@ -115,10 +115,10 @@ func TestBurndownSVGPlotsTheJSONBurndown(t *testing.T) {
 	}
 
 	t.Run("same access as the JSON burndown", func(t *testing.T) {
-		w.env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.unassignedReporter.Token, nil).Expect(t, 403)
-		w.env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.outside.Token, nil).Expect(t, 404)
-		w.env.Do("GET", "/api/v1/sprints/"+uuid.NewString()+"/burndown.svg", w.member.Token, nil).Expect(t, 404)
-		w.env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", "", nil).Expect(t, 401)
+		w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.UnassignedReporter.Token, nil).Expect(t, 403)
+		w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.Outsider.Token, nil).Expect(t, 404)
+		w.Env.Do("GET", "/api/v1/sprints/"+uuid.NewString()+"/burndown.svg", w.Member.Token, nil).Expect(t, 404)
+		w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", "", nil).Expect(t, 401)
 	})
 }
 
@@ -129,7 +129,7 @@ func TestBurndownSVGEscapesTheSprintName(t *testing.T) {
 	w := setup(t)
 	name := `</title><script>alert(1)</script><svg onload="alert(2)"> & 'x' ]]>`
 	id := burndownWorld(t, w, name)
-	res := w.env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.member.Token, nil).Expect(t, 200)
+	res := w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.Member.Token, nil).Expect(t, 200)
 	for _, bad := range []string{"<script", "<svg onload", `onload="`} {
 		if strings.Contains(string(res.Body), bad) {
 			t.Errorf("chart holds %q:\n%s", bad, res.Body)

@@ -8,8 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain"
-	"tracker/store/sprintdb/worktest"
+	"tracker/domain/statusflow"
+	"tracker/internal/testfactory"
+	"tracker/store/ticketdb"
 )
 
 type board struct {
@@ -33,17 +34,17 @@ func TestBoard(t *testing.T) {
 	w := setup(t)
 
 	t.Run("200 Default workflow columns in order, empty ones included", func(t *testing.T) {
-		s := w.sprint(t, w.project, "board", "2025-01-01", "2025-01-14")
+		s := w.sprint(t, w.Project, "board", "2025-01-01", "2025-01-14")
 		id := uuid.MustParse(sid(s))
-		a := worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{Title: "a", Status: "InProgress", SprintID: &id})
-		worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{Title: "b", Status: "InProgress", SprintID: &id})
-		worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{Title: "c", Status: "Done", SprintID: &id})
-		worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{Title: "not in sprint", Status: "Todo"})
-		gone := worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{Title: "deleted", Status: "Todo", SprintID: &id})
-		worktest.Exec(t, w.env.DB, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, gone)
+		a := testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{Title: "a", Status: "InProgress", SprintID: &id}).ID
+		testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{Title: "b", Status: "InProgress", SprintID: &id})
+		testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{Title: "c", Status: "Done", SprintID: &id})
+		testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{Title: "not in sprint", Status: "Todo"})
+		gone := testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{Title: "deleted", Status: "Todo", SprintID: &id}).ID
+		w.Env.Exec(t, `UPDATE tickets SET deleted_at = now() WHERE id = $1`, gone)
 
 		var b board
-		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board", w.viewer.Token, nil).Expect(t, 200).Decode(t, &b)
+		w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board", w.Viewer.Token, nil).Expect(t, 200).Decode(t, &b)
 		if got := b.layout(); got != "Backlog:0,Todo:0,InProgress:2,InReview:0,Done:1,Cancelled:0" {
 			t.Fatalf("columns %s", got)
 		}
@@ -57,35 +58,32 @@ func TestBoard(t *testing.T) {
 				t.Fatalf("ticket lacks %s: %v", f, tk)
 			}
 		}
-		if tk["id"] != a.String() || tk["title"] != "a" || tk["priority"] != "None" || tk["sprint_id"] != sid(s) || tk["reporter_id"] != w.owner.ID.String() {
+		if tk["id"] != a.String() || tk["title"] != "a" || tk["priority"] != "None" || tk["sprint_id"] != sid(s) || tk["reporter_id"] != w.Owner.ID.String() {
 			t.Fatalf("ticket %v", tk)
 		}
 		// q narrows the board (the search language); columns stay.
-		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board?q=category:in_progress+-b", w.viewer.Token, nil).Expect(t, 200).Decode(t, &b)
+		w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board?q=category:in_progress+-b", w.Viewer.Token, nil).Expect(t, 200).Decode(t, &b)
 		if got := b.layout(); got != "Backlog:0,Todo:0,InProgress:1,InReview:0,Done:0,Cancelled:0" {
 			t.Fatalf("q columns %s", got)
 		}
-		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board?q=nope:x", w.viewer.Token, nil).Expect(t, 422)
+		w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board?q=nope:x", w.Viewer.Token, nil).Expect(t, 422)
 	})
 
 	t.Run("200 the project's own workflow; unknown statuses last", func(t *testing.T) {
-		p := worktest.NewProject(t, w.env.DB, w.owner.OrgID, "KAN")
-		wf := domain.NewID()
-		worktest.Exec(t, w.env.DB, `INSERT INTO workflows (id, org_id, name, statuses, transitions) VALUES ($1, $2, 'Kanban',
-			'[{"name":"Open","category":"todo"},{"name":"Doing","category":"in_progress"},{"name":"Shipped","category":"done"}]', '[]')`,
-			wf, w.owner.OrgID)
-		worktest.Exec(t, w.env.DB, `UPDATE projects SET workflow_id = $1 WHERE id = $2`, wf, p.ID)
+		wf := testfactory.Workflow(t, w.Env.DB, w.Owner.OrgID, testfactory.WorkflowOpts{Name: "Kanban", Statuses: []statusflow.Status{
+			{Name: "Open", Category: "todo"}, {Name: "Doing", Category: "in_progress"}, {Name: "Shipped", Category: "done"}}})
+		p := testfactory.Project(t, w.Env.DB, w.Owner.OrgID, testfactory.ProjectOpts{Key: "KAN", WorkflowID: &wf.ID})
 		s := w.sprint(t, p, "kanban", "2025-01-01", "2025-01-03")
 		id := uuid.MustParse(sid(s))
-		worktest.NewTicket(t, w.env.DB, p, w.owner.ID, worktest.Ticket{Status: "Shipped", SprintID: &id})
-		worktest.NewTicket(t, w.env.DB, p, w.owner.ID, worktest.Ticket{Status: "Legacy", SprintID: &id})
+		testfactory.Ticket(t, w.Env.DB, p, w.Owner.ID, testfactory.TicketOpts{Status: "Shipped", SprintID: &id})
+		testfactory.Ticket(t, w.Env.DB, p, w.Owner.ID, testfactory.TicketOpts{Status: "Legacy", SprintID: &id})
 		var b board
-		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board", w.member.Token, nil).Expect(t, 200).Decode(t, &b)
+		w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board", w.Member.Token, nil).Expect(t, 200).Decode(t, &b)
 		if got := b.layout(); got != "Open:0,Doing:0,Shipped:1,Legacy:1" {
 			t.Fatalf("columns %s", got)
 		}
 		// The burndown counts the workflow's done category.
-		bd := w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/burndown", w.member.Token, nil).Expect(t, 200).Map(t)
+		bd := w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/burndown", w.Member.Token, nil).Expect(t, 200).Map(t)
 		last := bd["data"].([]any)[2].(map[string]any)
 		if last["completed_tickets"] != float64(1) || last["total_tickets"] != float64(2) {
 			t.Fatalf("burndown %v", bd)
@@ -93,10 +91,10 @@ func TestBoard(t *testing.T) {
 	})
 
 	t.Run("403 and 404", func(t *testing.T) {
-		s := w.sprint(t, w.project, "x", "2025-01-01", "2025-01-02")
-		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board", w.unassignedReporter.Token, nil).Expect(t, 403)
-		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board", w.outside.Token, nil).Expect(t, 404)
-		w.env.Do("GET", "/api/v1/sprints/"+uuid.NewString()+"/board", w.member.Token, nil).Expect(t, 404)
+		s := w.sprint(t, w.Project, "x", "2025-01-01", "2025-01-02")
+		w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board", w.UnassignedReporter.Token, nil).Expect(t, 403)
+		w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/board", w.Outsider.Token, nil).Expect(t, 404)
+		w.Env.Do("GET", "/api/v1/sprints/"+uuid.NewString()+"/board", w.Member.Token, nil).Expect(t, 404)
 	})
 }
 
@@ -107,33 +105,32 @@ func TestBurndown(t *testing.T) {
 	start := today.AddDate(0, 0, -3)
 	end := today.AddDate(0, 0, 2)
 	day := func(n int, hour int) time.Time { return start.AddDate(0, 0, n).Add(time.Duration(hour) * time.Hour) }
-	s := w.sprint(t, w.project, "burn", start.Format("2006-01-02"), end.Format("2006-01-02"))
+	s := w.sprint(t, w.Project, "burn", start.Format("2006-01-02"), end.Format("2006-01-02"))
 	id := uuid.MustParse(sid(s))
-	ticket := func(status string) uuid.UUID {
-		return worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{Status: status, SprintID: &id})
+	ticket := func(status string) ticketdb.Row {
+		return testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{Status: status, SprintID: &id})
 	}
-	org := w.owner.OrgID
 
 	// Done on day 1 at noon, after starting work on day 0.
 	t1 := ticket("Done")
-	worktest.StatusAudit(t, w.env.DB, org, t1, "Backlog", "InProgress", day(0, 10))
-	worktest.StatusAudit(t, w.env.DB, org, t1, "InProgress", "Done", day(1, 12))
+	testfactory.StatusChange(t, w.Env.DB, t1, testfactory.StatusChangeOpts{From: "Backlog", To: "InProgress", At: day(0, 10)})
+	testfactory.StatusChange(t, w.Env.DB, t1, testfactory.StatusChangeOpts{From: "InProgress", To: "Done", At: day(1, 12)})
 	// Done today, just after midnight.
 	t2 := ticket("Done")
-	worktest.StatusAudit(t, w.env.DB, org, t2, "Todo", "Done", day(3, 0).Add(time.Second))
+	testfactory.StatusChange(t, w.Env.DB, t2, testfactory.StatusChangeOpts{From: "Todo", To: "Done", At: day(3, 0).Add(time.Second)})
 	// Never moved.
 	ticket("Backlog")
 	// Done on day 0, reopened on day 2.
 	t4 := ticket("InProgress")
-	worktest.StatusAudit(t, w.env.DB, org, t4, "Backlog", "Done", day(0, 9))
-	worktest.StatusAudit(t, w.env.DB, org, t4, "Done", "InProgress", day(2, 9))
+	testfactory.StatusChange(t, w.Env.DB, t4, testfactory.StatusChangeOpts{From: "Backlog", To: "Done", At: day(0, 9)})
+	testfactory.StatusChange(t, w.Env.DB, t4, testfactory.StatusChangeOpts{From: "Done", To: "InProgress", At: day(2, 9)})
 	// Done before the sprint began.
 	t5 := ticket("Done")
-	worktest.StatusAudit(t, w.env.DB, org, t5, "Backlog", "Done", day(-5, 9))
+	testfactory.StatusChange(t, w.Env.DB, t5, testfactory.StatusChangeOpts{From: "Backlog", To: "Done", At: day(-5, 9)})
 	// Done, but in no sprint: not counted.
-	worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{Status: "Done"})
+	testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{Status: "Done"})
 
-	bd := w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/burndown", w.viewer.Token, nil).Expect(t, 200).Map(t)
+	bd := w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/burndown", w.Viewer.Token, nil).Expect(t, 200).Map(t)
 	if bd["sprint_id"] != sid(s) {
 		t.Fatalf("burndown %v", bd)
 	}
@@ -151,8 +148,8 @@ func TestBurndown(t *testing.T) {
 	}
 
 	t.Run("403 and 404", func(t *testing.T) {
-		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/burndown", w.unassignedReporter.Token, nil).Expect(t, 403)
-		w.env.Do("GET", "/api/v1/sprints/"+sid(s)+"/burndown", w.outside.Token, nil).Expect(t, 404)
+		w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/burndown", w.UnassignedReporter.Token, nil).Expect(t, 403)
+		w.Env.Do("GET", "/api/v1/sprints/"+sid(s)+"/burndown", w.Outsider.Token, nil).Expect(t, 404)
 	})
 }
 
@@ -161,9 +158,9 @@ func TestBurndown(t *testing.T) {
 func TestNonMemberAndViewer(t *testing.T) {
 	t.Parallel()
 	w := setup(t)
-	s := w.sprint(t, w.project, "x", "2025-01-01", "2025-01-02")
-	tk := worktest.NewTicket(t, w.env.DB, w.project, w.owner.ID, worktest.Ticket{})
-	pp := "/api/v1/projects/" + w.project.ID.String() + "/sprints"
+	s := w.sprint(t, w.Project, "x", "2025-01-01", "2025-01-02")
+	tk := testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{}).ID
+	pp := "/api/v1/projects/" + w.Project.ID.String() + "/sprints"
 	sp := "/api/v1/sprints/" + sid(s)
 	routes := []struct {
 		method, path string
@@ -182,11 +179,11 @@ func TestNonMemberAndViewer(t *testing.T) {
 		{"GET", sp + "/burndown", nil, false},
 	}
 	for _, r := range routes {
-		w.env.Do(r.method, r.path, w.outside.Token, r.body).Expect(t, 404)
+		w.Env.Do(r.method, r.path, w.Outsider.Token, r.body).Expect(t, 404)
 		if r.write {
-			w.env.Do(r.method, r.path, w.viewer.Token, r.body).Expect(t, 403)
+			w.Env.Do(r.method, r.path, w.Viewer.Token, r.body).Expect(t, 403)
 		} else {
-			w.env.Do(r.method, r.path, w.viewer.Token, nil).Expect(t, 200)
+			w.Env.Do(r.method, r.path, w.Viewer.Token, nil).Expect(t, 200)
 		}
 	}
 }

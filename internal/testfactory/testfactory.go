@@ -25,10 +25,19 @@ import (
 	"tracker/store/timedb"
 )
 
-// ProjectOpts are a project's options; Key defaults to a unique one.
+// ProjectOpts are a project's options; Key defaults to a unique one, Name
+// to "Project <key>", the rest to NULL (no team, no workflow: the org's
+// default, no capitalization settings).
 type ProjectOpts struct {
-	Key  string
-	Name string
+	Key                string
+	Name               string
+	TeamID             *uuid.UUID
+	WorkflowID         *uuid.UUID
+	CapitalizationType *string
+	DevelopmentPhase   *string
+	CostCenterID       *string
+	BudgetCents        *int64
+	BudgetPeriod       *string
 }
 
 // Project inserts a live project in orgID.
@@ -41,7 +50,9 @@ func Project(t testing.TB, db *store.DB, orgID uuid.UUID, o ProjectOpts) project
 		o.Name = "Project " + o.Key
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	r := projectdb.Row{ID: domain.NewID(), OrgID: orgID, Key: o.Key, Name: o.Name, CreatedAt: now, UpdatedAt: now}
+	r := projectdb.Row{ID: domain.NewID(), OrgID: orgID, Key: o.Key, Name: o.Name, TeamID: o.TeamID, WorkflowID: o.WorkflowID,
+		CapitalizationType: o.CapitalizationType, DevelopmentPhase: o.DevelopmentPhase, CostCenterID: o.CostCenterID,
+		BudgetCents: o.BudgetCents, BudgetPeriod: o.BudgetPeriod, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	if err := projectdb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.Project: %v", err)
 	}
@@ -196,14 +207,15 @@ func LaborRate(t testing.TB, db *store.DB, orgID, userID uuid.UUID, o LaborRateO
 }
 
 // TimeEntryOpts are a time entry's options; zero values are 60 minutes of
-// Coding on 2026-01-05, Draft. ApprovedBy (with Status Approved) marks it
-// approved now.
+// Coding on 2026-01-05, Draft. An Approved entry is approved by ApprovedBy
+// (default: the entry's own user) at ApprovedAt (default: now).
 type TimeEntryOpts struct {
 	Date       time.Time
 	Minutes    int
 	Activity   string
 	Status     string
 	ApprovedBy *uuid.UUID
+	ApprovedAt *time.Time
 }
 
 // TimeEntry inserts userID's entry on the ticket (tk.ID, tk.OrgID and
@@ -226,8 +238,14 @@ func TimeEntry(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, o 
 	r := timedb.Row{ID: domain.NewID(), OrgID: tk.OrgID, UserID: userID, TicketID: tk.ID, ProjectID: tk.ProjectID,
 		Date: o.Date, DurationMinutes: o.Minutes, ActivityType: o.Activity, Status: o.Status, ApprovedBy: o.ApprovedBy,
 		CreatedAt: now, UpdatedAt: now, RowVersion: 1}
-	if o.ApprovedBy != nil {
-		r.ApprovedAt = &now
+	if o.Status == "Approved" && r.ApprovedBy == nil {
+		r.ApprovedBy = &userID
+	}
+	if r.ApprovedBy != nil {
+		r.ApprovedAt = o.ApprovedAt
+		if r.ApprovedAt == nil {
+			r.ApprovedAt = &now
+		}
 	}
 	if err := timedb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.TimeEntry: %v", err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -25,31 +23,8 @@ func backends(t *testing.T) map[string]objectstore.Store {
 
 func put(t *testing.T, p objectstore.Presigned, contentType string, body []byte) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(p.Method, p.URL, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res.StatusCode, string(b)
-}
-
-func get(t *testing.T, url string) (*http.Response, []byte) {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, b
+	code, b := objectstoretest.Put(t, p.Method, p.URL, contentType, body)
+	return code, string(b)
 }
 
 func TestBackends(t *testing.T) {
@@ -84,7 +59,7 @@ func TestBackends(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, got := get(t, url)
+				res, got := objectstoretest.Get(t, url)
 				if res.StatusCode != 200 || !bytes.Equal(got, body) {
 					t.Fatalf("get %d %q", res.StatusCode, got)
 				}
@@ -100,7 +75,7 @@ func TestBackends(t *testing.T) {
 				if err := s.Delete(ctx, key); err != nil {
 					t.Fatalf("deleting a missing object: %v", err)
 				}
-				if res, _ := get(t, url); res.StatusCode != 404 {
+				if res, _ := objectstoretest.Get(t, url); res.StatusCode != 404 {
 					t.Fatalf("get after delete %d", res.StatusCode)
 				}
 			})
@@ -178,7 +153,7 @@ func TestBackends(t *testing.T) {
 				if code, msg := put(t, p, "text/plain", []byte("x")); code != 403 {
 					t.Fatalf("expired put %d %s", code, msg)
 				}
-				if res, _ := get(t, g); res.StatusCode != 403 {
+				if res, _ := objectstoretest.Get(t, g); res.StatusCode != 403 {
 					t.Fatalf("expired get %d", res.StatusCode)
 				}
 				if _, err := s.Head(ctx, key); !errors.Is(err, objectstore.ErrNotFound) {
@@ -202,11 +177,11 @@ func TestLocalRejectsUnsignedAndCrossMethodRequests(t *testing.T) {
 		t.Fatalf("put %d %s", code, msg)
 	}
 	// The upload URL does not download, and a bare path serves nothing.
-	if res, _ := get(t, p.URL); res.StatusCode != 403 {
+	if res, _ := objectstoretest.Get(t, p.URL); res.StatusCode != 403 {
 		t.Fatalf("GET with a PUT signature: %d", res.StatusCode)
 	}
 	bare := strings.SplitN(p.URL, "?", 2)[0]
-	if res, _ := get(t, bare); res.StatusCode != 403 {
+	if res, _ := objectstoretest.Get(t, bare); res.StatusCode != 403 {
 		t.Fatalf("unsigned GET: %d", res.StatusCode)
 	}
 	// A download URL cannot overwrite the object.
@@ -223,7 +198,7 @@ func TestLocalRejectsUnsignedAndCrossMethodRequests(t *testing.T) {
 			t.Fatalf("key %q: %v", bad, err)
 		}
 	}
-	res, body := get(t, g)
+	res, body := objectstoretest.Get(t, g)
 	if res.StatusCode != 200 || string(body) != "ok" || res.Header.Get("X-Content-Type-Options") != "nosniff" ||
 		!strings.HasPrefix(res.Header.Get("Content-Security-Policy"), "sandbox") {
 		t.Fatalf("download %d %q %v", res.StatusCode, body, res.Header)

@@ -17,9 +17,9 @@ import (
 	"tracker/api/attachments"
 	"tracker/domain"
 	"tracker/domain/attachment"
+	"tracker/internal/testfactory"
 	"tracker/store/objectstore"
 	"tracker/store/objectstore/objectstoretest"
-	"tracker/store/sprintdb/worktest"
 	"tracker/worker/workertest"
 	"tracker/workflows/attachmentwf"
 	"tracker/workflows/workflowtest"
@@ -71,8 +71,8 @@ func TestSweepScheduleOnTheDevServer(t *testing.T) {
 	})
 
 	owner := env.Register("Owner")
-	project := worktest.NewProject(t, env.DB, owner.OrgID, "SWP")
-	ticket := worktest.NewTicket(t, env.DB, project, owner.ID, worktest.Ticket{})
+	project := testfactory.Project(t, env.DB, owner.OrgID, testfactory.ProjectOpts{Key: "SWP"})
+	ticket := testfactory.Ticket(t, env.DB, project, owner.ID, testfactory.TicketOpts{}).ID
 	prefix := "org/" + owner.OrgID.String() + "/tickets/" + ticket.String() + "/"
 	write := func(key string, body []byte, age time.Duration) {
 		t.Helper()

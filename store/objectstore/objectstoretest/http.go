@@ -1,0 +1,42 @@
+package objectstoretest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"testing"
+)
+
+// Put sends body to a presigned upload URL over real HTTP (with the
+// Content-Type header unless contentType is empty) and returns the status
+// and the answer's body.
+func Put(t testing.TB, method, url, contentType string, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, b
+}
+
+// Get fetches a (presigned download) URL over real HTTP and returns the
+// answer with its body read.
+func Get(t testing.TB, url string) (*http.Response, []byte) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, b
+}
