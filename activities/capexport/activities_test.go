@@ -14,7 +14,7 @@ import (
 	acts "tracker/activities/capexport"
 	"tracker/domain"
 	"tracker/domain/capex"
-	"tracker/domain/capex/capextest"
+	"tracker/internal/testfactory"
 	"tracker/store"
 	"tracker/store/capexdb"
 	"tracker/store/storetest"
@@ -23,13 +23,12 @@ import (
 func TestActivities(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
-	f := capextest.F{T: t, DB: db}
-	owner := f.User("Owner")
-	org := f.Org(owner)
-	project := f.Project(org, capextest.Project{Key: "CORE", DevelopmentPhase: capextest.Ptr("ApplicationDevelopment")})
-	ticket := f.Ticket(project, owner)
-	f.Rate(org, owner, 12000, "2026-01-01")
-	f.Entry(capextest.Entry{OrgID: org, UserID: owner, ProjectID: project, TicketID: ticket, Date: "2026-03-03", Minutes: 75})
+	owner := testfactory.User(t, db, testfactory.UserOpts{Name: "Owner"}).ID
+	org := testfactory.Org(t, db, owner, testfactory.OrgOpts{}).ID
+	project := testfactory.Project(t, db, org, testfactory.ProjectOpts{Key: "CORE", DevelopmentPhase: testfactory.Ptr("ApplicationDevelopment")})
+	ticket := testfactory.Ticket(t, db, project, owner, testfactory.TicketOpts{})
+	testfactory.LaborRate(t, db, org, owner, testfactory.LaborRateOpts{Cents: 12000, EffectiveDate: testfactory.Day("2026-01-01")})
+	testfactory.TimeEntry(t, db, ticket, owner, testfactory.TimeEntryOpts{Date: testfactory.Day("2026-03-03"), Minutes: 75, Status: "Approved"})
 	svc := capex.New(db, domain.SystemClock{})
 	a := &acts.Activities{Exports: svc}
 	var suite testsuite.WorkflowTestSuite
@@ -117,7 +116,7 @@ func TestActivities(t *testing.T) {
 		}
 	})
 	t.Run("ListOrgs pages every org", func(t *testing.T) {
-		other := f.Org(f.User("Other"))
+		other := testfactory.Org(t, db, testfactory.User(t, db, testfactory.UserOpts{Name: "Other"}).ID, testfactory.OrgOpts{}).ID
 		var all []uuid.UUID
 		after := uuid.Nil
 		for {

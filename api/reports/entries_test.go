@@ -66,7 +66,7 @@ func TestDrillDownEntries(t *testing.T) {
 		wt, ok := wants[it.Date]
 		if !ok || it.UserID != wt.user || it.DurationMinutes != wt.minutes || it.RateCents == nil || *it.RateCents != wt.rate ||
 			it.AmountCents != wt.amount || it.ActivityType != wt.act || it.CapExOpEx != "CapEx" || it.TicketRef != "CORE-1" ||
-			it.TicketTitle != "Ticket" || it.TicketID != w.coreT || it.ProjectKey != "CORE" || it.DisplayName == "" {
+			it.TicketTitle != "Ticket" || it.TicketID != w.coreT.ID || it.ProjectKey != "CORE" || it.DisplayName == "" {
 			t.Errorf("entry %+v, want %+v", it, wt)
 		}
 		sum += it.AmountCents

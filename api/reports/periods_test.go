@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/capex"
-	"tracker/domain/capex/capextest"
 )
 
 // stripClose removes the close metadata so a closed month's report compares
@@ -39,9 +38,9 @@ func TestPeriodClose(t *testing.T) {
 	w := setup(t)
 	org := w.owner.OrgID
 	// Entries in March in every state, made before the close.
-	draft := w.f.Entry(capextest.Entry{OrgID: org, UserID: w.ann.ID, ProjectID: w.core, TicketID: w.coreT, Date: "2026-03-20", Minutes: 15, Status: "Draft"})
-	submitted := w.f.Entry(capextest.Entry{OrgID: org, UserID: w.ann.ID, ProjectID: w.core, TicketID: w.coreT, Date: "2026-03-21", Minutes: 15, Status: "Submitted"})
-	april := w.f.Entry(capextest.Entry{OrgID: org, UserID: w.ann.ID, ProjectID: w.core, TicketID: w.coreT, Date: "2026-04-02", Minutes: 15, Status: "Draft"})
+	draft := w.entry(t, w.ann, w.coreT, "2026-03-20", 15, "Coding", "Draft")
+	submitted := w.entry(t, w.ann, w.coreT, "2026-03-21", 15, "Coding", "Submitted")
+	april := w.entry(t, w.ann, w.coreT, "2026-04-02", 15, "Coding", "Draft")
 
 	modes := []string{q("period", "2026-03"), q("period", "2026-03", "group_by", "user"), q("period", "2026-03", "group_by", "team"),
 		q("period", "2026-03", "include_budget", "true", "include_users", "true"), q("period", "2026-03", "tag", "dept:rnd"),
@@ -111,7 +110,7 @@ func TestPeriodClose(t *testing.T) {
 			name, method, path, token string
 			body                      any
 		}{
-			{"create", "POST", "/api/v1/time-entries", w.ann.Token, map[string]any{"user_id": w.ann.ID, "ticket_id": w.coreT,
+			{"create", "POST", "/api/v1/time-entries", w.ann.Token, map[string]any{"user_id": w.ann.ID, "ticket_id": w.coreT.ID,
 				"project_id": w.core, "date": "2026-03-30", "duration_minutes": 30, "activity_type": "Coding"}},
 			{"edit", "PATCH", entry(draft), w.ann.Token, map[string]any{"duration_minutes": 45}},
 			{"edit into", "PATCH", entry(april), w.ann.Token, map[string]any{"date": "2026-03-31"}},

@@ -100,8 +100,8 @@ func TestReportDefault(t *testing.T) {
 		}
 	})
 	t.Run("include_budget without a budget gives nulls", func(t *testing.T) {
-		w.f.Exec("UPDATE projects SET budget_cents = NULL, budget_period = NULL WHERE id = $1", w.infra)
-		defer w.f.Exec("UPDATE projects SET budget_cents = 300000, budget_period = 'Quarterly' WHERE id = $1", w.infra)
+		w.env.Exec(t, "UPDATE projects SET budget_cents = NULL, budget_period = NULL WHERE id = $1", w.infra)
+		defer w.env.Exec(t, "UPDATE projects SET budget_cents = 300000, budget_period = 'Quarterly' WHERE id = $1", w.infra)
 		raw := w.report(t, w.owner, q("period", "2026-03", "include_budget", "true"), 200).Map(t)
 		infra := raw["projects"].([]any)[1].(map[string]any)
 		for _, k := range []string{"budget_cents", "budget_period", "spent_cents", "budget_remaining_cents", "budget_utilization_pct"} {

@@ -14,9 +14,11 @@ import (
 	"tracker/api/reports"
 	"tracker/api/timeentries"
 	"tracker/domain/capex"
-	"tracker/domain/capex/capextest"
 	"tracker/domain/laborrate"
 	"tracker/domain/timeentry"
+	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
+	"tracker/store/ticketdb"
 )
 
 // runner stands in for the worker: it runs the on-demand jobs waiting in
@@ -66,14 +68,13 @@ func (r *runner) drain(t *testing.T) {
 // Ann costs 100.00/h, Bob 60.00/h.
 type world struct {
 	env                          *apitest.Env
-	f                            capextest.F
 	run                          *runner
 	owner, admin, member, viewer apitest.User
 	outsider                     apitest.User
 	ann, bob                     apitest.User
 	core, infra, legacy          uuid.UUID
 	platform, infraTeam          uuid.UUID
-	coreT, legacyT               uuid.UUID
+	coreT, legacyT               ticketdb.Row
 }
 
 func setup(t *testing.T) *world {
@@ -85,7 +86,6 @@ func setup(t *testing.T) *world {
 		return []api.Module{reports.New(svc), timeentries.New(timeentry.New(e.DB, e.Clock)),
 			laborrates.New(laborrate.New(e.DB, e.Clock))}
 	}})
-	w.f = capextest.F{T: t, DB: w.env.DB}
 	w.owner = w.env.Register("Owner")
 	w.admin = w.env.Member(w.owner, "admin")
 	w.member = w.env.Member(w.owner, "member")
@@ -93,38 +93,50 @@ func setup(t *testing.T) *world {
 	w.outsider = w.env.Register("Outsider")
 	w.ann = w.env.Member(w.owner, "member")
 	w.bob = w.env.Member(w.owner, "member")
-	org := w.owner.OrgID
-	f := w.f
-	w.platform = f.Team(org, "Platform")
-	w.infraTeam = f.Team(org, "Infra")
-	p := capextest.Ptr[string]
-	w.core = f.Project(org, capextest.Project{Key: "CORE", Name: "Core", TeamID: &w.platform, DevelopmentPhase: p("ApplicationDevelopment"),
-		CostCenterID: p("CC-1"), BudgetCents: capextest.Ptr[int64](100000), BudgetPeriod: p("Monthly")})
-	w.infra = f.Project(org, capextest.Project{Key: "INFRA", Name: "Infra", TeamID: &w.infraTeam, DevelopmentPhase: p("Preliminary"),
-		CostCenterID: p("CC-2"), BudgetCents: capextest.Ptr[int64](300000), BudgetPeriod: p("Quarterly")})
-	w.legacy = f.Project(org, capextest.Project{Key: "LEGACY", Name: "Legacy", DevelopmentPhase: p("PostImplementation"),
-		BudgetCents: capextest.Ptr[int64](50000), BudgetPeriod: p("Fixed")})
-	coreT, infraT, legacyT := f.Ticket(w.core, w.owner.ID), f.Ticket(w.infra, w.owner.ID), f.Ticket(w.legacy, w.owner.ID)
-	w.coreT, w.legacyT = coreT, legacyT
-	f.Rate(org, w.ann.ID, 10000, "2026-01-01")
-	f.Rate(org, w.bob.ID, 6000, "2026-01-01")
-	entry := func(u apitest.User, project, ticket uuid.UUID, date string, minutes int, activity string) uuid.UUID {
-		return f.Entry(capextest.Entry{OrgID: org, UserID: u.ID, ProjectID: project, TicketID: ticket, Date: date, Minutes: minutes, Activity: activity})
+	org, db := w.owner.OrgID, w.env.DB
+	w.platform = testfactory.Team(t, db, org, testfactory.TeamOpts{Name: "Platform"}).ID
+	w.infraTeam = testfactory.Team(t, db, org, testfactory.TeamOpts{Name: "Infra"}).ID
+	p := testfactory.Ptr[string]
+	core := testfactory.Project(t, db, org, testfactory.ProjectOpts{Key: "CORE", Name: "Core", TeamID: &w.platform,
+		DevelopmentPhase: p("ApplicationDevelopment"), CostCenterID: p("CC-1"), BudgetCents: testfactory.Ptr[int64](100000), BudgetPeriod: p("Monthly")})
+	infra := testfactory.Project(t, db, org, testfactory.ProjectOpts{Key: "INFRA", Name: "Infra", TeamID: &w.infraTeam,
+		DevelopmentPhase: p("Preliminary"), CostCenterID: p("CC-2"), BudgetCents: testfactory.Ptr[int64](300000), BudgetPeriod: p("Quarterly")})
+	legacy := testfactory.Project(t, db, org, testfactory.ProjectOpts{Key: "LEGACY", Name: "Legacy",
+		DevelopmentPhase: p("PostImplementation"), BudgetCents: testfactory.Ptr[int64](50000), BudgetPeriod: p("Fixed")})
+	w.core, w.infra, w.legacy = core.ID, infra.ID, legacy.ID
+	ticket := func(p projectdb.Row) ticketdb.Row {
+		return testfactory.Ticket(t, db, p, w.owner.ID, testfactory.TicketOpts{Title: "Ticket"})
 	}
-	entry(w.ann, w.core, coreT, "2026-03-02", 120, "Coding")
-	review := entry(w.ann, w.core, coreT, "2026-03-03", 60, "CodeReview")
-	entry(w.bob, w.core, coreT, "2026-03-04", 60, "Coding")
-	entry(w.bob, w.infra, infraT, "2026-03-05", 90, "Testing")
-	entry(w.ann, w.legacy, legacyT, "2026-03-06", 30, "BugFixing")
-	entry(w.ann, w.legacy, legacyT, "2026-02-10", 600, "BugFixing")
-	f.Tag(org, "project", w.core, "env", "prod")
-	f.Tag(org, "project", w.infra, "env", "prod")
-	f.Tag(org, "project", w.legacy, "env", "legacy")
-	f.Tag(org, "ticket", legacyT, "kind", "bug")
-	f.Tag(org, "user", w.bob.ID, "dept", "rnd")
-	f.Tag(org, "user", w.ann.ID, "department", "Research, Dev")
-	f.Tag(org, "time_entry", review, "billable", "yes")
+	w.coreT, w.legacyT = ticket(core), ticket(legacy)
+	infraT := ticket(infra)
+	testfactory.LaborRate(t, db, org, w.ann.ID, testfactory.LaborRateOpts{Cents: 10000, EffectiveDate: testfactory.Day("2026-01-01")})
+	testfactory.LaborRate(t, db, org, w.bob.ID, testfactory.LaborRateOpts{Cents: 6000, EffectiveDate: testfactory.Day("2026-01-01")})
+	w.entry(t, w.ann, w.coreT, "2026-03-02", 120, "Coding", "Approved")
+	review := w.entry(t, w.ann, w.coreT, "2026-03-03", 60, "CodeReview", "Approved")
+	w.entry(t, w.bob, w.coreT, "2026-03-04", 60, "Coding", "Approved")
+	w.entry(t, w.bob, infraT, "2026-03-05", 90, "Testing", "Approved")
+	w.entry(t, w.ann, w.legacyT, "2026-03-06", 30, "BugFixing", "Approved")
+	w.entry(t, w.ann, w.legacyT, "2026-02-10", 600, "BugFixing", "Approved")
+	for _, tag := range []testfactory.TagOpts{
+		{EntityType: "project", EntityID: w.core, Key: "env", Value: "prod"},
+		{EntityType: "project", EntityID: w.infra, Key: "env", Value: "prod"},
+		{EntityType: "project", EntityID: w.legacy, Key: "env", Value: "legacy"},
+		{EntityType: "ticket", EntityID: w.legacyT.ID, Key: "kind", Value: "bug"},
+		{EntityType: "user", EntityID: w.bob.ID, Key: "dept", Value: "rnd"},
+		{EntityType: "user", EntityID: w.ann.ID, Key: "department", Value: "Research, Dev"},
+		{EntityType: "time_entry", EntityID: review, Key: "billable", Value: "yes"},
+	} {
+		testfactory.Tag(t, db, org, tag)
+	}
 	return w
+}
+
+// entry records u's minutes of activity on tk on date (YYYY-MM-DD) in
+// status (an Approved entry approved by u).
+func (w *world) entry(t *testing.T, u apitest.User, tk ticketdb.Row, date string, minutes int, activity, status string) uuid.UUID {
+	t.Helper()
+	return testfactory.TimeEntry(t, w.env.DB, tk, u.ID, testfactory.TimeEntryOpts{Date: testfactory.Day(date), Minutes: minutes,
+		Activity: activity, Status: status}).ID
 }
 
 func (w *world) report(t *testing.T, u apitest.User, query string, want int) apitest.Resp {

@@ -85,8 +85,8 @@ func TestCreate(t *testing.T) {
 			}
 		})
 		t.Run("ticket of another org", func(t *testing.T) {
-			foreign := w.f.Project(w.outsider.OrgID, capextestProject("FOR"))
-			tk := w.f.Ticket(foreign, w.outsider.ID)
+			foreign := w.newProject(t, w.outsider.OrgID, "FOR")
+			tk := w.newTicket(t, foreign, w.outsider)
 			w.do("POST", "/api/v1/time-entries", w.member, w.body(w.member, map[string]any{"ticket_id": tk})).Expect(t, 422)
 		})
 	})
@@ -121,7 +121,7 @@ func TestCreate(t *testing.T) {
 	t.Run("404", func(t *testing.T) {
 		w.do("POST", "/api/v1/time-entries", w.outsider, w.body(w.outsider, nil)).Expect(t, 404)
 		w.do("POST", "/api/v1/time-entries", w.member, w.body(w.member, map[string]any{"project_id": uuid.New()})).Expect(t, 404)
-		w.f.Exec("UPDATE projects SET deleted_at = now() WHERE id = $1", w.other)
+		w.env.Exec(t, "UPDATE projects SET deleted_at = now() WHERE id = $1", w.other)
 		w.do("POST", "/api/v1/time-entries", w.member, w.body(w.member, map[string]any{"project_id": w.other, "ticket_id": w.otherTk})).Expect(t, 404)
 	})
 

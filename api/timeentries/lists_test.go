@@ -7,6 +7,8 @@ import (
 
 	"tracker/api"
 	"tracker/domain/timeentry"
+	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
 )
 
 type page = api.Paginated[timeentry.Entry]
@@ -97,7 +99,7 @@ func TestLists(t *testing.T) {
 		sameIDs(t, p.Items, a1, a2, c1, o1)
 	})
 	t.Run("a Reporter sees only assigned projects", func(t *testing.T) {
-		w.f.Exec("INSERT INTO project_members (org_id, project_id, user_id) VALUES ($1, $2, $3)", w.owner.OrgID, w.other, w.reporter.ID)
+		testfactory.Assign(t, w.env.DB, projectdb.Row{ID: w.other, OrgID: w.owner.OrgID}, w.reporter.ID)
 		var p page
 		w.do("GET", "/api/v1/users/"+w.member.ID.String()+"/time-entries?org_id="+w.owner.OrgID.String(), w.reporter, nil).Expect(t, 200).Decode(t, &p)
 		sameIDs(t, p.Items, o1)
@@ -140,11 +142,11 @@ func TestListsSpanOrgs(t *testing.T) {
 	w.env.AddMember(boss, boss.OrgID, w.member, "member")
 	w.env.AddMember(boss, boss.OrgID, w.admin, "admin")
 	w.env.AddMember(boss, boss.OrgID, w.viewer, "reporter")
-	proj2 := w.f.Project(boss.OrgID, capextestProject("TWO"))
-	tk2 := w.f.Ticket(proj2, boss.ID)
+	proj2 := w.newProject(t, boss.OrgID, "TWO")
+	tk2 := w.newTicket(t, proj2, boss)
 	// Time in the member's personal org as well.
-	ownProj := w.f.Project(w.member.OrgID, capextestProject("OWN"))
-	ownTk := w.f.Ticket(ownProj, w.member.ID)
+	ownProj := w.newProject(t, w.member.OrgID, "OWN")
+	ownTk := w.newTicket(t, ownProj, w.member)
 
 	a1 := w.create(t, w.member, nil)
 	b1 := w.create(t, w.member, map[string]any{"project_id": proj2, "ticket_id": tk2})

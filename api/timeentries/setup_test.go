@@ -9,15 +9,15 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/timeentries"
-	"tracker/domain/capex/capextest"
 	"tracker/domain/timeentry"
+	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
 )
 
 // world is one org with a user of every role, an outsider, and a project
 // with two tickets, plus a second project.
 type world struct {
 	env                                      *apitest.Env
-	f                                        capextest.F
 	owner, admin, member, member2            apitest.User
 	reporter, viewer, outsider               apitest.User
 	project, ticket, ticket2, other, otherTk uuid.UUID
@@ -28,7 +28,7 @@ func setup(t *testing.T) *world {
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{timeentries.New(timeentry.New(e.DB, e.Clock))}
 	}})
-	w := &world{env: env, f: capextest.F{T: t, DB: env.DB}}
+	w := &world{env: env}
 	w.owner = env.Register("Owner")
 	w.admin = env.Member(w.owner, "admin")
 	w.member = env.Member(w.owner, "member")
@@ -36,11 +36,11 @@ func setup(t *testing.T) *world {
 	w.reporter = env.Member(w.owner, "reporter")
 	w.viewer = env.Member(w.owner, "viewer")
 	w.outsider = env.Register("Outsider")
-	w.project = w.f.Project(w.owner.OrgID, capextest.Project{Key: "CORE"})
-	w.ticket = w.f.Ticket(w.project, w.owner.ID)
-	w.ticket2 = w.f.Ticket(w.project, w.owner.ID)
-	w.other = w.f.Project(w.owner.OrgID, capextest.Project{Key: "OTHER"})
-	w.otherTk = w.f.Ticket(w.other, w.owner.ID)
+	w.project = w.newProject(t, w.owner.OrgID, "CORE")
+	w.ticket = w.newTicket(t, w.project, w.owner)
+	w.ticket2 = w.newTicket(t, w.project, w.owner)
+	w.other = w.newProject(t, w.owner.OrgID, "OTHER")
+	w.otherTk = w.newTicket(t, w.other, w.owner)
 	return w
 }
 
@@ -78,4 +78,15 @@ func entryPath(e timeentry.Entry, suffix string) string {
 	return "/api/v1/time-entries/" + e.ID.String() + suffix
 }
 
-func capextestProject(key string) capextest.Project { return capextest.Project{Key: key} }
+// newProject makes a project in orgID with the test factory (projects are
+// another module's API).
+func (w *world) newProject(t *testing.T, orgID uuid.UUID, key string) uuid.UUID {
+	t.Helper()
+	return testfactory.Project(t, w.env.DB, orgID, testfactory.ProjectOpts{Key: key}).ID
+}
+
+// newTicket makes a ticket in project reported by u.
+func (w *world) newTicket(t *testing.T, project uuid.UUID, u apitest.User) uuid.UUID {
+	t.Helper()
+	return testfactory.Ticket(t, w.env.DB, projectdb.Row{ID: project}, u.ID, testfactory.TicketOpts{}).ID
+}

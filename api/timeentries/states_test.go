@@ -124,9 +124,9 @@ func TestStates(t *testing.T) {
 	})
 
 	t.Run("an entry of a soft-deleted ticket is not visible", func(t *testing.T) {
-		tk := w.f.Ticket(w.project, w.owner.ID)
+		tk := w.newTicket(t, w.project, w.owner)
 		e := w.create(t, w.member, map[string]any{"ticket_id": tk})
-		w.f.Exec("UPDATE tickets SET deleted_at = now() WHERE id = $1", tk)
+		w.env.Exec(t, "UPDATE tickets SET deleted_at = now() WHERE id = $1", tk)
 		w.do("GET", entryPath(e, ""), w.member, nil).Expect(t, 404)
 	})
 }

@@ -8,34 +8,48 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/capex"
-	"tracker/domain/capex/capextest"
+	"tracker/internal/testfactory"
+	"tracker/store"
 	"tracker/store/storetest"
+	"tracker/store/ticketdb"
 )
 
 // org is one isolated org of a test: its owner (the report's caller), one
 // worker and one project with a ticket.
 type org struct {
-	f                       capextest.F
-	id, owner, ann, project uuid.UUID
-	ticket                  uuid.UUID
-	caller                  domain.Principal
+	t              testing.TB
+	db             *store.DB
+	id, owner, ann uuid.UUID
+	ticket         ticketdb.Row
+	caller         domain.Principal
 }
 
-func newOrg(f capextest.F, p capextest.Project) org {
-	f.T.Helper()
-	o := org{f: f, owner: f.User("Owner"), ann: f.User("Ann")}
-	o.id = f.Org(o.owner)
-	f.Member(o.id, o.ann, "member")
-	o.project = f.Project(o.id, p)
-	o.ticket = f.Ticket(o.project, o.owner)
+func newOrg(t testing.TB, db *store.DB, p testfactory.ProjectOpts) org {
+	t.Helper()
+	o := org{t: t, db: db, owner: testfactory.User(t, db, testfactory.UserOpts{Name: "Owner"}).ID,
+		ann: testfactory.User(t, db, testfactory.UserOpts{Name: "Ann"}).ID}
+	o.id = testfactory.Org(t, db, o.owner, testfactory.OrgOpts{}).ID
+	testfactory.Member(t, db, o.id, o.ann, testfactory.MemberOpts{Role: "member"})
+	o.ticket = testfactory.Ticket(t, db, testfactory.Project(t, db, o.id, p), o.owner, testfactory.TicketOpts{})
 	o.caller = domain.Principal{UserID: o.owner, OrgID: o.id, Scopes: []string{domain.ScopeAll}}
 	return o
 }
 
+// entry records user's time on the org's ticket; status defaults to
+// Approved.
 func (o org) entry(user uuid.UUID, date string, minutes int, activity, status string) {
-	o.f.T.Helper()
-	o.f.Entry(capextest.Entry{OrgID: o.id, UserID: user, ProjectID: o.project, TicketID: o.ticket,
-		Date: date, Minutes: minutes, Activity: activity, Status: status})
+	o.t.Helper()
+	if status == "" {
+		status = "Approved"
+	}
+	testfactory.TimeEntry(o.t, o.db, o.ticket, user, testfactory.TimeEntryOpts{Date: testfactory.Day(date), Minutes: minutes,
+		Activity: activity, Status: status})
+}
+
+// addRate records a labor rate of user in orgID from date.
+func addRate(t testing.TB, db *store.DB, orgID, user uuid.UUID, cents int64, date string) {
+	t.Helper()
+	testfactory.LaborRate(t, db, orgID, user, testfactory.LaborRateOpts{Cents: cents, EffectiveDate: testfactory.Day(date)})
 }
 
 type line struct {
@@ -60,7 +74,6 @@ type entry struct {
 func TestArithmetic(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
-	f := capextest.F{T: t, DB: db}
 	svc := capex.New(db, domain.SystemClock{})
 	tests := []struct {
 		name      string
@@ -161,9 +174,9 @@ func TestArithmetic(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o := newOrg(capextest.F{T: t, DB: db}, capextest.Project{DevelopmentPhase: capextest.Ptr("ApplicationDevelopment")})
+			o := newOrg(t, db, testfactory.ProjectOpts{DevelopmentPhase: testfactory.Ptr("ApplicationDevelopment")})
 			for _, r := range tt.rates {
-				f.Rate(o.id, o.ann, r.cents, r.from)
+				addRate(t, db, o.id, o.ann, r.cents, r.from)
 			}
 			for _, e := range tt.entries {
 				o.entry(o.ann, e.date, e.minutes, e.activity, e.status)
@@ -204,13 +217,11 @@ func TestArithmetic(t *testing.T) {
 func TestRatesOfAnotherOrg(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
-	f := capextest.F{T: t, DB: db}
-	a := newOrg(f, capextest.Project{})
-	otherOwner := f.User("Other owner")
-	other := f.Org(otherOwner)
-	f.Member(other, a.ann, "member")
-	f.Rate(other, a.ann, 50000, "2026-01-01")
-	f.Rate(a.id, a.ann, 10000, "2026-01-01")
+	a := newOrg(t, db, testfactory.ProjectOpts{})
+	other := testfactory.Org(t, db, testfactory.User(t, db, testfactory.UserOpts{Name: "Other owner"}).ID, testfactory.OrgOpts{}).ID
+	testfactory.Member(t, db, other, a.ann, testfactory.MemberOpts{Role: "member"})
+	addRate(t, db, other, a.ann, 50000, "2026-01-01")
+	addRate(t, db, a.id, a.ann, 10000, "2026-01-01")
 	a.entry(a.ann, "2026-03-02", 60, "Coding", "")
 	rep, err := capex.New(db, domain.SystemClock{}).Report(context.Background(), a.caller, query(t, "2026-03"))
 	if err != nil {

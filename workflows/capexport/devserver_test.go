@@ -14,7 +14,7 @@ import (
 	"tracker/api/apitest"
 	"tracker/api/reports"
 	"tracker/domain/capex"
-	"tracker/domain/capex/capextest"
+	"tracker/internal/testfactory"
 	"tracker/worker"
 	"tracker/worker/workertest"
 	"tracker/workflows/capexport"
@@ -50,11 +50,10 @@ func TestEndToEnd(t *testing.T) {
 
 	owner := env.Register("Owner")
 	other := env.Register("Other org owner")
-	f := capextest.F{T: t, DB: env.DB}
-	project := f.Project(owner.OrgID, capextest.Project{Key: "CORE", DevelopmentPhase: capextest.Ptr("ApplicationDevelopment")})
-	ticket := f.Ticket(project, owner.ID)
-	f.Rate(owner.OrgID, owner.ID, 9000, "2026-01-01")
-	f.Entry(capextest.Entry{OrgID: owner.OrgID, UserID: owner.ID, ProjectID: project, TicketID: ticket, Date: "2026-03-10", Minutes: 200})
+	project := testfactory.Project(t, env.DB, owner.OrgID, testfactory.ProjectOpts{Key: "CORE", DevelopmentPhase: testfactory.Ptr("ApplicationDevelopment")})
+	ticket := testfactory.Ticket(t, env.DB, project, owner.ID, testfactory.TicketOpts{})
+	testfactory.LaborRate(t, env.DB, owner.OrgID, owner.ID, testfactory.LaborRateOpts{Cents: 9000, EffectiveDate: testfactory.Day("2026-01-01")})
+	testfactory.TimeEntry(t, env.DB, ticket, owner.ID, testfactory.TimeEntryOpts{Date: testfactory.Day("2026-03-10"), Minutes: 200, Status: "Approved"})
 
 	t.Run("EnsureSchedule is idempotent and fires at 02:00 UTC on the 1st", func(t *testing.T) {
 		for i := 0; i < 2; i++ {

@@ -1,12 +1,28 @@
+// Package capextest seeds the random orgs of the capitalization property
+// tests (the report and the rollup must agree on any data): a generator of
+// capex data, not a fixture. Its rows come from internal/testfactory, like
+// every test's.
 package capextest
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"testing"
 	"time"
 
 	"github.com/google/uuid"
+
+	"tracker/internal/testfactory"
+	"tracker/store"
+	"tracker/store/ticketdb"
 )
+
+// F seeds into one test's database; any error fails the test.
+type F struct {
+	T  testing.TB
+	DB *store.DB
+}
 
 // Activities are the activity types random entries draw from.
 var Activities = []string{"Coding", "CodeReview", "BugFixing", "Testing", "Documentation", "Design", "Meeting", "Planning"}
@@ -40,38 +56,43 @@ type RandomOrg struct {
 // random states. Tags and changes after the fact are the caller's.
 func (f F) Random(r *rand.Rand, o RandomOpts) RandomOrg {
 	f.T.Helper()
-	g := RandomOrg{Owner: f.User("Owner")}
-	g.ID = f.Org(g.Owner)
+	t, db := f.T, f.DB
+	user := func(name string) uuid.UUID { return testfactory.User(t, db, testfactory.UserOpts{Name: name}).ID }
+	g := RandomOrg{Owner: user("Owner")}
+	g.ID = testfactory.Org(t, db, g.Owner, testfactory.OrgOpts{}).ID
 	for i := 0; i < 6; i++ {
 		name := fmt.Sprintf("User %d", i)
 		if o.RepeatedNames {
 			name = fmt.Sprintf("User %d", r.IntN(4))
 		}
-		u := f.User(name)
-		f.Member(g.ID, u, "member")
+		u := user(name)
+		testfactory.Member(t, db, g.ID, u, testfactory.MemberOpts{Role: "member"})
 		g.Users = append(g.Users, u)
 	}
 	for i := 0; i < 3; i++ {
-		g.Teams = append(g.Teams, f.Team(g.ID, fmt.Sprintf("Team %d", i)))
+		g.Teams = append(g.Teams, testfactory.Team(t, db, g.ID, testfactory.TeamOpts{Name: fmt.Sprintf("Team %d", i)}).ID)
 	}
 	phases := []string{"Preliminary", "ApplicationDevelopment", "PostImplementation"}
 	periods := []string{"Monthly", "Quarterly", "Yearly", "Fixed"}
+	var tickets []ticketdb.Row
 	for i := 0; i < o.Projects; i++ {
-		p := Project{CostCenterID: Ptr(fmt.Sprintf("CC-%d", r.IntN(2)))}
+		p := testfactory.ProjectOpts{Key: fmt.Sprintf("P%d", i), CostCenterID: testfactory.Ptr(fmt.Sprintf("CC-%d", r.IntN(2)))}
 		if o.Phases {
-			p.DevelopmentPhase = Ptr(phases[r.IntN(3)])
+			p.DevelopmentPhase = testfactory.Ptr(phases[r.IntN(3)])
 		}
-		p.BudgetCents, p.BudgetPeriod = Ptr(int64(r.IntN(o.MaxBudgetCents))), Ptr(periods[r.IntN(4)])
+		p.BudgetCents, p.BudgetPeriod = testfactory.Ptr(int64(r.IntN(o.MaxBudgetCents))), testfactory.Ptr(periods[r.IntN(4)])
 		if r.IntN(4) > 0 {
 			p.TeamID = &g.Teams[r.IntN(3)]
 		}
 		if r.IntN(5) == 0 {
 			p.BudgetCents, p.BudgetPeriod = nil, nil
 		}
-		pid := f.Project(g.ID, p)
-		g.Projects = append(g.Projects, pid)
+		project := testfactory.Project(t, db, g.ID, p)
+		g.Projects = append(g.Projects, project.ID)
 		for k := 0; k < 3; k++ {
-			g.Tickets = append(g.Tickets, f.Ticket(pid, g.Owner))
+			tk := testfactory.Ticket(t, db, project, g.Owner, testfactory.TicketOpts{Title: "Ticket"})
+			tickets = append(tickets, tk)
+			g.Tickets = append(g.Tickets, tk.ID)
 		}
 	}
 	day := func() string {
@@ -90,10 +111,10 @@ func (f F) Random(r *rand.Rand, o RandomOpts) RandomOrg {
 		}
 	}
 	for i := 0; i < o.Entries; i++ {
-		tk := r.IntN(len(g.Tickets))
-		g.Entries = append(g.Entries, f.Entry(Entry{OrgID: g.ID, UserID: g.Users[r.IntN(len(g.Users))],
-			ProjectID: g.Projects[tk/3], TicketID: g.Tickets[tk], Date: day(), Minutes: 1 + r.IntN(600),
-			Activity: Activities[r.IntN(len(Activities))], Status: o.Statuses[r.IntN(len(o.Statuses))]}))
+		tk := tickets[r.IntN(len(tickets))]
+		u := g.Users[r.IntN(len(g.Users))]
+		g.Entries = append(g.Entries, testfactory.TimeEntry(t, db, tk, u, testfactory.TimeEntryOpts{Date: testfactory.Day(day()),
+			Minutes: 1 + r.IntN(600), Activity: Activities[r.IntN(len(Activities))], Status: o.Statuses[r.IntN(len(o.Statuses))]}).ID)
 	}
 	return g
 }
@@ -106,5 +127,27 @@ func (f F) RandomTags(r *rand.Rand, orgID uuid.UUID, kind string, ids ...uuid.UU
 		if r.IntN(2) == 0 {
 			f.Tag(orgID, kind, id, "j", "x")
 		}
+	}
+}
+
+// Tag tags an entity (testfactory.Tag).
+func (f F) Tag(orgID uuid.UUID, entityType string, entityID uuid.UUID, key, value string) {
+	f.T.Helper()
+	testfactory.Tag(f.T, f.DB, orgID, testfactory.TagOpts{EntityType: entityType, EntityID: entityID, Key: key, Value: value})
+}
+
+// Rate records a labor rate from date, YYYY-MM-DD (testfactory.LaborRate).
+func (f F) Rate(orgID, userID uuid.UUID, cents int64, date string) {
+	f.T.Helper()
+	testfactory.LaborRate(f.T, f.DB, orgID, userID, testfactory.LaborRateOpts{Cents: cents, EffectiveDate: testfactory.Day(date)})
+}
+
+// Exec runs a statement: the property tests change their random data after
+// the fact in SQL (soft deletes, moved entries, edited rates) to reach
+// states the inserts alone do not.
+func (f F) Exec(sql string, args ...any) {
+	f.T.Helper()
+	if _, err := f.DB.Q().Exec(context.Background(), sql, args...); err != nil {
+		f.T.Fatalf("%s: %v", sql, err)
 	}
 }
