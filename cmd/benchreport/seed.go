@@ -164,7 +164,7 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID uuid.UUID) er
 	if err := tx.Commit(ctx); err != nil {
 		return err
 	}
-	for _, t := range []string{"time_entries", "labor_rates", "projects", "tickets", "entity_tags", "users", "teams"} {
+	for _, t := range []string{"time_entries", "capex_rollup", "labor_rates", "projects", "tickets", "entity_tags", "users", "teams"} {
 		if _, err := pool.Exec(ctx, "VACUUM ANALYZE "+t); err != nil {
 			return err
 		}
