@@ -1,6 +1,7 @@
 package capex
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"testing"
@@ -104,5 +105,28 @@ func BenchmarkXLSXStreamAlone(b *testing.B) {
 			b.Fatal(err)
 		}
 		_ = f.Close()
+	}
+}
+
+// An error of the entries' reader (it runs on its own goroutine) ends the
+// workbook with that error, after the rows before it were written.
+func TestEntriesXLSXReaderError(t *testing.T) {
+	period := PeriodOf(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
+	boom := errors.New("boom")
+	sent := 0
+	err := writeEntriesXLSX(io.Discard, period, func(fn func(EntryLine) error) error {
+		for i := range 3*entryBatchRows + 7 {
+			if err := fn(benchEntry(i)); err != nil {
+				return err
+			}
+			sent++
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want the reader's", err)
+	}
+	if sent != 3*entryBatchRows+7 {
+		t.Fatalf("the reader sent %d entries", sent)
 	}
 }

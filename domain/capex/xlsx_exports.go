@@ -3,6 +3,7 @@ package capex
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 
 	"github.com/google/uuid"
@@ -148,21 +149,50 @@ func (s *Service) EntriesXLSX(ctx context.Context, p domain.Principal, eq Entrie
 }
 
 // writeEntriesXLSX writes the drill-down workbook of the entries each
-// yields, then the totals row.
+// yields, then the totals row. each runs on its own goroutine (for the
+// export: the query, pgx's scanning and the pricing of every entry, with
+// the ids formatted and the dates parsed there too) and hands over batches
+// of rows, while this goroutine feeds excelize's stream writer: the two
+// halves of the work share the machine's cores instead of taking turns.
+// Rows keep their order; a writing error stops the reader.
 func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) error) error) error {
 	xw, err := newXLSX("Entries", columns(EntriesXLSXHeader, entriesXLSXKinds,
 		map[string]float64{"EntryID": 38, "UserID": 38, "Employee": 22, "TicketTitle": 40}))
 	if err != nil {
 		return err
 	}
+	// Four batches in flight and two spare: memory stays flat.
+	batches, free, stop := make(chan []entryRow, 4), make(chan []entryRow, 2), make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(batches)
+		readErr = readEntryBatches(each, batches, free, stop)
+	}()
 	var minutes, amount int64
-	err = each(func(l EntryLine) error {
-		minutes += l.DurationMinutes
-		amount += l.AmountCents
-		return xw.add(period, l.EntryID.String(), dateOf(l.Date), l.DisplayName, l.UserID.String(), l.TicketRef,
-			l.TicketTitle, l.ProjectKey, l.ActivityType, l.DurationMinutes, l.Hours, optInt(l.RateCents),
-			l.AmountCents, l.CapExOpEx)
-	})
+	for b := range batches {
+		for i := range b {
+			if err != nil {
+				break
+			}
+			r := &b[i]
+			l := &r.EntryLine
+			minutes += l.DurationMinutes
+			amount += l.AmountCents
+			err = xw.add(period, r.entryID, r.date, l.DisplayName, r.userID, l.TicketRef, l.TicketTitle, l.ProjectKey,
+				l.ActivityType, l.DurationMinutes, l.Hours, optInt(l.RateCents), l.AmountCents, l.CapExOpEx)
+		}
+		if err != nil && stop != nil {
+			close(stop) // the reader stops at its next batch; the rest is drained
+			stop = nil
+		}
+		select {
+		case free <- b[:0]: // the reader refills it
+		default:
+		}
+	}
+	if err == nil {
+		err = readErr // batches is closed: the reader has returned
+	}
 	if err == nil {
 		vals := make([]any, len(EntriesXLSXHeader))
 		vals[9], vals[10], vals[12] = minutes, HoursOf(minutes), amount
@@ -173,6 +203,48 @@ func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) er
 		return err
 	}
 	return xw.finish(out)
+}
+
+// entryRow is an entry with the cells the reader prepares.
+type entryRow struct {
+	EntryLine
+	entryID, userID string
+	date            any
+}
+
+const entryBatchRows = 256
+
+var errWriterStopped = errors.New("xlsx: writer stopped")
+
+// readEntryBatches runs each and sends its entries in batches (reusing the
+// ones the writer hands back on free) until each ends or stop is closed.
+func readEntryBatches(each func(func(EntryLine) error) error, batches chan<- []entryRow, free <-chan []entryRow,
+	stop <-chan struct{}) error {
+	batch := make([]entryRow, 0, entryBatchRows)
+	send := func() error {
+		select {
+		case batches <- batch:
+			select {
+			case batch = <-free:
+			default:
+				batch = make([]entryRow, 0, entryBatchRows)
+			}
+			return nil
+		case <-stop:
+			return errWriterStopped
+		}
+	}
+	err := each(func(l EntryLine) error {
+		batch = append(batch, entryRow{EntryLine: l, entryID: l.EntryID.String(), userID: l.UserID.String(), date: dateOf(l.Date)})
+		if len(batch) == entryBatchRows {
+			return send()
+		}
+		return nil
+	})
+	if err == nil && len(batch) > 0 {
+		err = send()
+	}
+	return err
 }
 
 // AmortXLSXHeader is the amortization XLSX's header (the CSV's columns).
