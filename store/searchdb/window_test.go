@@ -84,3 +84,45 @@ FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = 
 	}
 	return org, me
 }
+
+// A query that few tickets of Resolve's sample match (Names.Rare) reads its
+// matches from the text index before taking the window: the same tickets as
+// sort:updated, best rank first; a common word keeps the walk along the
+// updated order.
+func TestRelevanceOfRareWordsReadsTheMatchesFirst(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	n := searchdb.ProbeSample + 300
+	org, me := seedTickets(t, db, n, "CASE WHEN g % 250 = 0 THEN 'Rocket ' || g WHEN g = 1001 THEN 'Rocket rocket' ELSE 'Launch ' || g END", "about the launch")
+	list := func(q string) (titles []string, rare bool) {
+		pq, err := query.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := searchdb.Resolve(ctx, db.Pool, searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
+			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, _, err := searchdb.List(ctx, db.Pool, s)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for _, r := range rows {
+			titles = append(titles, r.Title)
+		}
+		return titles, s.Names != nil && s.Names.Rare
+	}
+	ranked, rare := list("rocket")
+	if !rare {
+		t.Fatal("rocket (10 of 2,300 tickets) is not rare")
+	}
+	updated, _ := list("rocket sort:updated")
+	if len(ranked) != 10 || len(updated) != 10 || ranked[0] != "Rocket rocket" {
+		t.Fatalf("relevance %q, sort:updated %q", ranked, updated)
+	}
+	if _, rare := list("launch"); rare {
+		t.Error("launch (every ticket) is rare")
+	}
+}
