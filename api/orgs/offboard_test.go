@@ -6,15 +6,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/api"
 	"tracker/api/apitest"
-	"tracker/api/projects"
-	"tracker/domain/project"
 )
-
-func withProjects(e *apitest.Env) []api.Module {
-	return []api.Module{projects.New(project.New(e.DB, e.Clock))}
-}
 
 func count(t *testing.T, env *apitest.Env, sql string, args ...any) int {
 	t.Helper()
@@ -90,15 +83,11 @@ func TestMemberRoleChange(t *testing.T) {
 
 func TestRemoveMember(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, apitest.Options{Modules: withProjects})
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	viewer := env.Member(owner, "viewer")
+	w := apitest.NewWorld(t, apitest.Options{Modules: apitest.ProjectModules})
+	env, owner, admin, viewer, p := w.Env, w.Owner, w.Admin, w.Viewer, w.Project
 	path := func(u apitest.User) string {
 		return "/api/v1/orgs/" + owner.OrgID.String() + "/members/" + u.ID.String()
 	}
-	var p struct{ ID uuid.UUID }
-	env.Do("POST", "/api/v1/projects", owner.Token, map[string]any{"org_id": owner.OrgID, "key": "OFF", "name": "P"}).Expect(t, 201).Decode(t, &p)
 
 	t.Run("removal revokes keys and assignments in the org at once", func(t *testing.T) {
 		leaver := env.Member(owner, "member")

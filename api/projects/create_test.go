@@ -11,12 +11,8 @@ import (
 
 func TestCreateProject(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
+	g := apitest.NewProjectsOrg(t)
+	env, owner, member, viewer, reporter, outsider := g.Env, g.Owner, g.Member, g.Viewer, g.Reporter, g.Outsider
 	org := owner.OrgID
 
 	t.Run("201", func(t *testing.T) {

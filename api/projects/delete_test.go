@@ -12,12 +12,8 @@ import (
 
 func TestDeleteProject(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
+	g := apitest.NewProjectsOrg(t)
+	env, owner, admin, member, viewer, outsider := g.Env, g.Owner, g.Admin, g.Member, g.Viewer, g.Outsider
 	org := owner.OrgID
 
 	t.Run("204 without dependents: gone for real, with its members and tags", func(t *testing.T) {

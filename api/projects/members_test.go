@@ -9,12 +9,8 @@ import (
 
 func TestProjectMembers(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
+	g := apitest.NewProjectsOrg(t)
+	env, owner, member, viewer, reporter, outsider := g.Env, g.Owner, g.Member, g.Viewer, g.Reporter, g.Outsider
 	p := createProject(t, env, owner.Token, owner.OrgID, "MEM")
 	id := pid(t, p)
 	path := "/api/v1/projects/" + id + "/members"
@@ -65,7 +61,7 @@ func TestProjectMembers(t *testing.T) {
 	t.Run("400 malformed", func(t *testing.T) { apitest.ExpectCode(t, env.Do("POST", path, owner.Token, "{"), 400, "BAD_REQUEST") })
 
 	t.Run("403", func(t *testing.T) {
-		u := env.Member(owner, "member")
+		u := g.Admin // in the org, not on the project
 		for name, token := range map[string]string{"viewer": viewer.Token, "reporter": reporter.Token, "read key": env.APIKey(owner, []string{"read"})} {
 			t.Run(name, func(t *testing.T) {
 				apitest.ExpectCode(t, env.Do("POST", path, token, map[string]any{"user_id": u.ID}), 403, "FORBIDDEN")

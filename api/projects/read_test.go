@@ -9,11 +9,8 @@ import (
 
 func TestListProjects(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
+	g := apitest.NewProjectsOrg(t)
+	env, owner, viewer, reporter, outsider := g.Env, g.Owner, g.Viewer, g.Reporter, g.Outsider
 	org := owner.OrgID
 	var ids []string
 	for _, k := range []string{"A", "B", "C", "D", "E"} {
@@ -88,11 +85,8 @@ func TestListProjects(t *testing.T) {
 
 func TestGetProject(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
+	g := apitest.NewProjectsOrg(t)
+	env, owner, viewer, reporter, outsider := g.Env, g.Owner, g.Viewer, g.Reporter, g.Outsider
 	p := createProject(t, env, owner.Token, owner.OrgID, "web")
 	other := createProject(t, env, owner.Token, owner.OrgID, "api")
 	path := "/api/v1/projects/" + pid(t, p)
@@ -123,11 +117,8 @@ func TestGetProject(t *testing.T) {
 
 func TestProjectByKey(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
+	g := apitest.NewProjectsOrg(t)
+	env, owner, viewer, reporter, outsider := g.Env, g.Owner, g.Viewer, g.Reporter, g.Outsider
 	p := createProject(t, env, owner.Token, owner.OrgID, "Core")
 	// The outsider's own org has a project with the same key.
 	theirs := createProject(t, env, outsider.Token, outsider.OrgID, "CORE")

@@ -12,12 +12,8 @@ import (
 
 func TestUpdateProject(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
+	g := apitest.NewProjectsOrg(t)
+	env, owner, member, viewer, reporter, outsider := g.Env, g.Owner, g.Member, g.Viewer, g.Reporter, g.Outsider
 	org := owner.OrgID
 	team := testfactory.Team(t, env.DB, org, testfactory.TeamOpts{}).ID
 	p := env.Do("POST", "/api/v1/projects", owner.Token, map[string]any{

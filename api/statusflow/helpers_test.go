@@ -11,6 +11,14 @@ func newEnv(t *testing.T) *apitest.Env {
 	return apitest.NewProjects(t)
 }
 
+// newOrg is the app with the org of every role (apitest.Org) in it, and
+// the path of that org's workflows.
+func newOrg(t *testing.T) (apitest.Org, string) {
+	t.Helper()
+	g := apitest.NewProjectsOrg(t)
+	return g, "/api/v1/orgs/" + g.Owner.OrgID.String() + "/workflows"
+}
+
 type st = map[string]string
 
 // body is a valid workflow definition named name.

@@ -10,16 +10,11 @@ import (
 
 func TestCreateWorkflow(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
-	path := "/api/v1/orgs/" + owner.OrgID.String() + "/workflows"
+	g, path := newOrg(t)
+	env, owner := g.Env, g.Owner
 
 	t.Run("201 enforcement defaults to none", func(t *testing.T) {
-		w := env.Do("POST", path, admin.Token, body("Kanban")).Expect(t, 201).Map(t)
+		w := env.Do("POST", path, g.Admin.Token, body("Kanban")).Expect(t, 201).Map(t)
 		if w["name"] != "Kanban" || w["org_id"] != owner.OrgID.String() || w["enforcement"] != "none" ||
 			w["id"] == nil || w["created_at"] == nil || w["updated_at"] == nil {
 			t.Fatalf("workflow %v", w)
@@ -49,7 +44,7 @@ func TestCreateWorkflow(t *testing.T) {
 	t.Run("401", func(t *testing.T) { env.Do("POST", path, "", body("X")).Expect(t, 401) })
 	t.Run("403 below Admin", func(t *testing.T) {
 		for name, token := range map[string]string{
-			"member": member.Token, "viewer": viewer.Token,
+			"member": g.Member.Token, "viewer": g.Viewer.Token,
 			"owner's write key": env.APIKey(owner, []string{"write"}), "read key": env.APIKey(owner, []string{"read"}),
 		} {
 			t.Run(name, func(t *testing.T) {
@@ -57,14 +52,14 @@ func TestCreateWorkflow(t *testing.T) {
 				apitest.ExpectCode(t, r, 403, "FORBIDDEN")
 			})
 		}
-		if r := env.Do("POST", path, member.Token, body("Nope")); !strings.Contains(r.Error().Message, "Admin") {
+		if r := env.Do("POST", path, g.Member.Token, body("Nope")); !strings.Contains(r.Error().Message, "Admin") {
 			t.Fatalf("message %q", r.Error().Message)
 		}
 		// An admin-scoped key acts with the owner's role.
 		env.Do("POST", path, env.APIKey(owner, []string{"admin"}), body("ByKey")).Expect(t, 201)
 	})
 	t.Run("404", func(t *testing.T) {
-		apitest.ExpectCode(t, env.Do("POST", path, outsider.Token, body("X")), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("POST", path, g.Outsider.Token, body("X")), 404, "not_found")
 		apitest.ExpectCode(t, env.Do("POST", "/api/v1/orgs/"+uuid.NewString()+"/workflows", owner.Token, body("X")), 404, "not_found")
 		apitest.ExpectCode(t, env.Do("POST", "/api/v1/orgs/nope/workflows", owner.Token, body("X")), 404, "not_found")
 	})
@@ -74,7 +69,7 @@ func TestCreateWorkflow(t *testing.T) {
 			apitest.ExpectCode(t, r, 409, "CONFLICT")
 		}
 		// Names are per org.
-		env.Do("POST", "/api/v1/orgs/"+outsider.OrgID.String()+"/workflows", outsider.Token, body("Kanban")).Expect(t, 201)
+		env.Do("POST", "/api/v1/orgs/"+g.Outsider.OrgID.String()+"/workflows", g.Outsider.Token, body("Kanban")).Expect(t, 201)
 	})
 	t.Run("422", func(t *testing.T) {
 		b := body("Bad")
@@ -111,12 +106,8 @@ func TestCreateWorkflow(t *testing.T) {
 
 func TestListAndGetWorkflows(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
-	path := "/api/v1/orgs/" + owner.OrgID.String() + "/workflows"
+	g, path := newOrg(t)
+	env, owner, viewer, reporter, outsider := g.Env, g.Owner, g.Viewer, g.Reporter, g.Outsider
 	ids := []string{apitest.Scalar[uuid.UUID](t, env, `SELECT id FROM workflows WHERE org_id = $1`, owner.OrgID).String()}
 	for _, n := range []string{"W1", "W2", "W3", "W4"} {
 		ids = append(ids, env.Do("POST", path, owner.Token, body(n)).Expect(t, 201).Map(t)["id"].(string))

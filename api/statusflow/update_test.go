@@ -1,23 +1,19 @@
 package statusflow_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"tracker/api/apitest"
+	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
 
 	"github.com/google/uuid"
 )
 
 func TestUpdateWorkflow(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
-	orgPath := "/api/v1/orgs/" + owner.OrgID.String() + "/workflows"
+	g, orgPath := newOrg(t)
+	env, owner, admin, member, viewer, outsider := g.Env, g.Owner, g.Admin, g.Member, g.Viewer, g.Outsider
 	w := env.Do("POST", orgPath, owner.Token, body("Flow")).Expect(t, 201).Map(t)
 	env.Do("POST", orgPath, owner.Token, body("Taken")).Expect(t, 201)
 	path := "/api/v1/workflows/" + w["id"].(string)
@@ -108,13 +104,8 @@ func TestUpdateWorkflow(t *testing.T) {
 
 func TestDeleteWorkflow(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
-	orgPath := "/api/v1/orgs/" + owner.OrgID.String() + "/workflows"
+	g, orgPath := newOrg(t)
+	env, owner, admin, member, viewer, outsider := g.Env, g.Owner, g.Admin, g.Member, g.Viewer, g.Outsider
 	def := apitest.Scalar[uuid.UUID](t, env, `SELECT id FROM workflows WHERE org_id = $1 AND name = 'Default'`, owner.OrgID).String()
 
 	t.Run("204 unused, then 404", func(t *testing.T) {
@@ -144,10 +135,7 @@ func TestDeleteWorkflow(t *testing.T) {
 		}
 		// A deleted project (soft-deleted: it has a sprint to purge) no
 		// longer counts; one moved back to Default neither.
-		if _, err := env.DB.Pool.Exec(context.Background(), `INSERT INTO sprints (id, org_id, project_id, name, start_date, end_date)
-			VALUES ($1, $2, $3, 'S', '2026-01-01', '2026-01-14')`, uuid.New(), owner.OrgID, projects[0]); err != nil {
-			t.Fatal(err)
-		}
+		testfactory.Sprint(t, env.DB, projectdb.Row{ID: uuid.MustParse(projects[0]), OrgID: owner.OrgID}, testfactory.SprintOpts{})
 		env.Do("DELETE", "/api/v1/projects/"+projects[0]+"?cascade=true", owner.Token, nil).Expect(t, 204)
 		r = env.Do("DELETE", path, owner.Token, nil)
 		apitest.ExpectCode(t, r, 409, "CONFLICT")
@@ -179,31 +167,14 @@ func TestDeleteWorkflow(t *testing.T) {
 // Every route: a non-member gets 404 and a Viewer 403 on every write.
 func TestWorkflowAccessEveryRoute(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
-	orgPath := "/api/v1/orgs/" + owner.OrgID.String() + "/workflows"
-	w := env.Do("POST", orgPath, owner.Token, body("Flow")).Expect(t, 201).Map(t)
+	g, orgPath := newOrg(t)
+	w := g.Env.Do("POST", orgPath, g.Owner.Token, body("Flow")).Expect(t, 201).Map(t)
 	path := "/api/v1/workflows/" + w["id"].(string)
-	for _, r := range []struct {
-		method, path string
-		body         any
-		write        bool
-	}{
-		{"POST", orgPath, body("New"), true},
-		{"GET", orgPath, nil, false},
-		{"GET", path, nil, false},
-		{"PATCH", path, map[string]any{"name": "x"}, true},
-		{"DELETE", path, nil, true},
-	} {
-		t.Run(r.method+" "+r.path, func(t *testing.T) {
-			apitest.ExpectCode(t, env.Do(r.method, r.path, outsider.Token, r.body), 404, "not_found")
-			if r.write {
-				apitest.ExpectCode(t, env.Do(r.method, r.path, viewer.Token, r.body), 403, "FORBIDDEN")
-			} else {
-				env.Do(r.method, r.path, viewer.Token, nil).Expect(t, 200)
-			}
-		})
-	}
+	g.CheckAccess(t, []apitest.Route{
+		{Method: "POST", Path: orgPath, Body: body("New"), Write: true},
+		{Method: "GET", Path: orgPath},
+		{Method: "GET", Path: path},
+		{Method: "PATCH", Path: path, Body: map[string]any{"name": "x"}, Write: true},
+		{Method: "DELETE", Path: path, Write: true},
+	})
 }

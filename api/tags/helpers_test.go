@@ -16,9 +16,11 @@ import (
 	"tracker/store/ticketdb"
 )
 
-func newEnv(t *testing.T) *apitest.Env {
+// newOrg is the app with the tags and projects modules and the org of
+// every role (apitest.Org) in it.
+func newOrg(t *testing.T) apitest.Org {
 	t.Helper()
-	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	return apitest.NewOrg(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
 			tags.New(tag.New(e.DB, e.Clock)),
 			projects.New(project.New(e.DB, e.Clock)),

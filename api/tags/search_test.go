@@ -11,11 +11,8 @@ import (
 
 func TestSearchTags(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
+	g := newOrg(t)
+	env, owner, viewer, reporter, outsider := g.Env, g.Owner, g.Viewer, g.Reporter, g.Outsider
 	org := owner.OrgID
 	orgPath := "/api/v1/orgs/" + org.String()
 	search := orgPath + "/tags/search?key=env&value=prod"
@@ -100,31 +97,16 @@ func TestSearchTags(t *testing.T) {
 // Every tag route: a non-member gets 404, a Viewer 403 on writes.
 func TestTagAccessEveryRoute(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
+	g := newOrg(t)
+	env, owner := g.Env, g.Owner
 	orgPath := "/api/v1/orgs/" + owner.OrgID.String()
 	p := createProject(t, env, owner.Token, owner.OrgID, "ACC")
 	base := orgPath + "/project/" + p + "/tags"
 	env.Do("PUT", base, owner.Token, put("k", "v")).Expect(t, 200)
-	for _, r := range []struct {
-		method, path string
-		body         any
-		write        bool
-	}{
-		{"PUT", base, put("k", "w"), true},
-		{"GET", base, nil, false},
-		{"DELETE", base + "/k", nil, true},
-		{"GET", orgPath + "/tags/search?key=k&value=v", nil, false},
-	} {
-		t.Run(r.method+" "+r.path, func(t *testing.T) {
-			apitest.ExpectCode(t, env.Do(r.method, r.path, outsider.Token, r.body), 404, "not_found")
-			if r.write {
-				apitest.ExpectCode(t, env.Do(r.method, r.path, viewer.Token, r.body), 403, "FORBIDDEN")
-			} else {
-				env.Do(r.method, r.path, viewer.Token, nil).Expect(t, 200)
-			}
-		})
-	}
+	g.CheckAccess(t, []apitest.Route{
+		{Method: "PUT", Path: base, Body: put("k", "w"), Write: true},
+		{Method: "GET", Path: base},
+		{Method: "DELETE", Path: base + "/k", Write: true},
+		{Method: "GET", Path: orgPath + "/tags/search?key=k&value=v"},
+	})
 }

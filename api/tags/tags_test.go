@@ -12,12 +12,8 @@ import (
 
 func TestEntityTags(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	reporter := env.Member(owner, "reporter")
-	outsider := env.Register("Outsider")
+	g := newOrg(t)
+	env, owner, member, viewer, reporter, outsider := g.Env, g.Owner, g.Member, g.Viewer, g.Reporter, g.Outsider
 	org := owner.OrgID
 	projectID := createProject(t, env, owner.Token, org, "TAG")
 	base := "/api/v1/orgs/" + org.String() + "/project/" + projectID + "/tags"

@@ -21,9 +21,11 @@ import (
 	"tracker/store/projectdb"
 )
 
-func newEnv(t *testing.T) *apitest.Env {
+// newOrg is the app with the teams, projects, tags and reports modules and
+// the org of every role (apitest.Org) in it.
+func newOrg(t *testing.T) apitest.Org {
 	t.Helper()
-	return apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	return apitest.NewOrg(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
 			teams.New(team.New(e.DB, domain.SystemClock{})),
 			projects.New(project.New(e.DB, e.Clock)),
@@ -40,12 +42,8 @@ func createTeam(t *testing.T, env *apitest.Env, u apitest.User, org uuid.UUID, n
 
 func TestTeamCRUD(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	viewer := env.Member(owner, "viewer")
-	outsider := env.Register("Outsider")
+	g := newOrg(t)
+	env, owner, admin, member, viewer, outsider := g.Env, g.Owner, g.Admin, g.Member, g.Viewer, g.Outsider
 	org := owner.OrgID.String()
 
 	id := createTeam(t, env, admin, owner.OrgID, "Platform")
@@ -94,11 +92,8 @@ func TestTeamCRUD(t *testing.T) {
 
 func TestTeamMembers(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
-	admin := env.Member(owner, "admin")
-	member := env.Member(owner, "member")
-	outsider := env.Register("Outsider")
+	g := newOrg(t)
+	env, owner, admin, member, outsider := g.Env, g.Owner, g.Admin, g.Member, g.Outsider
 	id := createTeam(t, env, admin, owner.OrgID, "Platform")
 	path := "/api/v1/teams/" + id + "/members/"
 
@@ -139,8 +134,8 @@ func TestTeamMembers(t *testing.T) {
 // it; deleting the team keeps the projects with team_id null.
 func TestTeamsEndToEnd(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
-	owner := env.Register("Owner")
+	g := newOrg(t)
+	env, owner, member := g.Env, g.Owner, g.Member
 	org := owner.OrgID
 	platform := createTeam(t, env, owner, org, "Platform")
 	infra := createTeam(t, env, owner, org, "Infra")
@@ -214,7 +209,6 @@ func TestTeamsEndToEnd(t *testing.T) {
 	if preview.Dependents.Projects != 1 || preview.Projects[0].Key != "CORE" {
 		t.Fatalf("dry run: %+v", preview)
 	}
-	member := env.Member(owner, "member")
 	env.Do("DELETE", "/api/v1/teams/"+platform, member.Token, nil).Expect(t, 403)
 	env.Do("DELETE", "/api/v1/teams/"+platform, owner.Token, nil).Expect(t, 204)
 	env.Do("GET", "/api/v1/teams/"+platform, owner.Token, nil).Expect(t, 404)
