@@ -16,8 +16,10 @@ import (
 	"tracker/domain"
 	chdomain "tracker/domain/codehost"
 	"tracker/domain/search"
+	"tracker/domain/statusflow"
 	"tracker/domain/ticket"
 	"tracker/internal/testfactory"
+	"tracker/store/projectdb"
 )
 
 const globalSecret = "global-secret-0123456789"
@@ -78,32 +80,19 @@ func (f *fixture) status(t *testing.T, id uuid.UUID) string {
 	return s
 }
 
-// useWorkflow gives project a workflow of its org.
+// useWorkflow gives project (of the owner's org) a new workflow.
 func (f *fixture) useWorkflow(t *testing.T, project uuid.UUID, enforcement string, statuses [][2]string, transitions [][2]string) {
 	t.Helper()
-	type st struct {
-		Name     string `json:"name"`
-		Category string `json:"category"`
-	}
-	type tr struct {
-		From string `json:"from"`
-		To   string `json:"to"`
-	}
-	ss := []st{}
+	o := testfactory.WorkflowOpts{Name: "Flow " + project.String(), Enforcement: enforcement,
+		Statuses: []statusflow.Status{}, Transitions: []statusflow.Transition{}}
 	for _, s := range statuses {
-		ss = append(ss, st{s[0], s[1]})
+		o.Statuses = append(o.Statuses, statusflow.Status{Name: s[0], Category: s[1]})
 	}
-	ts := []tr{}
 	for _, x := range transitions {
-		ts = append(ts, tr{x[0], x[1]})
+		o.Transitions = append(o.Transitions, statusflow.Transition{From: x[0], To: x[1]})
 	}
-	sj, _ := json.Marshal(ss)
-	tj, _ := json.Marshal(ts)
-	id := uuid.Must(uuid.NewV7())
-	f.env.Exec(t, `INSERT INTO workflows (id, org_id, name, statuses, transitions, enforcement)
-	           SELECT $1, org_id, $2, $3, $4, $5 FROM projects WHERE id = $6`,
-		id, "Flow-"+id.String()[24:], string(sj), string(tj), enforcement, project)
-	f.env.Exec(t, `UPDATE projects SET workflow_id = $2 WHERE id = $1`, project, id)
+	wf := testfactory.Workflow(t, f.env.DB, f.owner.OrgID, o)
+	testfactory.UseWorkflow(t, f.env.DB, projectdb.Row{ID: project, OrgID: f.owner.OrgID}, wf.ID)
 }
 
 // delivery is one webhook request.

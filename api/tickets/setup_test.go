@@ -1,7 +1,6 @@
 package tickets_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"tracker/api/apitest"
 	"tracker/api/tickets"
 	"tracker/domain/search"
+	"tracker/domain/statusflow"
 	"tracker/domain/ticket"
 )
 
@@ -61,31 +61,19 @@ func (f *fixture) assign(t *testing.T, projectID uuid.UUID, u apitest.User) {
 }
 
 // workflow creates a workflow in the owner's org and assigns it to project.
+// Its statuses are all of category todo.
 func (f *fixture) workflow(t *testing.T, project uuid.UUID, name, enforcement string, statuses []string, transitions [][2]string) uuid.UUID {
 	t.Helper()
-	type st struct {
-		Name     string `json:"name"`
-		Category string `json:"category"`
-	}
-	type tr struct {
-		From string `json:"from"`
-		To   string `json:"to"`
-	}
-	var ss []st
+	o := testfactory.WorkflowOpts{Name: name, Enforcement: enforcement, Transitions: []statusflow.Transition{}}
 	for _, s := range statuses {
-		ss = append(ss, st{s, "todo"})
+		o.Statuses = append(o.Statuses, statusflow.Status{Name: s, Category: "todo"})
 	}
-	ts := []tr{}
 	for _, x := range transitions {
-		ts = append(ts, tr{x[0], x[1]})
+		o.Transitions = append(o.Transitions, statusflow.Transition{From: x[0], To: x[1]})
 	}
-	sj, _ := json.Marshal(ss)
-	tj, _ := json.Marshal(ts)
-	id := uuid.Must(uuid.NewV7())
-	f.env.Exec(t, `INSERT INTO workflows (id, org_id, name, statuses, transitions, enforcement) VALUES ($1, $2, $3, $4, $5, $6)`,
-		id, f.owner.OrgID, name, string(sj), string(tj), enforcement)
-	f.env.Exec(t, `UPDATE projects SET workflow_id = $2 WHERE id = $1`, project, id)
-	return id
+	wf := testfactory.Workflow(t, f.env.DB, f.owner.OrgID, o)
+	testfactory.UseWorkflow(t, f.env.DB, projectdb.Row{ID: project, OrgID: f.owner.OrgID}, wf.ID)
+	return wf.ID
 }
 
 func (f *fixture) sprint(t *testing.T, project uuid.UUID) uuid.UUID {

@@ -11,6 +11,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/statusflow"
 	"tracker/store"
+	"tracker/store/projectdb"
 	"tracker/store/statusflowdb"
 	"tracker/store/ticketdb"
 )
@@ -83,4 +84,14 @@ func StatusChange(t testing.TB, db *store.DB, tk ticketdb.Row, o StatusChangeOpt
 		t.Fatalf("testfactory.StatusChange: %v", err)
 	}
 	return r
+}
+
+// UseWorkflow puts an existing project on workflowID (p.ID and p.OrgID are
+// read); a new one takes it through ProjectOpts.WorkflowID.
+func UseWorkflow(t testing.TB, db *store.DB, p projectdb.Row, workflowID uuid.UUID) {
+	t.Helper()
+	if _, err := projectdb.Update(context.Background(), db.Q(), p.OrgID, p.ID, store.Versions{},
+		map[string]any{"workflow_id": workflowID}, time.Now().UTC()); err != nil {
+		t.Fatalf("testfactory.UseWorkflow: %v", err)
+	}
 }
