@@ -24,20 +24,7 @@ func TestTrendSVGPlotsTheReports(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res := w.env.Do("GET", "/api/v1/reports/capitalization/trend.svg?"+q(append([]string{"from", "2026-01", "to", "2026-04"}, filter...)...),
 				w.admin.Token, nil).Expect(t, 200)
-			if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "image/svg+xml") {
-				t.Errorf("Content-Type %q", ct)
-			}
-			if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "private") {
-				t.Errorf("Cache-Control %q", cc)
-			}
-			c, err := svgcharttest.Parse(res.Body)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, res.Body)
-			}
-			sc, err := c.Scale(svgcharttest.Number)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, sc := svgcharttest.Served(t, res.Header, res.Body)
 			capexBars, err := c.Bars("CapEx")
 			if err != nil {
 				t.Fatal(err)

@@ -53,23 +53,7 @@ func TestBurndownSVGPlotsTheJSONBurndown(t *testing.T) {
 	}
 	w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown", w.Viewer.Token, nil).Expect(t, 200).Decode(t, &bd)
 	res := w.Env.Do("GET", "/api/v1/sprints/"+id+"/burndown.svg", w.Viewer.Token, nil).Expect(t, 200)
-	if ct := res.Header.Get("Content-Type"); !strings.HasPrefix(ct, "image/svg+xml") {
-		t.Errorf("Content-Type %q", ct)
-	}
-	if cc := res.Header.Get("Cache-Control"); !strings.Contains(cc, "private") {
-		t.Errorf("Cache-Control %q: the chart is the org's data", cc)
-	}
-	if res.Header.Get("X-Content-Type-Options") != "nosniff" {
-		t.Errorf("no nosniff")
-	}
-	c, err := svgcharttest.Parse(res.Body)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, res.Body)
-	}
-	sc, err := c.Scale(svgcharttest.Number)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sc := svgcharttest.Served(t, res.Header, res.Body)
 	pts, err := c.Points("Remaining")
 	if err != nil {
 		t.Fatal(err)
