@@ -9,17 +9,6 @@ import (
 	"tracker/domain/label"
 )
 
-// world is the apitest world (an org with a member of every role, a
-// project, a ticket) with the labels module.
-type world struct{ apitest.World }
-
-func setup(t *testing.T) world {
-	t.Helper()
-	return world{apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{labels.New(label.New(e.DB, e.Clock))}
-	}})}
-}
-
 func (w world) label(t *testing.T, name string) string {
 	t.Helper()
 	return w.Env.Do("POST", "/api/v1/orgs/"+w.Owner.OrgID.String()+"/labels", w.Member.Token,
@@ -36,3 +25,10 @@ func names(t *testing.T, r apitest.Resp) []string {
 	}
 	return out
 }
+
+// world is apitest.NewWorld serving the labels module.
+type world struct{ apitest.World }
+
+func setup(t *testing.T) world { return world{apitest.NewWorld(t, apitest.Options{Modules: modules})} }
+
+func modules(e *apitest.Env) []api.Module { return []api.Module{labels.New(label.New(e.DB, e.Clock))} }

@@ -10,18 +10,6 @@ import (
 	"tracker/store/projectdb"
 )
 
-// world is the apitest world (an org with a member of every role, a
-// project with the Reporter assigned, a ticket in no sprint) with the
-// sprints module.
-type world struct{ apitest.World }
-
-func setup(t *testing.T) world {
-	t.Helper()
-	return world{apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{sprints.New(sprint.NewService(e.DB, e.Clock))}
-	}})}
-}
-
 // sprint creates a Planned sprint in p and returns it.
 func (w world) sprint(t *testing.T, p projectdb.Row, name, start, end string) map[string]any {
 	t.Helper()
@@ -30,3 +18,12 @@ func (w world) sprint(t *testing.T, p projectdb.Row, name, start, end string) ma
 }
 
 func sid(s map[string]any) string { return s["id"].(string) }
+
+// world is apitest.NewWorld serving the sprints module.
+type world struct{ apitest.World }
+
+func setup(t *testing.T) world { return world{apitest.NewWorld(t, apitest.Options{Modules: modules})} }
+
+func modules(e *apitest.Env) []api.Module {
+	return []api.Module{sprints.New(sprint.NewService(e.DB, e.Clock))}
+}

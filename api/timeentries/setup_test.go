@@ -14,8 +14,10 @@ import (
 	"tracker/store/projectdb"
 )
 
-// world is one org with a user of every role, an outsider, and a project
-// with two tickets, plus a second project.
+// world is apitest.NewWorld (its project has w.ticket) with a second
+// member, a second ticket and a second project with a ticket. The
+// world's Reporter is assigned to the project; these tests' reporter is
+// the one who is not.
 type world struct {
 	env                                      *apitest.Env
 	owner, admin, member, member2            apitest.User
@@ -25,19 +27,11 @@ type world struct {
 
 func setup(t *testing.T) *world {
 	t.Helper()
-	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	a := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{timeentries.New(timeentry.New(e.DB, e.Clock))}
 	}})
-	w := &world{env: env}
-	w.owner = env.Register("Owner")
-	w.admin = env.Member(w.owner, "admin")
-	w.member = env.Member(w.owner, "member")
-	w.member2 = env.Member(w.owner, "member")
-	w.reporter = env.Member(w.owner, "reporter")
-	w.viewer = env.Member(w.owner, "viewer")
-	w.outsider = env.Register("Outsider")
-	w.project = w.newProject(t, w.owner.OrgID, "CORE")
-	w.ticket = w.newTicket(t, w.project, w.owner)
+	w := &world{env: a.Env, owner: a.Owner, admin: a.Admin, member: a.Member, member2: a.Env.Member(a.Owner, "member"),
+		reporter: a.UnassignedReporter, viewer: a.Viewer, outsider: a.Outsider, project: a.Project.ID, ticket: a.Ticket.ID}
 	w.ticket2 = w.newTicket(t, w.project, w.owner)
 	w.other = w.newProject(t, w.owner.OrgID, "OTHER")
 	w.otherTk = w.newTicket(t, w.other, w.owner)
