@@ -7,6 +7,7 @@ import (
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"tracker/domain/search/query"
 	"tracker/store"
@@ -192,6 +193,17 @@ func Page(s Search) (sq.SelectBuilder, error) {
 	return b.OrderBy("t.id" + dir).Limit(uint64(s.Limit) + 1), nil
 }
 
+// customPlan runs a search statement unprepared (pgx's describe-exec mode,
+// the unnamed statement): PostgreSQL plans it with the values of its
+// parameters each time. A cached prepared statement switches to a generic
+// plan after five runs when its estimate looks no worse, and the generic
+// plan of a tag, label or sprint comparison assumes an average value: at
+// 1,000,000 tickets `tag:env=none` then walked every ticket probing a
+// hashed subplan (363 ms p50 through the API against 0.5 ms by EXPLAIN).
+func customPlan(args []any) []any {
+	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
+}
+
 type rankedRow struct {
 	ticketdb.Row
 	Rank float32 `db:"rank"`
@@ -208,7 +220,11 @@ func List(ctx context.Context, q store.Querier, s Search) ([]ticketdb.Row, *Key,
 	if err != nil {
 		return nil, nil, err
 	}
-	ranked, err := store.Select[rankedRow](ctx, q, b)
+	sql, args, err := b.ToSql()
+	if err != nil {
+		return nil, nil, err
+	}
+	ranked, err := store.SelectRaw[rankedRow](ctx, q, sql, customPlan(args)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -235,8 +251,13 @@ func Count(ctx context.Context, q store.Querier, s Search, limit int) (int, erro
 	if err != nil {
 		return 0, err
 	}
-	c := store.SQL.Select("count(*)").FromSelect(b.Limit(uint64(limit)+1), "c")
-	return store.Scalar[int](ctx, q, c)
+	sql, args, err := store.SQL.Select("count(*)").FromSelect(b.Limit(uint64(limit)+1), "c").ToSql()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = q.QueryRow(ctx, sql, customPlan(args)...).Scan(&n)
+	return n, err
 }
 
 // Progress counts the matches of s by the category of their status in their
