@@ -118,10 +118,10 @@ func TestGetProject(t *testing.T) {
 func TestProjectByKey(t *testing.T) {
 	t.Parallel()
 	g := apitest.NewProjectsOrg(t)
-	env, owner, viewer, reporter, outsider := g.Env, g.Owner, g.Viewer, g.Reporter, g.Outsider
+	env, owner := g.Env, g.Owner
 	p := createProject(t, env, owner.Token, owner.OrgID, "Core")
 	// The outsider's own org has a project with the same key.
-	theirs := createProject(t, env, outsider.Token, outsider.OrgID, "CORE")
+	theirs := createProject(t, env, g.Outsider.Token, g.Outsider.OrgID, "CORE")
 
 	t.Run("200 in the session org, key in any case", func(t *testing.T) {
 		for _, k := range []string{"CORE", "core", "CoRe"} {
@@ -130,25 +130,25 @@ func TestProjectByKey(t *testing.T) {
 				t.Fatalf("%s -> %v", k, got["id"])
 			}
 		}
-		got := env.Do("GET", "/api/v1/projects/key/core", outsider.Token, nil).Expect(t, 200).Map(t)
+		got := env.Do("GET", "/api/v1/projects/key/core", g.Outsider.Token, nil).Expect(t, 200).Map(t)
 		if got["id"] != theirs["id"] {
 			t.Fatalf("outsider's session org lookup %v", got["id"])
 		}
 	})
 	t.Run("200 with org_id of another org the caller belongs to", func(t *testing.T) {
 		// viewer's session org is their personal org; org_id picks owner's.
-		got := env.Do("GET", "/api/v1/projects/key/core?org_id="+owner.OrgID.String(), viewer.Token, nil).Expect(t, 200).Map(t)
+		got := env.Do("GET", "/api/v1/projects/key/core?org_id="+owner.OrgID.String(), g.Viewer.Token, nil).Expect(t, 200).Map(t)
 		if got["id"] != p["id"] {
 			t.Fatalf("got %v", got["id"])
 		}
-		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/core", viewer.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/core", g.Viewer.Token, nil), 404, "not_found")
 	})
 	t.Run("403 reporter not assigned", func(t *testing.T) {
-		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id="+owner.OrgID.String(), reporter.Token, nil), 403, "FORBIDDEN")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id="+owner.OrgID.String(), g.Reporter.Token, nil), 403, "FORBIDDEN")
 	})
 	t.Run("404", func(t *testing.T) {
 		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/NOPE", owner.Token, nil), 404, "not_found")
-		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id="+owner.OrgID.String(), outsider.Token, nil), 404, "not_found")
+		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id="+owner.OrgID.String(), g.Outsider.Token, nil), 404, "not_found")
 	})
 	t.Run("422 org_id not a uuid", func(t *testing.T) {
 		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/key/CORE?org_id=x", owner.Token, nil), 422, "VALIDATION_ERROR")
