@@ -152,28 +152,16 @@ func TestNonMemberAndViewer(t *testing.T) {
 	lp := "/api/v1/labels/" + id
 	tp := "/api/v1/tickets/" + w.Ticket.ID.String() + "/labels"
 	w.Env.Do("POST", tp+"/"+id, w.Member.Token, nil).Expect(t, 200)
-	routes := []struct {
-		method, path string
-		body         any
-		write        bool
-	}{
-		{"POST", "/api/v1/orgs/" + w.Owner.OrgID.String() + "/labels", map[string]any{"name": "y", "color": "#fff"}, true},
-		{"GET", "/api/v1/orgs/" + w.Owner.OrgID.String() + "/labels", nil, false},
-		{"GET", lp, nil, false},
-		{"PATCH", lp, map[string]any{"name": "z"}, true},
-		{"DELETE", lp, nil, true},
-		{"POST", lp + "/batch-assign", map[string]any{"ticket_ids": []any{w.Ticket.ID}}, true},
-		{"POST", tp, map[string]any{"label_ids": []any{id}}, true},
-		{"GET", tp, nil, false},
-		{"POST", tp + "/" + id, nil, true},
-		{"DELETE", tp + "/" + id, nil, true},
-	}
-	for _, r := range routes {
-		w.Env.Do(r.method, r.path, w.Outsider.Token, r.body).Expect(t, 404)
-		if r.write {
-			w.Env.Do(r.method, r.path, w.Viewer.Token, r.body).Expect(t, 403)
-		} else {
-			w.Env.Do(r.method, r.path, w.Viewer.Token, nil).Expect(t, 200)
-		}
-	}
+	w.CheckAccess(t, []apitest.Route{
+		{Method: "POST", Path: "/api/v1/orgs/" + w.Owner.OrgID.String() + "/labels", Body: map[string]any{"name": "y", "color": "#fff"}, Write: true},
+		{Method: "GET", Path: "/api/v1/orgs/" + w.Owner.OrgID.String() + "/labels"},
+		{Method: "GET", Path: lp},
+		{Method: "PATCH", Path: lp, Body: map[string]any{"name": "z"}, Write: true},
+		{Method: "DELETE", Path: lp, Write: true},
+		{Method: "POST", Path: lp + "/batch-assign", Body: map[string]any{"ticket_ids": []any{w.Ticket.ID}}, Write: true},
+		{Method: "POST", Path: tp, Body: map[string]any{"label_ids": []any{id}}, Write: true},
+		{Method: "GET", Path: tp},
+		{Method: "POST", Path: tp + "/" + id, Write: true},
+		{Method: "DELETE", Path: tp + "/" + id, Write: true},
+	})
 }

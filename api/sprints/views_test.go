@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/api/apitest"
 	"tracker/domain/statusflow"
 	"tracker/internal/testfactory"
 	"tracker/store/ticketdb"
@@ -162,28 +163,16 @@ func TestNonMemberAndViewer(t *testing.T) {
 	tk := testfactory.Ticket(t, w.Env.DB, w.Project, w.Owner.ID, testfactory.TicketOpts{}).ID
 	pp := "/api/v1/projects/" + w.Project.ID.String() + "/sprints"
 	sp := "/api/v1/sprints/" + sid(s)
-	routes := []struct {
-		method, path string
-		body         any
-		write        bool
-	}{
-		{"POST", pp, map[string]any{"name": "y", "start_date": "2025-01-01", "end_date": "2025-01-02"}, true},
-		{"GET", pp, nil, false},
-		{"GET", sp, nil, false},
-		{"PATCH", sp, map[string]any{"name": "z"}, true},
-		{"POST", sp + "/start", nil, true},
-		{"POST", sp + "/complete", nil, true},
-		{"POST", sp + "/batch-assign", map[string]any{"ticket_ids": []any{tk}}, true},
-		{"DELETE", sp, nil, true},
-		{"GET", sp + "/board", nil, false},
-		{"GET", sp + "/burndown", nil, false},
-	}
-	for _, r := range routes {
-		w.Env.Do(r.method, r.path, w.Outsider.Token, r.body).Expect(t, 404)
-		if r.write {
-			w.Env.Do(r.method, r.path, w.Viewer.Token, r.body).Expect(t, 403)
-		} else {
-			w.Env.Do(r.method, r.path, w.Viewer.Token, nil).Expect(t, 200)
-		}
-	}
+	w.CheckAccess(t, []apitest.Route{
+		{Method: "POST", Path: pp, Body: map[string]any{"name": "y", "start_date": "2025-01-01", "end_date": "2025-01-02"}, Write: true},
+		{Method: "GET", Path: pp},
+		{Method: "GET", Path: sp},
+		{Method: "PATCH", Path: sp, Body: map[string]any{"name": "z"}, Write: true},
+		{Method: "POST", Path: sp + "/start", Write: true},
+		{Method: "POST", Path: sp + "/complete", Write: true},
+		{Method: "POST", Path: sp + "/batch-assign", Body: map[string]any{"ticket_ids": []any{tk}}, Write: true},
+		{Method: "DELETE", Path: sp, Write: true},
+		{Method: "GET", Path: sp + "/board"},
+		{Method: "GET", Path: sp + "/burndown"},
+	})
 }
