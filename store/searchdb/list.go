@@ -2,7 +2,6 @@ package searchdb
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -146,26 +145,7 @@ func Page(s Search) (sq.SelectBuilder, error) {
 		// is read in the order of an index (org or project, updated_at),
 		// or from the text index when the words are rare.
 		inner := b.Column("t.search_vector").OrderBy("t.updated_at DESC", "t.id DESC").Limit(RankWindow)
-		var with sq.Sqlizer
-		if s.Names != nil && s.Names.Rare {
-			// Few matches (Resolve's sample): read them all from the
-			// text index (a MATERIALIZED CTE is planned without the
-			// window's row goal, as a bitmap scan), then take the window
-			// by updated order. Along the updated index the planner,
-			// over-estimating the matches, walked ~10,000 tickets for a
-			// word in 2% of them, a random heap read each.
-			ids, err := base(s, "t.id", "t.updated_at")
-			if err != nil {
-				return b, err
-			}
-			with = ids.PlaceholderFormat(sq.Question)
-			inner = store.SQL.Select(cols...).Column("t.search_vector").From("tickets t").
-				Where(fmt.Sprintf("t.id IN (SELECT m.id FROM m ORDER BY m.updated_at DESC, m.id DESC LIMIT %d)", RankWindow))
-		}
 		b = store.SQL.Select(cols...).Column(sq.Expr(rankExpr+" AS rank", s.RankText)).FromSelect(inner, "t")
-		if with != nil {
-			b = b.Prefix("WITH m AS MATERIALIZED (?)", with)
-		}
 	}
 	dir, cmp := " ASC", ">"
 	if s.Sort.Desc {

@@ -9,7 +9,6 @@ import (
 
 	"tracker/domain/search/query"
 	"tracker/store"
-	"tracker/store/ticketdb"
 )
 
 // Names are the label and sprint names of a query resolved to ids before
@@ -37,18 +36,7 @@ type Names struct {
 	// it (pg_trgm similarity, at most MaxSimilar, most similar first):
 	// the typo fallback matches titles with any of them.
 	Similar map[string][]string
-	// Rare tells that the query matches few tickets of a bounded sample of
-	// the visible ones (RareShare of ProbeSample): a relevance window then
-	// reads the matches from the text index first, then orders them, instead
-	// of walking the tickets in updated order until the window is full.
-	Rare bool
 }
-
-// RareShare is the most matches among ProbeSample visible tickets for which
-// a relevance window reads every match from the text index (4%: at
-// 1,000,000 tickets 40,000 matches fetched in page order cost about what
-// walking 5,000 tickets in updated order does, each a random read).
-const RareShare = 80
 
 // MaxSimilar is how many similar title words a typo tries.
 const MaxSimilar = 20
@@ -62,7 +50,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 		return s, nil
 	}
 	var labels, sprints, words []string
-	current, phrase := false, false
+	current := false
 	var walk func(n query.Node)
 	walk = func(n query.Node) {
 		switch n := n.(type) {
@@ -80,7 +68,6 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 			if fuzzy(n) {
 				words = append(words, n.Value)
 			}
-			phrase = phrase || n.Quoted
 		case query.Term:
 			switch {
 			case n.Field == query.FieldLabel:
@@ -93,8 +80,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 		}
 	}
 	walk(s.Root)
-	ranked := s.Sort.Key == query.SortRelevance && s.RankText != ""
-	if len(labels) == 0 && len(sprints) == 0 && !current && len(words) == 0 && !ranked {
+	if len(labels) == 0 && len(sprints) == 0 && !current && len(words) == 0 {
 		return s, nil
 	}
 	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{},
@@ -147,47 +133,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 		}
 	}
 	s.Names = names
-	if ranked && !phrase {
-		// A phrase is checked against each candidate's positions (the
-		// index only has the words), so its matches are cheaper found
-		// along the updated order.
-		rare, err := rareMatches(ctx, q, s)
-		if err != nil {
-			return s, err
-		}
-		s.Names.Rare = rare
-	}
 	return s, nil
-}
-
-// rareMatches tells whether s's query matches at most RareShare of a sample
-// of ProbeSample visible tickets (a full sample: a smaller org is cheap
-// either way).
-func rareMatches(ctx context.Context, q store.Querier, s Search) (bool, error) {
-	w, err := Where(s.Root, s.Env)
-	if err != nil {
-		return false, err
-	}
-	bare := s
-	bare.Root = nil
-	cols := make([]string, 0, 16)
-	for _, c := range ticketdb.Columns() {
-		cols = append(cols, "t."+c)
-	}
-	sample, err := base(bare, append(cols, "t.search_vector")...)
-	if err != nil {
-		return false, err
-	}
-	type counts struct {
-		N       int `db:"n"`
-		Matches int `db:"matches"`
-	}
-	c, err := store.Get[counts](ctx, q, store.SQL.Select("count(*) AS n").Column(sq.Expr("count(*) FILTER (WHERE ?) AS matches", w)).
-		FromSelect(sample.Limit(ProbeSample), "t"))
-	if err != nil {
-		return false, err
-	}
-	return c.N >= ProbeSample && c.Matches <= RareShare, nil
 }
 
 // ProbeSample is how many visible tickets wordFound reads, in any order,
