@@ -14,6 +14,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"tracker/cmd/internal/benchkit"
 	"tracker/internal/heappeak"
 )
 
@@ -74,7 +75,7 @@ func measureFiles(ctx context.Context, c config, w world) (bool, error) {
 			t.bytes, t.peak = n, max(t.peak, peak)
 		}
 		slices.Sort(ds)
-		t.p50, t.p95, t.max = pct(ds, 50), pct(ds, 95), ds[len(ds)-1]
+		t.p50, t.p95, t.max = benchkit.Pct(ds, 50), benchkit.Pct(ds, 95), ds[len(ds)-1]
 		out = append(out, t)
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
@@ -84,7 +85,7 @@ func measureFiles(ctx context.Context, c config, w world) (bool, error) {
 		if c.Self {
 			peak = fmt.Sprintf("%.1f", float64(t.peak)/(1<<20))
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%d\t%s\t\n", t.name, ms(t.p50), ms(t.p95), ms(t.max), t.bytes, peak)
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%d\t%s\t\n", t.name, benchkit.Ms(t.p50), benchkit.Ms(t.p95), benchkit.Ms(t.max), t.bytes, peak)
 	}
 	_ = tw.Flush()
 	var x *fileTiming
@@ -115,7 +116,7 @@ func measureFiles(ctx context.Context, c config, w world) (bool, error) {
 		verdict = "FAIL"
 	}
 	fmt.Printf("%s: drill-down xlsx p95 %.1f ms (target < %.0f ms, %d runs; %d rows read back with excelize)\n",
-		verdict, ms(x.p95), ms(fileTarget), c.Runs, rows)
+		verdict, benchkit.Ms(x.p95), benchkit.Ms(fileTarget), c.Runs, rows)
 	return ok, nil
 }
 
@@ -126,7 +127,7 @@ func download(ctx context.Context, base, path, token string, dst io.Writer) (int
 		return 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	res, err := httpClient.Do(req)
+	res, err := benchkit.HTTP.Do(req)
 	if err != nil {
 		return 0, err
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"text/tabwriter"
 	"time"
+
+	"tracker/cmd/internal/benchkit"
 )
 
 type mode struct {
@@ -53,14 +55,14 @@ func measureAll(ctx context.Context, c config, w world) (bool, error) {
 		path := m.path + "?" + m.query.Encode()
 		var size int
 		for i := 0; i < 3; i++ { // warm-up: connections, plans, caches
-			if _, _, err := send(ctx, c.URL, "GET", path, w.token, nil); err != nil {
+			if _, _, err := benchkit.Send(ctx, c.URL, "GET", path, w.token, nil); err != nil {
 				return false, err
 			}
 		}
 		var ds []time.Duration
 		for i := 0; i < c.Runs; i++ {
 			start := time.Now()
-			_, b, err := send(ctx, c.URL, "GET", path, w.token, nil)
+			_, b, err := benchkit.Send(ctx, c.URL, "GET", path, w.token, nil)
 			if err != nil {
 				return false, err
 			}
@@ -68,29 +70,22 @@ func measureAll(ctx context.Context, c config, w world) (bool, error) {
 			size = len(b)
 		}
 		slices.Sort(ds)
-		out = append(out, timing{mode: m.name, p50: pct(ds, 50), p95: pct(ds, 95), max: ds[len(ds)-1], bytes: size})
+		out = append(out, timing{mode: m.name, p50: benchkit.Pct(ds, 50), p95: benchkit.Pct(ds, 95), max: ds[len(ds)-1], bytes: size})
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tp50 ms\tp95 ms\tmax ms\tbytes\t")
 	for _, t := range out {
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%d\t\n", t.mode, ms(t.p50), ms(t.p95), ms(t.max), t.bytes)
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%d\t\n", t.mode, benchkit.Ms(t.p50), benchkit.Ms(t.p95), benchkit.Ms(t.max), t.bytes)
 	}
 	_ = tw.Flush()
 	if len(out) == 0 || out[0].mode != "default" {
 		return true, nil // the target's mode was not measured (-only)
 	}
-	ok := ms(out[0].p95) < c.Target
+	ok := benchkit.Ms(out[0].p95) < c.Target
 	verdict := "PASS"
 	if !ok {
 		verdict = "FAIL"
 	}
-	fmt.Printf("\n%s: default report p95 %.1f ms (target < %.0f ms, %d runs)\n", verdict, ms(out[0].p95), c.Target, c.Runs)
+	fmt.Printf("\n%s: default report p95 %.1f ms (target < %.0f ms, %d runs)\n", verdict, benchkit.Ms(out[0].p95), c.Target, c.Runs)
 	return ok, nil
 }
-
-func pct(sorted []time.Duration, p int) time.Duration {
-	i := (len(sorted)*p+99)/100 - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"tracker/cmd/internal/benchkit"
 )
 
 // filter is one measured request: a q over the whole org (every ticket the
@@ -88,21 +90,21 @@ func measureAll(ctx context.Context, c config, w world) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", f.name, err)
 		}
-		if ms(t.p95) >= t.target {
+		if benchkit.Ms(t.p95) >= t.target {
 			ok = false
 		}
 		out = append(out, t)
-		fmt.Fprintf(os.Stderr, "  %s: p95 %.1f ms\n", t.name, ms(t.p95))
+		fmt.Fprintf(os.Stderr, "  %s: p95 %.1f ms\n", t.name, benchkit.Ms(t.p95))
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "| filter\t| first page\t| p50 ms\t| p95 ms\t| max ms\t| target\t|")
 	fmt.Fprintln(tw, "|---\t|---:\t|---:\t|---:\t|---:\t|---\t|")
 	for _, t := range out {
 		verdict := "ok"
-		if ms(t.p95) >= t.target {
+		if benchkit.Ms(t.p95) >= t.target {
 			verdict = "MISSED"
 		}
-		fmt.Fprintf(tw, "| %s\t| %d\t| %.1f\t| %.1f\t| %.1f\t| < %.0f %s\t|\n", t.name, t.items, ms(t.p50), ms(t.p95), ms(t.max), t.target, verdict)
+		fmt.Fprintf(tw, "| %s\t| %d\t| %.1f\t| %.1f\t| %.1f\t| < %.0f %s\t|\n", t.name, t.items, benchkit.Ms(t.p50), benchkit.Ms(t.p95), benchkit.Ms(t.max), t.target, verdict)
 	}
 	_ = tw.Flush()
 	if ok {
@@ -128,7 +130,7 @@ func measure(ctx context.Context, c config, w world, f filter) (timing, error) {
 		Items []json.RawMessage `json:"items"`
 	}
 	for i := 0; i < c.Clients; i++ { // warm-up: connections, plans, caches
-		_, b, err := send(ctx, c.URL, "GET", path(rand.IntN(1<<20)), w.token, nil)
+		_, b, err := benchkit.Send(ctx, c.URL, "GET", path(rand.IntN(1<<20)), w.token, nil)
 		if err != nil {
 			return t, err
 		}
@@ -150,7 +152,7 @@ func measure(ctx context.Context, c config, w world, f filter) (timing, error) {
 			defer wg.Done()
 			for i := cl; i < c.Runs; i += c.Clients {
 				start := time.Now()
-				if _, _, err := send(ctx, c.URL, "GET", path(i), w.token, nil); err != nil {
+				if _, _, err := benchkit.Send(ctx, c.URL, "GET", path(i), w.token, nil); err != nil {
 					errs <- err
 					return
 				}
@@ -164,13 +166,6 @@ func measure(ctx context.Context, c config, w world, f filter) (timing, error) {
 		return t, err
 	}
 	slices.Sort(ds)
-	t.p50, t.p95, t.max = pct(ds, 50), pct(ds, 95), ds[len(ds)-1]
+	t.p50, t.p95, t.max = benchkit.Pct(ds, 50), benchkit.Pct(ds, 95), ds[len(ds)-1]
 	return t, nil
 }
-
-func pct(sorted []time.Duration, p int) time.Duration {
-	i := (len(sorted)*p+99)/100 - 1
-	return sorted[max(0, min(i, len(sorted)-1))]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"tracker/cmd/internal/benchkit"
 )
 
 // world is the seeded org, a token of its Owner and what the filters name.
@@ -29,14 +27,14 @@ func prepare(ctx context.Context, c config) (world, error) {
 		AccessToken string    `json:"access_token"`
 		UserID      uuid.UUID `json:"user_id"`
 	}
-	if err := call(ctx, c.URL, "POST", "/api/v1/auth/register", "", map[string]any{
+	if err := benchkit.Call(ctx, c.URL, "POST", "/api/v1/auth/register", "", map[string]any{
 		"email": email, "password": "benchmark-password", "display_name": "Bench Owner"}, &auth); err != nil {
 		return w, fmt.Errorf("register: %w", err)
 	}
 	var me struct {
 		OrgID uuid.UUID `json:"org_id"`
 	}
-	if err := call(ctx, c.URL, "GET", "/api/v1/auth/me", auth.AccessToken, nil, &me); err != nil {
+	if err := benchkit.Call(ctx, c.URL, "GET", "/api/v1/auth/me", auth.AccessToken, nil, &me); err != nil {
 		return w, err
 	}
 	w.token, w.orgID = auth.AccessToken, me.OrgID
@@ -62,10 +60,10 @@ func prepare(ctx context.Context, c config) (world, error) {
 		var p struct {
 			ID uuid.UUID `json:"id"`
 		}
-		if err := call(ctx, c.URL, "POST", "/api/v1/projects", w.token, map[string]any{"org_id": w.orgID, "key": "P0", "name": "Project 0"}, &p); err != nil {
+		if err := benchkit.Call(ctx, c.URL, "POST", "/api/v1/projects", w.token, map[string]any{"org_id": w.orgID, "key": "P0", "name": "Project 0"}, &p); err != nil {
 			return w, err
 		}
-		if err := call(ctx, c.URL, "POST", "/api/v1/projects/"+p.ID.String()+"/tickets", w.token,
+		if err := benchkit.Call(ctx, c.URL, "POST", "/api/v1/projects/"+p.ID.String()+"/tickets", w.token,
 			map[string]any{"title": "First ticket, made through the API", "priority": "High"}, nil); err != nil {
 			return w, err
 		}
@@ -183,52 +181,4 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID, ownerID, pro
 		}
 	}
 	return nil
-}
-
-var httpClient = &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-
-// call sends a JSON request and decodes a 2xx JSON answer into out.
-func call(ctx context.Context, base, method, path, token string, body, out any) error {
-	_, b, err := send(ctx, base, method, path, token, body)
-	if err != nil {
-		return err
-	}
-	if out != nil {
-		return json.Unmarshal(b, out)
-	}
-	return nil
-}
-
-func send(ctx context.Context, base, method, path, token string, body any) (int, []byte, error) {
-	var rd io.Reader
-	if body != nil {
-		j, err := json.Marshal(body)
-		if err != nil {
-			return 0, nil, err
-		}
-		rd = bytes.NewReader(j)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
-	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := httpClient.Do(req)
-	if err != nil {
-		return 0, nil, err
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		return res.StatusCode, nil, err
-	}
-	if res.StatusCode/100 != 2 {
-		return res.StatusCode, b, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, b)
-	}
-	return res.StatusCode, b, nil
 }
