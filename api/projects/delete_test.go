@@ -3,11 +3,12 @@ package projects_test
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/google/uuid"
+
 	"tracker/api/apitest"
 	"tracker/internal/testfactory"
 	"tracker/store/projectdb"
-
-	"github.com/google/uuid"
 )
 
 func TestDeleteProject(t *testing.T) {
@@ -20,7 +21,7 @@ func TestDeleteProject(t *testing.T) {
 		p := createProject(t, env, owner.Token, org, "EMPTY")
 		id := pid(t, p)
 		env.Do("POST", "/api/v1/projects/"+id+"/members", owner.Token, map[string]any{"user_id": member.ID}).Expect(t, 201)
-		env.Exec(t, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'project', $3, 'k', 'v')`, uuid.New(), org, id)
+		testfactory.Tag(t, env.DB, org, testfactory.TagOpts{EntityType: "project", EntityID: uuid.MustParse(id)})
 		env.Do("DELETE", "/api/v1/projects/"+id, admin.Token, nil).Expect(t, 204)
 		apitest.ExpectCode(t, env.Do("GET", "/api/v1/projects/"+id, owner.Token, nil), 404, "not_found")
 		if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM projects WHERE id = $1`, id); n != 0 {

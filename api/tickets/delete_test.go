@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"tracker/internal/testfactory"
+	"tracker/store/ticketdb"
 )
 
 func TestDelete(t *testing.T) {
@@ -13,11 +16,8 @@ func TestDelete(t *testing.T) {
 
 	t.Run("204 without comments: deleted for real, with its label links", func(t *testing.T) {
 		tk := f.ticket(t, "d")
-		labelID := uuid.Must(uuid.NewV7())
-		f.env.Exec(t, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'bug', '#f00')`, labelID, f.owner.OrgID)
-		f.env.Exec(t, `INSERT INTO ticket_labels (org_id, ticket_id, label_id) VALUES ($1, $2, $3)`, f.owner.OrgID, tk.ID, labelID)
-		f.env.Exec(t, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'ticket', $3, 'k', 'v')`,
-			uuid.Must(uuid.NewV7()), f.owner.OrgID, tk.ID)
+		testfactory.Label(t, f.env.DB, f.owner.OrgID, testfactory.LabelOpts{Name: "bug", Tickets: []uuid.UUID{tk.ID}})
+		testfactory.Tag(t, f.env.DB, f.owner.OrgID, testfactory.TagOpts{EntityType: "ticket", EntityID: tk.ID})
 		env.Do("DELETE", path("/tickets/%s", tk.ID), f.admin.Token, nil).Expect(t, 204)
 		var n int
 		f.env.ScanRow(t, &n, `SELECT (SELECT count(*) FROM tickets WHERE id = $1) + (SELECT count(*) FROM ticket_labels WHERE ticket_id = $1)
@@ -34,9 +34,8 @@ func TestDelete(t *testing.T) {
 
 	t.Run("204 with time entries: a tombstone whose purge is scheduled", func(t *testing.T) {
 		tk := f.ticket(t, "with time")
-		f.env.Exec(t, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes, activity_type)
-		           VALUES ($1, $2, $3, $4, $5, current_date, 30, 'Coding')`,
-			uuid.Must(uuid.NewV7()), f.owner.OrgID, f.member.ID, tk.ID, f.project)
+		testfactory.TimeEntry(t, f.env.DB, ticketdb.Row{ID: tk.ID, OrgID: f.owner.OrgID, ProjectID: f.project}, f.member.ID,
+			testfactory.TimeEntryOpts{Minutes: 30})
 		env.Do("DELETE", path("/tickets/%s", tk.ID), f.admin.Token, nil).Expect(t, 204)
 		env.Do("GET", path("/tickets/%s", tk.ID), f.owner.Token, nil).Expect(t, 404)
 		var kept, jobs int

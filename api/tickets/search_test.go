@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/api/apitest"
+	"tracker/internal/testfactory"
+	"tracker/store/ticketdb"
 )
 
 type searchPage struct {
@@ -55,18 +57,15 @@ func seedSearch(t *testing.T, f *fixture) (xyz uuid.UUID) {
 	b := mk(map[string]any{"title": "Slow dashboard", "description": "the charts render slowly", "priority": "Low", "status": "InReview"})
 	c := mk(map[string]any{"title": "Billing export", "priority": "Critical", "status": "Done", "assignee_id": f.owner.ID})
 	mk(map[string]any{"title": "Typo in footer"})
-	bug, wontfix := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-	f.env.Exec(t, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $3, 'bug', '#f00'), ($2, $3, 'wontfix', '#000')`, bug, wontfix, f.owner.OrgID)
-	f.env.Exec(t, `INSERT INTO ticket_labels (org_id, ticket_id, label_id) VALUES ($1, $2, $4), ($1, $3, $4), ($1, $3, $5)`, f.owner.OrgID, a, b, bug, wontfix)
-	f.env.Exec(t, `INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value) VALUES ($1, $2, 'ticket', $3, 'env', 'prod')`,
-		uuid.Must(uuid.NewV7()), f.owner.OrgID, c)
+	org := f.owner.OrgID
+	testfactory.Label(t, f.env.DB, org, testfactory.LabelOpts{Name: "bug", Tickets: []uuid.UUID{a, b}})
+	testfactory.Label(t, f.env.DB, org, testfactory.LabelOpts{Name: "wontfix", Tickets: []uuid.UUID{b}})
+	testfactory.Tag(t, f.env.DB, org, testfactory.TagOpts{EntityType: "ticket", EntityID: c, Key: "env", Value: "prod"})
 	sp := f.sprint(t, f.project)
 	f.env.Exec(t, `UPDATE sprints SET status = 'Active', name = 'Sprint 12' WHERE id = $1`, sp)
 	f.env.Exec(t, `UPDATE tickets SET sprint_id = $1 WHERE id IN ($2, $3)`, sp, a, c)
-	f.env.Exec(t, `INSERT INTO attachments (id, org_id, ticket_id, filename, content_type, size_bytes, storage_key, uploaded_by)
-	           VALUES ($1, $2, $3, 'x.png', 'image/png', 10, $5, $4)`, uuid.Must(uuid.NewV7()), f.owner.OrgID, b, f.owner.ID, "k/"+uuid.NewString())
-	f.env.Exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES ($1, $2, $3, $4, 'customers mention invoices')`,
-		uuid.Must(uuid.NewV7()), f.owner.OrgID, c, f.owner.ID)
+	testfactory.Attachment(t, f.env.DB, org, b, f.owner.ID, testfactory.AttachmentOpts{})
+	testfactory.Comment(t, f.env.DB, ticketdb.Row{ID: c, OrgID: org}, f.owner.ID, testfactory.CommentOpts{Body: "customers mention invoices"})
 	f.env.Exec(t, `UPDATE tickets SET created_at = '2025-12-15', updated_at = now() - interval '30 days' WHERE id = $1`, b)
 	xyz = f.newProject(t, "XYZ")
 	f.create(t, f.owner.Token, xyz, map[string]any{"title": "Login page in XYZ", "priority": "High"})
