@@ -90,9 +90,14 @@ func PageParams(c *fiber.Ctx, def int) (domain.Page, error) {
 // EncodeCursor makes the opaque cursor of an id.
 func EncodeCursor(id uuid.UUID) string { return base64.RawURLEncoding.EncodeToString(id[:]) }
 
-// DecodeCursor reads a cursor made by EncodeCursor.
+// DecodeCursor reads a cursor made by EncodeCursor. One spelling per id:
+// Strict refuses stray padding bits, and a CR or LF (which Go's base64
+// decoder skips even in Strict mode) is refused here.
 func DecodeCursor(s string) (uuid.UUID, bool) {
-	b, err := base64.RawURLEncoding.Strict().DecodeString(s) // one spelling per id
+	if strings.ContainsAny(s, "\r\n") {
+		return uuid.Nil, false
+	}
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
 	if err != nil || len(b) != 16 {
 		return uuid.Nil, false
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -212,8 +213,13 @@ func EncodeCursor(k searchdb.Key, s query.Sort) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// DecodeCursor reads a cursor made by EncodeCursor for the same sort.
+// DecodeCursor reads a cursor made by EncodeCursor for the same sort. A CR
+// or LF is refused: Go's base64 decoder skips them even in Strict mode, so
+// they would give one cursor a second spelling.
 func DecodeCursor(c string, s query.Sort) (searchdb.Key, bool) {
+	if strings.ContainsAny(c, "\r\n") {
+		return searchdb.Key{}, false
+	}
 	b, err := base64.RawURLEncoding.Strict().DecodeString(c)
 	if err != nil || len(b) > 200 {
 		return searchdb.Key{}, false
