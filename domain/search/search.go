@@ -167,6 +167,12 @@ func (s *Service) run(ctx context.Context, q store.Querier, sr searchdb.Search, 
 		}
 		sr.After = &k
 	}
+	// Names and typo probes once for the page and the count (List and
+	// Count resolve only a search not resolved yet).
+	sr, err := searchdb.Resolve(ctx, q, sr)
+	if err != nil {
+		return Result{}, err
+	}
 	rows, next, err := searchdb.List(ctx, q, sr)
 	if err != nil {
 		return Result{}, err
