@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 	"github.com/gofiber/fiber/v2"
@@ -49,14 +48,8 @@ func Bind(c *fiber.Ctx, dst any) error {
 	if !json.Valid(body) {
 		return domain.BadRequest("malformed JSON body")
 	}
-	if !utf8.Valid(body) {
-		return domain.Invalid("body: must be valid UTF-8")
-	}
-	if domain.JSONHasNUL(body) {
-		return domain.Invalid("body: strings must not contain NUL characters (\\u0000)")
-	}
-	if !domain.JSONNumbersFit(body) {
-		return domain.Invalid("body: numbers must fit a 64-bit float (I-JSON, RFC 7493)")
+	if err := domain.JSONText(body); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var te *json.UnmarshalTypeError

@@ -68,6 +68,22 @@ func JSONNumbersFit(b []byte) bool {
 	return true
 }
 
+// JSONText checks a valid JSON text for what every JSON reader of the
+// service refuses (422): invalid UTF-8, a NUL character (which PostgreSQL
+// cannot store) and a number no double holds. Bind, the SCIM routes and
+// the import document all read bodies through it.
+func JSONText(b []byte) error {
+	switch {
+	case !utf8.Valid(b):
+		return Invalid("body: must be valid UTF-8")
+	case JSONHasNUL(b):
+		return Invalid("body: strings must not contain NUL characters (\\u0000)")
+	case !JSONNumbersFit(b):
+		return Invalid("body: numbers must fit a 64-bit float (I-JSON, RFC 7493)")
+	}
+	return nil
+}
+
 // MaxCents bounds every money input (10^15 cents): sums and products of
 // such amounts stay far from int64 overflow.
 const MaxCents = 1_000_000_000_000_000

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -95,14 +94,15 @@ func sendResource(c *fiber.Ctx, status int, res map[string]any) error {
 	return send(c, status, res)
 }
 
-// body reads the request body: valid UTF-8 JSON without NUL characters.
+// body reads the request body: valid UTF-8 JSON without NUL characters
+// whose numbers fit a double (domain.JSONText).
 func body(c *fiber.Ctx) ([]byte, error) {
 	b := bytes.TrimSpace(c.Body())
 	if len(b) == 0 || !json.Valid(b) {
 		return nil, badSyntax("the body must be a JSON object")
 	}
-	if !utf8.Valid(b) || domain.JSONHasNUL(b) {
-		return nil, badSyntax("the body must be valid UTF-8 without NUL characters")
+	if domain.JSONText(b) != nil {
+		return nil, badSyntax("the body must be valid UTF-8 without NUL characters, its numbers doubles")
 	}
 	return b, nil
 }

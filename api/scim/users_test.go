@@ -361,6 +361,19 @@ func TestDeactivationEndsAccess(t *testing.T) {
 		{"op": "replace", "path": "active", "value": false}}}), 400, "mutability")
 }
 
+// A number no double holds is refused as invalid syntax, as on every other
+// route, even in an attribute the service ignores: the user is not created.
+func TestHugeNumberRefused(t *testing.T) {
+	t.Parallel()
+	w := setup(t)
+	r := w.scimDo(t, "POST", "/scim/v2/Users", w.token, `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],
+		"userName":"huge@corp.test","x-score":1e400}`)
+	scimError(t, r, 400, "invalidSyntax")
+	if w.scalar(t, `SELECT count(*) FROM users WHERE email = 'huge@corp.test'`) != 0 {
+		t.Fatal("the user was created")
+	}
+}
+
 // TestHostileBodies: malformed bodies are 4xx SCIM errors, never 5xx.
 func TestHostileBodies(t *testing.T) {
 	t.Parallel()

@@ -14,7 +14,6 @@ import (
 	"reflect"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"tracker/domain"
 	"tracker/domain/export"
@@ -57,11 +56,8 @@ func decode(body []byte) (decoded, error) {
 	if errors.As(err, &syn) || (err != nil && len(bytes.TrimSpace(body)) == 0) {
 		return d, domain.BadRequest("malformed JSON body")
 	}
-	if !utf8.Valid(body) {
-		return d, domain.Invalid("body: must be valid UTF-8")
-	}
-	if domain.JSONHasNUL(body) {
-		return d, domain.Invalid("body: strings must not contain NUL characters (\\u0000)")
+	if err := domain.JSONText(body); err != nil {
+		return d, err
 	}
 	if err == nil {
 		d.complete = true

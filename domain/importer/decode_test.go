@@ -41,6 +41,16 @@ func TestDecode(t *testing.T) {
 			}
 		}
 	})
+	t.Run("hostile text is a 422, even in a field the document ignores", func(t *testing.T) {
+		for _, body := range []string{`{"version":1,"users":[],"note":1e400}`, `{"version":1,"x":"a\u0000b"}`,
+			"{\"version\":1,\"x\":\"\xff\"}"} {
+			_, err := decode([]byte(body))
+			var de *domain.Error
+			if !errors.As(err, &de) || de.Kind != domain.KindValidation {
+				t.Errorf("%q: %v", body, err)
+			}
+		}
+	})
 	t.Run("every wrong type by path", func(t *testing.T) {
 		d, err := decode([]byte(`{"version":1,"source":"s","exported_at":"2025-01-01T00:00:00Z","users":[{"email":1},{"email":"a@b.c","role":2}],
 			"workflows":[],"labels":[],"projects":[{"key":"K","name":"n","tickets":[{"number":"x","title":"t","status":"s","reporter":"a@b.c"}]}]}`))
