@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"strings"
 	"testing"
 
 	"tracker/domain"
@@ -29,6 +30,21 @@ func TestJSONNumbersFit(t *testing.T) {
 		`{"a":"\\","b":1e400}`: false} {
 		if got := domain.JSONNumbersFit([]byte(s)); got != want {
 			t.Errorf("JSONNumbersFit(%s) = %v", s, got)
+		}
+	}
+	// Around the unparsed path (no exponent, at most 308 characters): a
+	// 309-digit integer may or may not fit, and is parsed.
+	for s, want := range map[string]bool{
+		"[" + strings.Repeat("9", 308) + "]":             true,
+		"[-" + strings.Repeat("9", 307) + "]":            true,
+		"[" + strings.Repeat("9", 309) + "]":             false,
+		"[1" + strings.Repeat("0", 308) + "]":            true,  // 1e308
+		"[17" + strings.Repeat("0", 307) + "]":           true,  // 1.7e308
+		"[18" + strings.Repeat("0", 307) + "]":           false, // 1.8e308, over the largest double
+		"[" + strings.Repeat("9", 300) + "." + "5" + "]": true,
+	} {
+		if got := domain.JSONNumbersFit([]byte(s)); got != want {
+			t.Errorf("JSONNumbersFit(%.20s… %d chars) = %v", s, len(s), got)
 		}
 	}
 }
