@@ -88,7 +88,10 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 }
 
 // text matches a free word or phrase in title, description and comments
-// (index tickets_search_idx). A bare word of 4 or more characters that the
+// (index tickets_search_idx). A phrase with resolved names also requires
+// its adjacent word pairs in the pair index (tickets_search_pairs_idx,
+// phrase.go), which that index answers; the phrase stays the check. A bare
+// word of 4 or more characters that the
 // full text finds in none of the visible tickets (Resolve) matches titles
 // with a similar word instead (the typo fallback: "dashbord" finds "Slow
 // dashboard"): Resolve looks the similar words up in the org's title words
@@ -106,6 +109,10 @@ func text(n query.Text, env Env) sq.Sqlizer {
 		v = `"` + stripQuotes(v) + `"`
 	}
 	fts := sq.Expr("t.search_vector @@ websearch_to_tsquery('"+TextConfig+"', ?)", v)
+	if n.Quoted && env.Names != nil && env.Names.Phrases[n.Value] != "" {
+		// The pair index's prefilter (phrase.go), then the phrase.
+		return sq.And{sq.Expr(pairsExpr+" @@ ?::tsquery", env.Names.Phrases[n.Value]), fts}
+	}
 	switch {
 	case !fuzzy(n):
 		return fts

@@ -36,20 +36,24 @@ type Names struct {
 	// it (pg_trgm similarity, at most MaxSimilar, most similar first):
 	// the typo fallback matches titles with any of them.
 	Similar map[string][]string
+	// Phrases maps a quoted phrase (its Text value) to the prefilter of its
+	// adjacent word pairs (PhrasePairs): "" when the phrase has none.
+	Phrases map[string]string
 }
 
 // MaxSimilar is how many similar title words a typo tries.
 const MaxSimilar = 20
 
 // Resolve looks up the label and sprint names s's query uses (one small
-// query each, by the org's label name index and the org's sprints) and
-// returns s with them in Env.Names. A query without such terms costs no
+// query each, by the org's label name index and the org's sprints), probes
+// its free words (wordFound) and makes the pair prefilter of its phrases
+// (resolvePhrases), and returns s with them in Env.Names. A query without such terms costs no
 // query.
 func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	if s.Names != nil || s.Root == nil {
 		return s, nil
 	}
-	var labels, sprints, words []string
+	var labels, sprints, words, phrases []string
 	current := false
 	var walk func(n query.Node)
 	walk = func(n query.Node) {
@@ -65,6 +69,9 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 		case query.Not:
 			walk(n.Term)
 		case query.Text:
+			if n.Quoted {
+				phrases = append(phrases, n.Value)
+			}
 			if fuzzy(n) {
 				words = append(words, n.Value)
 			}
@@ -80,11 +87,16 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 		}
 	}
 	walk(s.Root)
-	if len(labels) == 0 && len(sprints) == 0 && !current && len(words) == 0 {
+	if len(labels) == 0 && len(sprints) == 0 && !current && len(words) == 0 && len(phrases) == 0 {
 		return s, nil
 	}
 	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{},
-		Unknown: map[string]bool{}, Similar: map[string][]string{}}
+		Unknown: map[string]bool{}, Similar: map[string][]string{}, Phrases: map[string]string{}}
+	if len(phrases) > 0 {
+		if err := resolvePhrases(ctx, q, phrases, names.Phrases); err != nil {
+			return s, err
+		}
+	}
 	for _, w := range words {
 		found, err := wordFound(ctx, q, s, w)
 		if err != nil {
