@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/xuri/excelize/v2"
 
 	"tracker/domain"
 	"tracker/store"
@@ -150,11 +152,12 @@ func (s *Service) EntriesXLSX(ctx context.Context, p domain.Principal, eq Entrie
 
 // writeEntriesXLSX writes the drill-down workbook of the entries each
 // yields, then the totals row. each runs on its own goroutine (for the
-// export: the query, pgx's scanning and the pricing of every entry, with
-// the ids formatted and the dates parsed there too) and hands over batches
-// of rows, while this goroutine feeds excelize's stream writer: the two
-// halves of the work share the machine's cores instead of taking turns.
-// Rows keep their order; a writing error stops the reader.
+// export: the query, pgx's scanning and the pricing of every entry) which
+// also turns every entry into its row of typed cells (ids formatted, dates
+// as serial numbers) and hands over batches of rows, while this goroutine
+// only feeds them to excelize's stream writer: the two halves of the work
+// share the machine's cores instead of taking turns. Rows keep their
+// order; a writing error stops the reader.
 func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) error) error) error {
 	xw, err := newXLSX("Entries", columns(EntriesXLSXHeader, entriesXLSXKinds,
 		map[string]float64{"EntryID": 38, "UserID": 38, "Employee": 22, "TicketTitle": 40}))
@@ -166,7 +169,7 @@ func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) er
 	var readErr error
 	go func() {
 		defer close(batches)
-		readErr = readEntryBatches(each, batches, free, stop)
+		readErr = readEntryBatches(xw, period, each, batches, free, stop)
 	}()
 	var minutes, amount int64
 	for b := range batches {
@@ -174,12 +177,9 @@ func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) er
 			if err != nil {
 				break
 			}
-			r := &b[i]
-			l := &r.EntryLine
-			minutes += l.DurationMinutes
-			amount += l.AmountCents
-			err = xw.add(period, r.entryID, r.date, l.DisplayName, r.userID, l.TicketRef, l.TicketTitle, l.ProjectKey,
-				l.ActivityType, l.DurationMinutes, l.Hours, optInt(l.RateCents), l.AmountCents, l.CapExOpEx)
+			minutes += b[i].minutes
+			amount += b[i].amount
+			err = xw.putCells(b[i].cells)
 		}
 		if err != nil && stop != nil {
 			close(stop) // the reader stops at its next batch; the rest is drained
@@ -205,21 +205,23 @@ func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) er
 	return xw.finish(out)
 }
 
-// entryRow is an entry with the cells the reader prepares.
+// entryRow is one entry's row of cells, prepared by the reader, and the
+// numbers the totals row sums.
 type entryRow struct {
-	EntryLine
-	entryID, userID string
-	date            any
+	minutes, amount int64
+	cells           []excelize.Cell
 }
 
 const entryBatchRows = 256
 
 var errWriterStopped = errors.New("xlsx: writer stopped")
 
-// readEntryBatches runs each and sends its entries in batches (reusing the
-// ones the writer hands back on free) until each ends or stop is closed.
-func readEntryBatches(each func(func(EntryLine) error) error, batches chan<- []entryRow, free <-chan []entryRow,
-	stop <-chan struct{}) error {
+// readEntryBatches runs each and sends its entries as rows of cells in
+// batches (reusing the ones the writer hands back on free, cells and all)
+// until each ends or stop is closed. The month's cell and the dates' cells
+// are converted once per workbook, not per row.
+func readEntryBatches(xw *xlsxWriter, period Period, each func(func(EntryLine) error) error, batches chan<- []entryRow,
+	free <-chan []entryRow, stop <-chan struct{}) error {
 	batch := make([]entryRow, 0, entryBatchRows)
 	send := func() error {
 		select {
@@ -234,8 +236,39 @@ func readEntryBatches(each func(func(EntryLine) error) error, batches chan<- []e
 			return errWriterStopped
 		}
 	}
+	var month any = period
+	if s, ok := dateSerial(period.Start()); ok {
+		month = s
+	}
+	dates := map[string]any{} // at most the month's days
+	vals := make([]any, len(entriesXLSXKinds))
 	err := each(func(l EntryLine) error {
-		batch = append(batch, entryRow{EntryLine: l, entryID: l.EntryID.String(), userID: l.UserID.String(), date: dateOf(l.Date)})
+		date, ok := dates[l.Date]
+		if !ok {
+			date = dateOf(l.Date)
+			if t, isTime := date.(time.Time); isTime {
+				if s, ok := dateSerial(t); ok {
+					date = s
+				}
+			}
+			if len(dates) < 64 {
+				dates[l.Date] = date
+			}
+		}
+		vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], vals[6] = month, l.EntryID.String(), date, l.DisplayName,
+			l.UserID.String(), l.TicketRef, l.TicketTitle
+		vals[7], vals[8], vals[9], vals[10], vals[11], vals[12], vals[13] = l.ProjectKey, l.ActivityType,
+			l.DurationMinutes, l.Hours, optInt(l.RateCents), l.AmountCents, l.CapExOpEx
+		n := len(batch)
+		batch = batch[:n+1]
+		r := &batch[n]
+		if r.cells == nil {
+			r.cells = make([]excelize.Cell, len(entriesXLSXKinds))
+		}
+		r.minutes, r.amount = l.DurationMinutes, l.AmountCents
+		if err := xw.cellsOf(r.cells, &xw.plain, vals); err != nil {
+			return err
+		}
 		if len(batch) == entryBatchRows {
 			return send()
 		}
