@@ -5,6 +5,7 @@
 package searchdb
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -25,16 +26,25 @@ type Env struct {
 	// DefaultStatuses is the JSON status list of the built-in Default
 	// workflow, for projects of an org whose Default workflow is gone.
 	DefaultStatuses []byte
-	// Names are the query's label and sprint names resolved to ids
-	// (Resolve); nil: those terms compile to subqueries that look them up.
+	// Names are what Resolve looked up for the query: label and sprint
+	// ids, the typo fallback's words, the phrases' pair prefilters. A
+	// query compiles only with them (nil: ErrUnresolved).
 	Names *Names
 }
+
+// ErrUnresolved is Where's error for a query whose names were not
+// resolved (Resolve sets Env.Names; List, Count, Progress and All call it).
+var ErrUnresolved = errors.New("searchdb: query names not resolved (call Resolve first)")
 
 // TextConfig is the text search configuration of tickets' search vectors.
 const TextConfig = "english"
 
-// Where compiles n to a condition on the tickets row aliased t.
+// Where compiles n to a condition on the tickets row aliased t; env.Names
+// must be n's (Resolve).
 func Where(n query.Node, env Env) (sq.Sqlizer, error) {
+	if env.Names == nil {
+		return nil, ErrUnresolved
+	}
 	switch n := n.(type) {
 	case query.And:
 		out, err := whereEach(n.Terms, env)
@@ -43,18 +53,16 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 		}
 		return sq.And(out), nil
 	case query.Or:
-		terms, labels := n.Terms, 0
+		var terms []query.Node
 		var ids []uuid.UUID
-		if env.Names != nil {
-			terms = nil
-			for _, t := range n.Terms {
-				if lt, ok := t.(query.Term); ok && lt.Field == query.FieldLabel {
-					ids = append(ids, env.Names.Labels[strings.ToLower(lt.Value)]...)
-					labels++
-					continue
-				}
-				terms = append(terms, t)
+		labels := 0
+		for _, t := range n.Terms {
+			if lt, ok := t.(query.Term); ok && lt.Field == query.FieldLabel {
+				ids = append(ids, env.Names.Labels[strings.ToLower(lt.Value)]...)
+				labels++
+				continue
 			}
+			terms = append(terms, t)
 		}
 		out, err := whereEach(terms, env)
 		if err != nil {
@@ -71,7 +79,7 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t, ok := n.Term.(query.Term); ok && t.Field == query.FieldLabel && env.Names != nil {
+		if t, ok := n.Term.(query.Term); ok && t.Field == query.FieldLabel {
 			// EXISTS is never NULL: a plain NOT EXISTS, which the planner
 			// runs as an anti join.
 			return sq.Expr("NOT (?)", c), nil
@@ -88,37 +96,26 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 }
 
 // text matches a free word or phrase in title, description and comments
-// (index tickets_search_idx). A phrase with resolved names also requires
-// its adjacent word pairs in the pair index (tickets_search_pairs_idx,
-// phrase.go), which that index answers; the phrase stays the check. A bare
-// word of 4 or more characters that the
-// full text finds in none of the visible tickets (Resolve) matches titles
-// with a similar word instead (the typo fallback: "dashbord" finds "Slow
-// dashboard"): Resolve looks the similar words up in the org's title words
-// (table ticket_title_words, pg_trgm similarity), and the term is the
-// full text of those words restricted to titles (weight A), by the same
-// text index.
-//
-// Without resolved names (a caller that skips Resolve) a fuzzy word matches
-// either way: the text, or a similar title word by the trigram index of
-// tickets' titles (tickets_title_trgm_idx), which reads every title sharing
-// the word's common trigrams.
+// (index tickets_search_idx). A phrase also requires its adjacent word
+// pairs in the pair index (tickets_search_pairs_idx, phrase.go), which that
+// index answers; the phrase stays the check. A bare word of 4 or more
+// characters that the full text finds in none of the visible tickets
+// (Resolve) matches titles with a similar word instead (the typo fallback:
+// "dashbord" finds "Slow dashboard"): Resolve looks the similar words up in
+// the org's title words (table ticket_title_words, pg_trgm similarity), and
+// the term is the full text of those words restricted to titles (weight A),
+// by the same text index.
 func text(n query.Text, env Env) sq.Sqlizer {
 	v := n.Value
 	if n.Quoted {
 		v = `"` + stripQuotes(v) + `"`
 	}
 	fts := sq.Expr("t.search_vector @@ websearch_to_tsquery('"+TextConfig+"', ?)", v)
-	if n.Quoted && env.Names != nil && env.Names.Phrases[n.Value] != "" {
+	if n.Quoted && env.Names.Phrases[n.Value] != "" {
 		// The pair index's prefilter (phrase.go), then the phrase.
 		return sq.And{sq.Expr(pairsExpr+" @@ ?::tsquery", env.Names.Phrases[n.Value]), fts}
 	}
-	switch {
-	case !fuzzy(n):
-		return fts
-	case env.Names == nil:
-		return sq.Or{fts, sq.Expr("? <% t.title", v)}
-	case env.Names.Unknown[n.Value]:
+	if fuzzy(n) && env.Names.Unknown[n.Value] {
 		if q := titleWords(env.Names.Similar[n.Value]); q != "" {
 			return sq.Expr("t.search_vector @@ to_tsquery('"+TextConfig+"', ?)", q)
 		}
@@ -204,25 +201,15 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 		}
 		return sq.Expr(col+" = (SELECT u.id FROM users u WHERE lower(u.email) = lower(?))", t.Value), nil
 	case query.FieldLabel:
-		if env.Names != nil {
-			return anyID(env.Names.Labels[strings.ToLower(t.Value)], labelExists), nil
-		}
-		return sq.Expr(`t.id IN (SELECT tl.ticket_id FROM ticket_labels tl JOIN labels l ON l.id = tl.label_id
-			WHERE l.org_id = ? AND lower(l.name) = lower(?) AND l.deleted_at IS NULL)`, env.OrgID, t.Value), nil
+		return anyID(env.Names.Labels[strings.ToLower(t.Value)], labelExists), nil
 	case query.FieldSprint:
 		switch {
 		case t.None:
 			return sq.Expr("t.sprint_id IS NULL"), nil
-		case t.Current && env.Names != nil:
-			return anyID(env.Names.Current, "t.sprint_id %s"), nil
-		case env.Names != nil:
-			return anyID(env.Names.Sprints[strings.ToLower(t.Value)], "t.sprint_id %s"), nil
 		case t.Current:
-			return sq.Expr(`t.sprint_id IN (SELECT s.id FROM sprints s
-				WHERE s.org_id = ? AND s.status = 'Active' AND s.deleted_at IS NULL)`, env.OrgID), nil
+			return anyID(env.Names.Current, "t.sprint_id %s"), nil
 		}
-		return sq.Expr(`t.sprint_id IN (SELECT s.id FROM sprints s
-			WHERE s.org_id = ? AND lower(s.name) = lower(?) AND s.deleted_at IS NULL)`, env.OrgID, t.Value), nil
+		return anyID(env.Names.Sprints[strings.ToLower(t.Value)], "t.sprint_id %s"), nil
 	case query.FieldProject:
 		return sq.Expr(`t.project_id IN (SELECT kp.id FROM projects kp
 			WHERE kp.org_id = ? AND upper(kp.key) = upper(?) AND kp.deleted_at IS NULL)`, env.OrgID, t.Value), nil

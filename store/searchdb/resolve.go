@@ -47,8 +47,9 @@ const MaxSimilar = 20
 // Resolve looks up the label and sprint names s's query uses (one small
 // query each, by the org's label name index and the org's sprints), probes
 // its free words (wordFound) and makes the pair prefilter of its phrases
-// (resolvePhrases), and returns s with them in Env.Names. A query without such terms costs no
-// query.
+// (resolvePhrases), and returns s with them in Env.Names (empty for a query
+// without such terms, which costs no query). Where compiles only a
+// resolved query (ErrUnresolved).
 func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	if s.Names != nil || s.Root == nil {
 		return s, nil
@@ -88,6 +89,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	}
 	walk(s.Root)
 	if len(labels) == 0 && len(sprints) == 0 && !current && len(words) == 0 && len(phrases) == 0 {
+		s.Names = &Names{}
 		return s, nil
 	}
 	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{},
