@@ -61,6 +61,7 @@ func filters(c config, w world) []filter {
 		{name: "text+status: billing status:Done", q: "billing status:Done", text: true},
 		{name: "text: rare word (zeppelin, comments)", q: "zeppelin", text: true},
 		{name: `text: phrase "payment timeout"`, q: `"payment timeout"`, text: true},
+		{name: `text: common phrase "payment page"`, q: `"payment page"`, text: true}, // a pair in 5%: no pair prefilter
 		{name: "text: typo (dashbaord)", q: "dashbaord", text: true},
 		// Filters that match nothing.
 		{name: "none: status:Cancelled", q: "status:Cancelled"},
