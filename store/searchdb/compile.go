@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/search/query"
+	"tracker/store/ticketdb"
 )
 
 // Env is what a query's words mean for one caller at one moment.
@@ -171,7 +172,7 @@ func stripQuotes(s string) string {
 
 // PriorityRank is the SQL rank of t.priority (None 0 … Critical 4); the
 // priority sort and its index use this exact expression.
-const PriorityRank = `(CASE t.priority WHEN 'None' THEN 0 WHEN 'Low' THEN 1 WHEN 'Medium' THEN 2 WHEN 'High' THEN 3 ELSE 4 END)`
+const PriorityRank = ticketdb.PriorityRank
 
 func term(t query.Term, env Env) (sq.Sqlizer, error) {
 	switch t.Field {

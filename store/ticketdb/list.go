@@ -25,36 +25,7 @@ type Filter struct {
 // caller still authorizes the access row. An empty page (or a non-member)
 // reads the access on its own. A project that is gone is store.ErrNotFound.
 func ListPage(ctx context.Context, q store.Querier, projectID, userID uuid.UUID, f Filter, p store.Page) (store.AccessRow, store.Paged[Row], error) {
-	args := []any{projectID, userID}
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
-	where := []string{"t.project_id = $1", "t.deleted_at IS NULL", "a.access_role <> ''"}
-	if f.Status != "" {
-		where = append(where, "t.status = "+arg(f.Status))
-	}
-	if f.Priority != "" {
-		where = append(where, "t.priority = "+arg(f.Priority))
-	}
-	if f.AssigneeID != uuid.Nil {
-		where = append(where, "t.assignee_id = "+arg(f.AssigneeID))
-	}
-	if p.After != uuid.Nil {
-		where = append(where, "t.id > "+arg(p.After))
-	}
-	// The limit is written into the SQL, not bound: with LIMIT $n PostgreSQL
-	// estimates a generic plan as costlier and re-plans every execution
-	// (planning cost more than running the query).
-	limit := strconv.Itoa(p.Limit + 1)
-	sql := `WITH a AS MATERIALIZED (
-	            SELECT ` + store.Cols(store.AccessColumns("p.org_id", "p.id", "$2")) + `
-	            FROM projects p WHERE p.id = $1 AND p.deleted_at IS NULL)
-	        SELECT a.*, t.* FROM a CROSS JOIN LATERAL (
-	            SELECT ` + prefixed("t") + ` FROM tickets t
-	            WHERE ` + strings.Join(where, " AND ") + `
-	            ORDER BY t.id LIMIT ` + limit + `) t
-	        ORDER BY t.id`
+	sql, args := listPageSQL(projectID, userID, f, p)
 	rows, err := q.Query(ctx, sql, args...)
 	if err != nil {
 		return store.AccessRow{}, store.Paged[Row]{}, store.Translate(err)
@@ -82,6 +53,47 @@ func ListPage(ctx context.Context, q store.Querier, projectID, userID uuid.UUID,
 		out.Next = &next
 	}
 	return acc.access(), out, nil
+}
+
+// listPageSQL is ListPage's statement and its arguments.
+func listPageSQL(projectID, userID uuid.UUID, f Filter, p store.Page) (string, []any) {
+	args := []any{projectID, userID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	where := []string{"t.project_id = $1", "t.deleted_at IS NULL", "a.access_role <> ''"}
+	// Status and priority are compared as the project's indexes hold them
+	// (tickets_project_status_idx on lower(status), tickets_project_priority_idx
+	// on PriorityRank), each with the exact comparison as well: without an
+	// index condition a value no ticket has read the whole project (a
+	// 100,000-ticket project, 80 ms for status=Cancelled).
+	if f.Status != "" {
+		v := arg(f.Status)
+		where = append(where, "lower(t.status) = lower("+v+")", "t.status = "+v)
+	}
+	if f.Priority != "" {
+		where = append(where, PriorityRank+" = "+arg(PriorityRankOf(f.Priority)), "t.priority = "+arg(f.Priority))
+	}
+	if f.AssigneeID != uuid.Nil {
+		where = append(where, "t.assignee_id = "+arg(f.AssigneeID))
+	}
+	if p.After != uuid.Nil {
+		where = append(where, "t.id > "+arg(p.After))
+	}
+	// The limit is written into the SQL, not bound: with LIMIT $n PostgreSQL
+	// estimates a generic plan as costlier and re-plans every execution
+	// (planning cost more than running the query).
+	limit := strconv.Itoa(p.Limit + 1)
+	sql := `WITH a AS MATERIALIZED (
+	            SELECT ` + store.Cols(store.AccessColumns("p.org_id", "p.id", "$2")) + `
+	            FROM projects p WHERE p.id = $1 AND p.deleted_at IS NULL)
+	        SELECT a.*, t.* FROM a CROSS JOIN LATERAL (
+	            SELECT ` + prefixed("t") + ` FROM tickets t
+	            WHERE ` + strings.Join(where, " AND ") + `
+	            ORDER BY t.id LIMIT ` + limit + `) t
+	        ORDER BY t.id`
+	return sql, args
 }
 
 // Keyed is a visible ticket with the caller's access and its project's key.
@@ -136,4 +148,25 @@ func ByTitleInOrg(ctx context.Context, q store.Querier, orgID, userID uuid.UUID,
 	return store.SelectRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
 		"t.org_id = $1 AND (t.title ILIKE $3 OR $5 <% t.title)")+`
 		ORDER BY (t.title ILIKE $3) DESC, word_similarity($5, t.title) DESC, t.id DESC LIMIT $4`, orgID, userID, pattern, limit, text)
+}
+
+// PriorityRank is the SQL rank of t.priority (None 0 … Critical 4): the
+// expression of the priority indexes (tickets_project_priority_idx,
+// tickets_org_priority_idx, migration 018), which a comparison must spell
+// exactly so to use them.
+const PriorityRank = `(CASE t.priority WHEN 'None' THEN 0 WHEN 'Low' THEN 1 WHEN 'Medium' THEN 2 WHEN 'High' THEN 3 ELSE 4 END)`
+
+// PriorityRankOf is PriorityRank's value for a priority as stored.
+func PriorityRankOf(priority string) int {
+	switch priority {
+	case "None":
+		return 0
+	case "Low":
+		return 1
+	case "Medium":
+		return 2
+	case "High":
+		return 3
+	}
+	return 4
 }
