@@ -123,20 +123,7 @@ func TestEveryFilterUsesAnIndex(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", q, err)
 			}
-			rows, err := conn.Query(ctx, "EXPLAIN "+sql, args...)
-			if err != nil {
-				t.Fatalf("%s (%s): %v", q, scope, err)
-			}
-			var plan []string
-			for rows.Next() {
-				var line string
-				if err := rows.Scan(&line); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, line)
-			}
-			rows.Close()
-			if p := strings.Join(plan, "\n"); strings.Contains(p, "Seq Scan on tickets") {
+			if p := storetest.Explain(t, conn, "", sql, args...); strings.Contains(p, "Seq Scan on tickets") {
 				t.Errorf("%q (%s) scans tickets sequentially:\n%s", q, scope, p)
 			}
 		}

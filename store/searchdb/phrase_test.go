@@ -266,20 +266,7 @@ func TestPhraseReadsThePairIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var plan []string
-		rows, err := db.Pool.Query(ctx, "EXPLAIN "+sql, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, line)
-		}
-		rows.Close()
-		if p := strings.Join(plan, "\n"); !strings.Contains(p, "tickets_search_pairs_idx") {
+		if p := storetest.Explain(t, db.Pool, "", sql, args...); !strings.Contains(p, "tickets_search_pairs_idx") {
 			t.Errorf("%s does not read the pair index:\n%s", q, p)
 		}
 		got, _, err := searchdb.List(ctx, db.Pool, s)

@@ -40,20 +40,8 @@ func TestSearchIsNeverAPreparedStatement(t *testing.T) {
 			}
 		}
 	}
-	var prepared []string
-	rows, err := conn.Query(ctx, `SELECT statement FROM pg_prepared_statements
+	prepared := storetest.Lines(t, conn, `SELECT statement FROM pg_prepared_statements
 		WHERE statement LIKE 'SELECT t.id, t.org_id,%' OR statement LIKE 'SELECT count(*) FROM (SELECT 1 FROM tickets t%'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		prepared = append(prepared, s)
-	}
-	rows.Close()
 	if len(prepared) > 0 {
 		t.Errorf("%d search statements prepared on the connection, first: %s", len(prepared), prepared[0])
 	}

@@ -119,3 +119,29 @@ func NewWithURL(t testing.TB) (*store.DB, string) {
 	})
 	return db, u
 }
+
+// Queryer runs a query: a pool, a connection or a transaction.
+type Queryer interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// Lines runs sql and returns its rows' one text column.
+func Lines(t testing.TB, q Queryer, sql string, args ...any) []string {
+	t.Helper()
+	rows, err := q.Query(context.Background(), sql, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	return lines
+}
+
+// Explain is the plan PostgreSQL prints for EXPLAIN <options> sql (options
+// "" or such as "(ANALYZE, TIMING OFF)"), one text.
+func Explain(t testing.TB, q Queryer, options, sql string, args ...any) string {
+	t.Helper()
+	return strings.Join(Lines(t, q, "EXPLAIN "+options+" "+sql, args...), "\n")
+}

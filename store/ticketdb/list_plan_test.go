@@ -59,20 +59,7 @@ func TestListFiltersUseTheProjectIndexes(t *testing.T) {
 		{Status: "Cancelled", Priority: "High"},
 	} {
 		sql, args := listPageSQL(project, me, f, page)
-		rows, err := db.Pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF) "+sql, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var line string
-			if err := rows.Scan(&line); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, line)
-		}
-		rows.Close()
-		text := strings.Join(plan, "\n")
+		text := storetest.Explain(t, db.Pool, "(ANALYZE, TIMING OFF)", sql, args...)
 		removed := 0
 		for _, m := range rowsRemoved.FindAllStringSubmatch(text, -1) {
 			n, _ := strconv.Atoi(m[1])
