@@ -117,3 +117,80 @@ func TestResolve(t *testing.T) {
 		resolve(t, f.outsider.Token, fmt.Sprintf("ref=1&project_id=%s", f.project), 404)
 	})
 }
+
+// TestResolveSuggestions pins the title suggestions of a free-text resolve:
+// containing titles before typo-similar ones, newest first in each group,
+// only what the caller may see (in the SQL: hidden tickets never take the
+// place of visible ones), never a deleted ticket or one of a deleted
+// project.
+func TestResolveSuggestions(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	env := f.env
+	suggest := func(t *testing.T, token, ref string) []string {
+		t.Helper()
+		var res ticket.Resolution
+		env.Do("GET", path("/tickets/resolve?%s", url.Values{"ref": {ref}, "org_id": {f.owner.OrgID.String()}}.Encode()), token, nil).
+			Expect(t, 200).Decode(t, &res)
+		if res.Ticket != nil {
+			t.Fatalf("found %+v", res.Ticket)
+		}
+		titles := []string{}
+		for _, s := range res.Suggestions {
+			titles = append(titles, s.Title)
+		}
+		return titles
+	}
+	same := func(t *testing.T, got []string, want ...string) {
+		t.Helper()
+		if fmt.Sprint(got) != fmt.Sprint(append([]string{}, want...)) {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	}
+
+	t.Run("containing first, then similar, newest first in each", func(t *testing.T) {
+		f.ticket(t, "Old dashbord typo in title")
+		f.ticket(t, "Slow dashboard")
+		f.ticket(t, "Newer dashbord note")
+		f.ticket(t, "Dashboards everywhere")
+		// The similar ones are newer than the first containing one, and
+		// still come after both containing ones.
+		same(t, suggest(t, f.owner.Token, "dashbord"),
+			"Newer dashbord note", "Old dashbord typo in title", "Dashboards everywhere", "Slow dashboard")
+	})
+
+	t.Run("typos", func(t *testing.T) {
+		f.ticket(t, "Payment timeout on checkout")
+		f.ticket(t, "Payment page")
+		same(t, suggest(t, f.owner.Token, "paymnet timout"), "Payment timeout on checkout")
+		same(t, suggest(t, f.owner.Token, "chekout"), "Payment timeout on checkout")
+		same(t, suggest(t, f.owner.Token, "zzyzx"))
+	})
+
+	t.Run("a reporter and a restricted key see visible matches behind many hidden ones", func(t *testing.T) {
+		f.ticket(t, "Needle in the assigned project")
+		hidden := f.newProject(t, "HID")
+		for i := range 25 {
+			f.create(t, f.owner.Token, hidden, map[string]any{"title": fmt.Sprintf("Needle hidden %d", i)})
+		}
+		same(t, suggest(t, f.reporter.Token, "needle"), "Needle in the assigned project")
+		same(t, suggest(t, f.reporter.Token, "neddle"), "Needle in the assigned project")
+		key := env.APIKey(f.owner, []string{"read"}, f.project)
+		same(t, suggest(t, key, "needle"), "Needle in the assigned project")
+		same(t, suggest(t, key, "neddle"), "Needle in the assigned project")
+		if got := suggest(t, f.owner.Token, "needle"); len(got) != ticket.MaxSuggestions || got[0] != "Needle hidden 24" {
+			t.Fatalf("owner: %q", got)
+		}
+	})
+
+	t.Run("deleted tickets and projects are never suggested", func(t *testing.T) {
+		gone := f.ticket(t, "Ghostly ticket")
+		env.Do("DELETE", path("/tickets/%s", gone.ID), f.admin.Token, nil).Expect(t, 204)
+		dropped := f.newProject(t, "GON")
+		f.create(t, f.owner.Token, dropped, map[string]any{"title": "Phantasmal project ticket"})
+		env.Exec(t, `UPDATE projects SET deleted_at = now() WHERE id = $1`, dropped)
+		for _, ref := range []string{"ghostly", "ghostyl", "phantasmal", "phantasmla"} {
+			same(t, suggest(t, f.owner.Token, ref))
+		}
+	})
+}

@@ -20,6 +20,7 @@
 //	-keep        keep the database and print its URL
 //	-reuse URL   measure a database a -keep run left (no seeding)
 //	-explain Q   with -reuse: print EXPLAIN ANALYZE of the search SQL for Q
+//	-only S      measure only the rows whose name contains S (e.g. "resolve:")
 package main
 
 import (
@@ -36,6 +37,7 @@ type config struct {
 	Keep                             bool
 	Reuse                            string
 	Explain                          string
+	Only                             string
 	URL, DB                          string
 }
 
@@ -50,6 +52,7 @@ func main() {
 	flag.BoolVar(&c.Keep, "keep", false, "keep the database afterwards (prints its URL)")
 	flag.StringVar(&c.Reuse, "reuse", "", "measure the database a -keep run left, without seeding")
 	flag.StringVar(&c.Explain, "explain", "", "print EXPLAIN ANALYZE of this q instead of measuring")
+	flag.StringVar(&c.Only, "only", "", "measure only the rows whose name contains this")
 	flag.Parse()
 	if c.Tickets < 1000 || c.Projects < 2 || c.Labels < 10 || c.Users < 5 || c.Clients < 1 || c.Runs < c.Clients {
 		fmt.Fprintln(os.Stderr, "benchsearch: need tickets >= 1000, projects >= 2, labels >= 10, users >= 5, runs >= clients")

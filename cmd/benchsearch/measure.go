@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -16,11 +17,13 @@ import (
 )
 
 // filter is one measured request: a q over the whole org (every ticket the
-// owner sees), or a get by id.
+// owner sees), a get by id, or a resolve of free text in the org (ref: the
+// title suggestions of GET /tickets/resolve).
 type filter struct {
 	name, q string
 	text    bool // full-text: the 80 ms target
 	get     bool
+	ref     string
 }
 
 func filters(c config, w world) []filter {
@@ -71,6 +74,13 @@ func filters(c config, w world) []filter {
 		{name: "none: priority:Critical status:Cancelled", q: "priority:Critical status:Cancelled"},
 		{name: "none: text zzyzx", q: "zzyzx", text: true},
 		{name: "get by id", get: true},
+		// GET /tickets/resolve?ref=<free text>: up to 5 title suggestions.
+		{name: "resolve: common word (dashboard)", ref: "dashboard"},
+		{name: "resolve: substring (ashbo)", ref: "ashbo"},
+		{name: `resolve: rare substring ("issue 42424")`, ref: "issue 42424"},
+		{name: "resolve: typo (dashbaord)", ref: "dashbaord"},
+		{name: "resolve: two typos (paymnet timout)", ref: "paymnet timout"},
+		{name: "resolve: nothing (zzyzx)", ref: "zzyzx"},
 	}
 }
 
@@ -82,11 +92,14 @@ type timing struct {
 }
 
 func measureAll(ctx context.Context, c config, w world) (bool, error) {
-	fmt.Printf("\n%d tickets, %d projects, %d labels, %d users; %d clients, %d requests per filter; GET /orgs/{org_id}/tickets?q=…&limit=20\n\n",
+	fmt.Printf("\n%d tickets, %d projects, %d labels, %d users; %d clients, %d requests per filter; GET /orgs/{org_id}/tickets?q=…&limit=20; resolve: GET /tickets/resolve?ref=…&org_id=…\n\n",
 		c.Tickets, c.Projects, c.Labels, c.Users, c.Clients, c.Runs)
 	var out []timing
 	ok := true
 	for _, f := range filters(c, w) {
+		if !strings.Contains(f.name, c.Only) {
+			continue
+		}
 		t, err := measure(ctx, c, w, f)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", f.name, err)
@@ -125,10 +138,14 @@ func measure(ctx context.Context, c config, w world, f filter) (timing, error) {
 		if f.get {
 			return "/api/v1/tickets/" + w.tickets[i%len(w.tickets)].String()
 		}
+		if f.ref != "" {
+			return "/api/v1/tickets/resolve?" + url.Values{"ref": {f.ref}, "org_id": {w.orgID.String()}}.Encode()
+		}
 		return "/api/v1/orgs/" + w.orgID.String() + "/tickets?" + url.Values{"q": {f.q}, "limit": {"20"}}.Encode()
 	}
 	var page struct {
-		Items []json.RawMessage `json:"items"`
+		Items       []json.RawMessage `json:"items"`
+		Suggestions []json.RawMessage `json:"suggestions"`
 	}
 	// Warm-up, untimed: one request per client, all at once, as the timed
 	// rounds send them. Sent one after another they ran on one pooled
@@ -160,7 +177,7 @@ func measure(ctx context.Context, c config, w world, f filter) (timing, error) {
 		if err := json.Unmarshal(bodies[0], &page); err != nil {
 			return t, err
 		}
-		t.items = len(page.Items)
+		t.items = len(page.Items) + len(page.Suggestions)
 	}
 	ds := make([]time.Duration, c.Runs)
 	errs := make(chan error, c.Clients)

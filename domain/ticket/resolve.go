@@ -10,6 +10,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
+	"tracker/store/searchdb"
 	"tracker/store/ticketdb"
 )
 
@@ -120,12 +121,31 @@ func (s *Service) miss(ctx context.Context, q store.Querier, p domain.Principal,
 }
 
 // suggest lists visible tickets numbered number in projects other than
-// exclude, then tickets whose title contains text; only those the caller may
-// read, at most MaxSuggestions.
+// exclude, then tickets whose title contains text, then tickets whose title
+// has words similar to text's (typos), each group newest first (numbered:
+// newest project first), at most MaxSuggestions in all. What the caller may
+// see is part of the SQL (a Reporter's assigned projects, a key's projects:
+// searchdb.Search), so tickets hidden from the caller never take the place
+// of visible ones; each suggestion is still authorized on its access row.
 func (s *Service) suggest(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, text string, number int64, exclude uuid.UUID) (Resolution, error) {
 	out := Resolution{Suggestions: []Ref{}}
+	role, err := store.MemberRole(ctx, q, orgID, p.UserID)
+	if err != nil {
+		return Resolution{}, err
+	}
+	sr := searchdb.Search{Env: searchdb.Env{OrgID: orgID, UserID: p.UserID}}
+	if domain.ParseRole(role) == domain.RoleReporter {
+		sr.AssignedTo = &p.UserID
+	}
+	if len(p.ProjectIDs) > 0 {
+		sr.OnlyProjects = p.ProjectIDs
+	}
 	seen := map[uuid.UUID]bool{}
-	add := func(ks []ticketdb.Keyed, exclude uuid.UUID) {
+	add := func(ids []uuid.UUID, exclude uuid.UUID) error {
+		ks, err := ticketdb.KeyedByIDs(ctx, q, ids, p.UserID)
+		if err != nil {
+			return err
+		}
 		for _, k := range ks {
 			if len(out.Suggestions) == MaxSuggestions || seen[k.Row.ID] || k.Row.ProjectID == exclude {
 				continue
@@ -136,22 +156,43 @@ func (s *Service) suggest(ctx context.Context, q store.Querier, p domain.Princip
 			seen[k.Row.ID] = true
 			out.Suggestions = append(out.Suggestions, toRef(k))
 		}
+		return nil
 	}
-	// Fetch more than shown: some candidates may be hidden from the caller.
-	const candidates = 4 * MaxSuggestions
+	// Each group reads enough for the rest after those already suggested
+	// (a later group finds earlier ones again) and, for numbers, one in the
+	// excluded project.
+	var groups []func(limit int) error
 	if number > 0 {
-		ks, err := ticketdb.ByNumberInOrg(ctx, q, orgID, p.UserID, number, candidates)
-		if err != nil {
-			return Resolution{}, err
-		}
-		add(ks, exclude)
+		groups = append(groups, func(limit int) error {
+			ids, err := searchdb.NumberedIDs(ctx, q, sr, number, limit+1)
+			if err != nil {
+				return err
+			}
+			return add(ids, exclude)
+		})
 	}
-	if text != "" && len(out.Suggestions) < MaxSuggestions {
-		ks, err := ticketdb.ByTitleInOrg(ctx, q, orgID, p.UserID, text, candidates)
-		if err != nil {
+	if text != "" {
+		groups = append(groups, func(limit int) error {
+			ids, err := searchdb.TitleContainsIDs(ctx, q, sr, text, limit)
+			if err != nil {
+				return err
+			}
+			return add(ids, uuid.Nil)
+		}, func(limit int) error {
+			ids, err := searchdb.TitleSimilarIDs(ctx, q, sr, text, limit)
+			if err != nil {
+				return err
+			}
+			return add(ids, uuid.Nil)
+		})
+	}
+	for _, g := range groups {
+		if len(out.Suggestions) == MaxSuggestions {
+			break
+		}
+		if err := g(MaxSuggestions + len(out.Suggestions)); err != nil {
 			return Resolution{}, err
 		}
-		add(ks, uuid.Nil)
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -127,27 +126,18 @@ func KeyedByKey(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, k
 		"p.org_id = $1 AND upper(p.key) = upper($3) AND t.ticket_number = $4"), orgID, userID, key, number)
 }
 
-// ByNumberInOrg lists visible tickets numbered number in any project of
-// orgID, newest project first, at most limit.
-func ByNumberInOrg(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, number int64, limit int) ([]Keyed, error) {
-	return store.SelectRaw[Keyed](ctx, q, keyedSQL("projects p JOIN tickets t ON t.project_id = p.id",
-		"p.org_id = $1 AND t.ticket_number = $3")+` ORDER BY p.id DESC LIMIT $4`, orgID, userID, number, limit)
-}
-
-// ByTitleInOrg lists visible tickets of orgID whose title contains text (any
-// case) or, for text of 4 or more characters, has a similar word (pg_trgm
-// word similarity: typos), containing ones first, then the most similar,
-// newest first, at most limit. Both use the title's trigram index
-// (tickets_title_trgm_idx).
-func ByTitleInOrg(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, text string, limit int) ([]Keyed, error) {
-	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(text) + "%"
-	if utf8.RuneCountInString(text) < 4 {
-		return store.SelectRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
-			"t.org_id = $1 AND t.title ILIKE $3")+` ORDER BY t.id DESC LIMIT $4`, orgID, userID, pattern, limit)
+// KeyedByIDs reads the visible tickets of ids (live, in a live project), in
+// the order of ids; an id not found is left out.
+func KeyedByIDs(ctx context.Context, q store.Querier, ids []uuid.UUID, userID uuid.UUID) ([]Keyed, error) {
+	if len(ids) == 0 {
+		return []Keyed{}, nil
 	}
-	return store.SelectRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
-		"t.org_id = $1 AND (t.title ILIKE $3 OR $5 <% t.title)")+`
-		ORDER BY (t.title ILIKE $3) DESC, word_similarity($5, t.title) DESC, t.id DESC LIMIT $4`, orgID, userID, pattern, limit, text)
+	ks, err := store.SelectRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
+		"t.id = ANY($1)")+` ORDER BY array_position($1, t.id)`, ids, userID)
+	if err != nil {
+		return nil, err
+	}
+	return ks, nil
 }
 
 // PriorityRank is the SQL rank of t.priority (None 0 … Critical 4): the

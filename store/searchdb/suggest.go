@@ -1,0 +1,118 @@
+package searchdb
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// The resolve endpoint's suggestions (domain/ticket.Resolve): ids of the
+// tickets s may see (its org, AssignedTo, OnlyProjects: the visibility is
+// in the SQL, so hidden tickets never take a candidate's place), newest
+// first (t.id DESC), at most limit. Each runs unprepared (customPlan): the
+// planner sees the pattern and reads from the title's statistics whether
+// it is common (walk the org's tickets newest first, index tickets_org_idx,
+// and stop at limit) or rare or absent (the matches from the title's
+// trigram index, tickets_title_trgm_idx, then sort them); a generic plan
+// would pick one for every pattern.
+
+// MaxSuggestWords is how many words of a reference the typo suggestions
+// look up; a longer reference gets containing suggestions only.
+const MaxSuggestWords = 4
+
+// NumberedIDs lists the visible tickets numbered n in any project of the
+// org, newest project first (index tickets_org_number_idx).
+func NumberedIDs(ctx context.Context, q store.Querier, s Search, n int64, limit int) ([]uuid.UUID, error) {
+	b, err := base(s, "t.id")
+	if err != nil {
+		return nil, err
+	}
+	return ids(ctx, q, b.Where("t.ticket_number = ?", n).OrderBy("t.project_id DESC").Limit(uint64(limit)))
+}
+
+// TitleContainsIDs lists the visible tickets whose title contains text (any
+// case; ILIKE with %, _ and \ escaped).
+func TitleContainsIDs(ctx context.Context, q store.Querier, s Search, text string, limit int) ([]uuid.UUID, error) {
+	b, err := base(s, "t.id")
+	if err != nil {
+		return nil, err
+	}
+	return ids(ctx, q, b.Where("t.title ILIKE ?", containsPattern(text)).OrderBy("t.id DESC").Limit(uint64(limit)))
+}
+
+// TitleSimilarIDs lists the visible tickets whose title has, for each word
+// of text (at most MaxSuggestWords; letters and digits), a word similar to
+// it: for a word of 4 characters or more one of the org's title words that
+// similarWords finds for it (ticket_title_words, pg_trgm similarity, as the
+// search's typo fallback), for a shorter word the word itself. A title
+// matches a word it contains (ILIKE, the trigram index): the title words
+// are the title's own, and the title's statistics estimate them, where the
+// full text of a word restricted to titles (weight A) is estimated from
+// its frequency anywhere in the tickets (a title word common in
+// descriptions walked all 1,000,000 tickets newest first, 3.9 s). Nothing
+// when text has no word of 4 characters, more than MaxSuggestWords words,
+// or a word with no similar title word.
+func TitleSimilarIDs(ctx context.Context, q store.Querier, s Search, text string, limit int) ([]uuid.UUID, error) {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 || len(words) > MaxSuggestWords {
+		return nil, nil
+	}
+	fuzzy := false
+	conds := sq.And{}
+	for _, w := range words {
+		if utf8.RuneCountInString(w) < 4 {
+			conds = append(conds, sq.Expr("t.title ILIKE ?", containsPattern(w)))
+			continue
+		}
+		fuzzy = true
+		similar, err := similarWords(ctx, q, s.OrgID, w)
+		if err != nil || len(similar) == 0 {
+			return nil, err
+		}
+		patterns := make([]string, 0, len(similar))
+		for _, sw := range similar {
+			patterns = append(patterns, containsPattern(sw))
+		}
+		conds = append(conds, sq.Expr("t.title ILIKE ANY(?)", patterns))
+	}
+	if !fuzzy {
+		return nil, nil
+	}
+	b, err := base(s, "t.id")
+	if err != nil {
+		return nil, err
+	}
+	return ids(ctx, q, b.Where(conds).OrderBy("t.id DESC").Limit(uint64(limit)))
+}
+
+// containsPattern is the ILIKE pattern of a title containing text.
+func containsPattern(text string) string {
+	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(text) + "%"
+}
+
+func ids(ctx context.Context, q store.Querier, b sq.SelectBuilder) ([]uuid.UUID, error) {
+	sql, args, err := b.ToSql()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(ctx, sql, customPlan(args)...)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	defer rows.Close()
+	var out []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
