@@ -39,11 +39,17 @@ func NumberedIDs(ctx context.Context, q store.Querier, s Search, n int64, limit 
 // TitleContainsIDs lists the visible tickets whose title contains text (any
 // case; ILIKE with %, _ and \ escaped).
 func TitleContainsIDs(ctx context.Context, q store.Querier, s Search, text string, limit int) ([]uuid.UUID, error) {
-	b, err := base(s, "t.id")
+	b, err := TitleContains(s, text, limit)
 	if err != nil {
 		return nil, err
 	}
-	return ids(ctx, q, b.Where("t.title ILIKE ?", containsPattern(text)).OrderBy("t.id DESC").Limit(uint64(limit)))
+	return ids(ctx, q, b)
+}
+
+// TitleContains is the query of TitleContainsIDs.
+func TitleContains(s Search, text string, limit int) (sq.SelectBuilder, error) {
+	b, err := base(s, "t.id")
+	return b.Where("t.title ILIKE ?", containsPattern(text)).OrderBy("t.id DESC").Limit(uint64(limit)), err
 }
 
 // TitleSimilarIDs lists the visible tickets whose title has, for each word
@@ -59,9 +65,19 @@ func TitleContainsIDs(ctx context.Context, q store.Querier, s Search, text strin
 // when text has no word of 4 characters, more than MaxSuggestWords words,
 // or a word with no similar title word.
 func TitleSimilarIDs(ctx context.Context, q store.Querier, s Search, text string, limit int) ([]uuid.UUID, error) {
+	b, ok, err := TitleSimilar(ctx, q, s, text, limit)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return ids(ctx, q, b)
+}
+
+// TitleSimilar looks up the similar words of text's words and returns the
+// query of TitleSimilarIDs; false when there is none to run.
+func TitleSimilar(ctx context.Context, q store.Querier, s Search, text string, limit int) (sq.SelectBuilder, bool, error) {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if len(words) == 0 || len(words) > MaxSuggestWords {
-		return nil, nil
+		return sq.SelectBuilder{}, false, nil
 	}
 	fuzzy := false
 	conds := sq.And{}
@@ -73,7 +89,7 @@ func TitleSimilarIDs(ctx context.Context, q store.Querier, s Search, text string
 		fuzzy = true
 		similar, err := similarWords(ctx, q, s.OrgID, w)
 		if err != nil || len(similar) == 0 {
-			return nil, err
+			return sq.SelectBuilder{}, false, err
 		}
 		patterns := make([]string, 0, len(similar))
 		for _, sw := range similar {
@@ -82,13 +98,10 @@ func TitleSimilarIDs(ctx context.Context, q store.Querier, s Search, text string
 		conds = append(conds, sq.Expr("t.title ILIKE ANY(?)", patterns))
 	}
 	if !fuzzy {
-		return nil, nil
+		return sq.SelectBuilder{}, false, nil
 	}
 	b, err := base(s, "t.id")
-	if err != nil {
-		return nil, err
-	}
-	return ids(ctx, q, b.Where(conds).OrderBy("t.id DESC").Limit(uint64(limit)))
+	return b.Where(conds).OrderBy("t.id DESC").Limit(uint64(limit)), err == nil, err
 }
 
 // containsPattern is the ILIKE pattern of a title containing text.
