@@ -48,8 +48,7 @@ func TitleContainsIDs(ctx context.Context, q store.Querier, s Search, text strin
 
 // TitleContains is the query of TitleContainsIDs.
 func TitleContains(s Search, text string, limit int) (sq.SelectBuilder, error) {
-	b, err := base(s, "t.id")
-	return b.Where("t.title ILIKE ?", containsPattern(text)).OrderBy("t.id DESC").Limit(uint64(limit)), err
+	return newest(s, sq.Expr("t.title ILIKE ?", containsPattern(text)), limit)
 }
 
 // TitleSimilarIDs lists the visible tickets whose title has, for each word
@@ -100,8 +99,39 @@ func TitleSimilar(ctx context.Context, q store.Querier, s Search, text string, l
 	if !fuzzy {
 		return sq.SelectBuilder{}, false, nil
 	}
-	b, err := base(s, "t.id")
-	return b.Where(conds).OrderBy("t.id DESC").Limit(uint64(limit)), err == nil, err
+	b, err := newest(s, conds, limit)
+	return b, err == nil, err
+}
+
+// newest is the query of the ids of the newest visible tickets matching
+// cond, at most limit. For a caller who sees the whole org it is one query
+// over the org (base), which the planner runs as one walk of the org's
+// tickets newest first or one read of an index for every project. For a
+// Reporter or a key restricted to projects (a few projects, usually) it
+// reads each visible project on its own (LATERAL, by the project's
+// indexes) and keeps the newest: walking the org's tickets for them, a
+// text common in the org but absent from their projects read every ticket
+// of the org.
+func newest(s Search, cond sq.Sqlizer, limit int) (sq.SelectBuilder, error) {
+	if s.AssignedTo == nil && s.OnlyProjects == nil {
+		b, err := base(s, "t.id")
+		return b.Where(cond).OrderBy("t.id DESC").Limit(uint64(limit)), err
+	}
+	per := store.SQL.Select("t.id").From("tickets t").
+		Where("t.project_id = vp.id").Where("t.deleted_at IS NULL").Where(cond).
+		OrderBy("t.id DESC").Limit(uint64(limit)).PlaceholderFormat(sq.Question)
+	b := store.SQL.Select("m.id").From("projects vp").JoinClause(sq.Expr("CROSS JOIN LATERAL (?) m", per)).
+		Where("vp.org_id = ?", s.OrgID).Where("vp.deleted_at IS NULL")
+	if s.ProjectID != nil {
+		b = b.Where("vp.id = ?", *s.ProjectID)
+	}
+	if s.AssignedTo != nil {
+		b = b.Where("vp.id IN (SELECT pm.project_id FROM project_members pm WHERE pm.user_id = ?)", *s.AssignedTo)
+	}
+	if s.OnlyProjects != nil {
+		b = b.Where("vp.id = ANY(?)", s.OnlyProjects)
+	}
+	return b.OrderBy("m.id DESC").Limit(uint64(limit)), nil
 }
 
 // containsPattern is the ILIKE pattern of a title containing text.
