@@ -39,7 +39,7 @@ func NumberedIDs(ctx context.Context, q store.Querier, s Search, n int64, limit 
 // TitleContainsIDs lists the visible tickets whose title contains text (any
 // case; ILIKE with %, _ and \ escaped).
 func TitleContainsIDs(ctx context.Context, q store.Querier, s Search, text string, limit int) ([]uuid.UUID, error) {
-	b, err := TitleContains(s, text, limit)
+	b, err := TitleContains(ctx, q, s, text, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -47,8 +47,81 @@ func TitleContainsIDs(ctx context.Context, q store.Querier, s Search, text strin
 }
 
 // TitleContains is the query of TitleContainsIDs.
-func TitleContains(s Search, text string, limit int) (sq.SelectBuilder, error) {
-	return newest(s, sq.Expr("t.title ILIKE ?", containsPattern(text)), limit)
+func TitleContains(ctx context.Context, q store.Querier, s Search, text string, limit int) (sq.SelectBuilder, error) {
+	cond, err := containsCond(ctx, q, text)
+	if err != nil {
+		return sq.SelectBuilder{}, err
+	}
+	return newest(s, cond, limit)
+}
+
+// CommonTitleShare is the share of the sampled titles from which a word of
+// a reference counts as common (containsCond).
+const CommonTitleShare = 0.1
+
+// containsCond is the condition of a title containing text: t.title ILIKE
+// its pattern. The trigram index answers that with every trigram of the
+// text, and for a rare text with a common word ("issue 42424" where every
+// title has "issue") it intersects the long lists of the common word's
+// trigrams (13-25 ms at 1,000,000 tickets, against 0.3 ms for "42424").
+// So when the title's statistics (the sampled titles of pg_stats'
+// histogram) show that text has a word (3 characters or more) in at least
+// CommonTitleShare of them and another in none, the index is asked for
+// the words in none only, and the text is checked on (t.title || ”),
+// which the index does not serve. Otherwise (a single word, no statistics,
+// no such split) the plain condition.
+func containsCond(ctx context.Context, q store.Querier, text string) (sq.Sqlizer, error) {
+	whole := sq.Expr("t.title ILIKE ?", containsPattern(text))
+	var patterns []string
+	for _, w := range strings.Fields(text) {
+		if utf8.RuneCountInString(w) >= 3 {
+			patterns = append(patterns, containsPattern(w))
+		}
+	}
+	if len(patterns) < 2 || len(patterns) > MaxSuggestWords {
+		return whole, nil
+	}
+	shares, err := titleShares(ctx, q, patterns)
+	if err != nil || len(shares) < len(patterns) {
+		return whole, err
+	}
+	var rare sq.And
+	common := false
+	for _, p := range patterns {
+		switch share := shares[p]; {
+		case share == 0:
+			rare = append(rare, sq.Expr("t.title ILIKE ?", p))
+		case share >= CommonTitleShare:
+			common = true
+		}
+	}
+	if !common || len(rare) == 0 {
+		return whole, nil
+	}
+	return append(rare, sq.Expr("(t.title || '') ILIKE ?", containsPattern(text))), nil
+}
+
+// titleShares is, for each ILIKE pattern, the share of the titles sampled
+// in tickets.title's histogram (pg_stats) that it matches; none without
+// that histogram (not analyzed, or too few distinct titles).
+func titleShares(ctx context.Context, q store.Querier, patterns []string) (map[string]float64, error) {
+	type row struct {
+		Pattern string  `db:"pattern"`
+		Share   float64 `db:"share"`
+	}
+	rows, err := store.SelectRaw[row](ctx, q, `SELECT p.pattern,
+			(SELECT (count(*) FILTER (WHERE h ILIKE p.pattern))::float8 / count(*) FROM unnest(s.histogram_bounds::text::text[]) AS h) AS share
+		FROM pg_stats s, unnest($1::text[]) AS p(pattern)
+		WHERE s.schemaname = current_schema() AND s.tablename = 'tickets' AND s.attname = 'title'
+		  AND s.histogram_bounds IS NOT NULL`, patterns)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(rows))
+	for _, r := range rows {
+		out[r.Pattern] = r.Share
+	}
+	return out, nil
 }
 
 // TitleSimilarIDs lists the visible tickets whose title has, for each word

@@ -2,6 +2,7 @@ package searchdb_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -80,9 +81,29 @@ func TestSuggestionsReadFewTickets(t *testing.T) {
 			if scope == "reporter" {
 				s.AssignedTo = &me
 			}
-			b, err := searchdb.TitleContains(s, text, 5)
+			b, err := searchdb.TitleContains(ctx, conn.Conn(), s, text, 5)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if scope == "org" {
+				// The same tickets as the plain condition (containsCond may
+				// ask the index for the rare words only).
+				sql, args, err := b.ToSql()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got, want []uuid.UUID
+				if err := conn.QueryRow(ctx, `SELECT coalesce(array_agg(id), '{}') FROM (`+sql+`) s`, args...).Scan(&got); err != nil {
+					t.Fatal(err)
+				}
+				if err := conn.QueryRow(ctx, `SELECT coalesce(array_agg(id), '{}') FROM (SELECT t.id FROM tickets t
+					WHERE t.org_id = $1 AND t.deleted_at IS NULL AND t.title ILIKE '%' || $2 || '%' ORDER BY t.id DESC LIMIT 5) s`,
+					org, text).Scan(&want); err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("%q contains: %v, want %v", text, got, want)
+				}
 			}
 			builders := map[string]sq.SelectBuilder{"contains": b}
 			sb, ok, err := searchdb.TitleSimilar(ctx, conn.Conn(), s, text, 5)
@@ -108,6 +129,12 @@ func TestSuggestionsReadFewTickets(t *testing.T) {
 				}
 				if n := read(plan); n > limit {
 					t.Errorf("%q %s (%s) reads %d tickets:\n%s", text, kind, scope, n, plan)
+				}
+				// Every title has "problem": the index is asked for
+				// "w4242" alone, not for the trigrams of "problem".
+				if kind == "contains" && text == "problem w4242" && (!strings.Contains(plan, `Index Cond: (title ~~* '%w4242%'::text)`) ||
+					strings.Contains(plan, `Index Cond: (title ~~* '%problem w4242%'::text)`)) {
+					t.Errorf("%q (%s): the index is not asked for the rare word alone:\n%s", text, scope, plan)
 				}
 				var n, hidden int
 				if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE p.key NOT IN ('P0', 'P1'))
