@@ -20,10 +20,12 @@ import (
 // it is common (walk the org's tickets newest first, index tickets_org_idx,
 // and stop at limit) or rare or absent (the matches from the title's
 // trigram index, tickets_title_trgm_idx, then sort them); a generic plan
-// would pick one for every pattern.
+// would pick one for every pattern. For a Reporter or a restricted key the
+// same runs per visible project (newest).
 
 // MaxSuggestWords is how many words of a reference the typo suggestions
-// look up; a longer reference gets containing suggestions only.
+// look up (a longer reference gets containing suggestions only) and the
+// most containsCond splits.
 const MaxSuggestWords = 4
 
 // NumberedIDs lists the visible tickets numbered n in any project of the
