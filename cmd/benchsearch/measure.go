@@ -63,6 +63,10 @@ func filters(c config, w world) []filter {
 		{name: "text: billing", q: "billing", text: true},
 		{name: "text+status: billing status:Done", q: "billing status:Done", text: true},
 		{name: "text: rare word (zeppelin, comments)", q: "zeppelin", text: true},
+		// In one ticket (the one made through the API): read from the text
+		// index by id, not found along the updated order.
+		{name: "text: word in one ticket (first)", q: "first", text: true},
+		{name: "text: word in one ticket, sort:updated", q: "first sort:updated", text: true},
 		{name: `text: phrase "payment timeout"`, q: `"payment timeout"`, text: true},
 		{name: `text: common phrase "payment page"`, q: `"payment page"`, text: true}, // a pair in 5%: no pair prefilter
 		{name: "text: typo (dashbaord)", q: "dashbaord", text: true},
@@ -76,6 +80,7 @@ func filters(c config, w world) []filter {
 		{name: "none: tag:env=none", q: "tag:env=none"},
 		{name: "none: priority:Critical status:Cancelled", q: "priority:Critical status:Cancelled"},
 		{name: "none: text zzyzx", q: "zzyzx", text: true},
+		{name: "none: short word (xqz)", q: "xqz", text: true},
 		{name: "get by id", get: true},
 		// GET /tickets/resolve?ref=<free text>: up to 5 title suggestions.
 		{name: "resolve: common word (dashboard)", ref: "dashboard"},

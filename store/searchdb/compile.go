@@ -97,7 +97,10 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 }
 
 // text matches a free word or phrase in title, description and comments
-// (index tickets_search_idx). A phrase also requires its adjacent word
+// (index tickets_search_idx). A word that Resolve found in few visible
+// tickets (Names.Rare) is those tickets by id, and a word it found in none
+// and too short for the typo fallback matches nothing. A phrase also
+// requires its adjacent word
 // pairs in the pair index (tickets_search_pairs_idx, phrase.go), which that
 // index answers; the phrase stays the check. A bare word of 4 or more
 // characters that the full text finds in none of the visible tickets
@@ -121,6 +124,14 @@ func text(n query.Text, env Env) sq.Sqlizer {
 	if n.Quoted && env.Names.Phrases[n.Value] != "" {
 		// The pair index's prefilter (phrase.go), then the phrase.
 		return sq.And{sq.Expr(pairsExpr+" @@ ?::tsquery", env.Names.Phrases[n.Value]), fts}
+	}
+	if r := env.Names.Rare[n.Value]; r != nil && !n.Quoted {
+		// The few visible tickets with the word, from the text index
+		// (computed once, an InitPlan), then read by id.
+		return sq.Expr("t.id = ANY(ARRAY(?))", r)
+	}
+	if !n.Quoted && env.Names.Unknown[n.Value] && !fuzzy(n) {
+		return sq.Expr("false")
 	}
 	if fuzzy(n) && env.Names.Unknown[n.Value] {
 		if q := titleWords(env.Names.Similar[n.Value]); q != "" {

@@ -2,6 +2,7 @@ package searchdb
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -25,13 +26,22 @@ type Names struct {
 	Labels, Sprints map[string][]uuid.UUID
 	// Current is the org's active sprints (sprint:current).
 	Current []uuid.UUID
-	// Unknown holds the free words (of 4 characters or more, unquoted)
-	// the full-text search finds in none of the visible tickets: only
-	// those match titles with a similar word (the typo fallback). A word
-	// the text search knows does not pay for the trigram comparison, and
-	// its estimate is the text index's, so a relevance window of a word
-	// that matches nothing is not read along every ticket.
+	// Unknown holds the free words (unquoted) the full-text search finds
+	// in none of the visible tickets: one of 4 characters or more matches
+	// titles with a similar word instead (the typo fallback), a shorter
+	// one nothing. A word the text search knows does not pay for the
+	// trigram comparison, and a word that matches nothing is not looked
+	// for along every ticket.
 	Unknown map[string]bool
+	// Rare maps a free word found in at most RareMax visible tickets, none
+	// of them in the probe's sample (wordFound), to the query of the
+	// visible tickets that have it, which the text index answers: the term
+	// reads those few tickets by id. Left to the planner, the full text of a word outside
+	// its statistics' most common words is estimated at 0.5% of the
+	// tickets, so a sort or relevance window walked the tickets in that
+	// order for matches and read all of them for a word in a handful
+	// ("first" at 1,000,000 tickets: 2.5 s).
+	Rare map[string]sq.Sqlizer
 	// Similar maps an unknown word to the title words of the org similar to
 	// it (pg_trgm similarity, at most MaxSimilar, most similar first):
 	// the typo fallback matches titles with any of them.
@@ -73,7 +83,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 			if n.Quoted {
 				phrases = append(phrases, n.Value)
 			}
-			if fuzzy(n) {
+			if !n.Quoted {
 				words = append(words, n.Value)
 			}
 		case query.Term:
@@ -93,19 +103,29 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 		return s, nil
 	}
 	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{},
-		Unknown: map[string]bool{}, Similar: map[string][]string{}, Phrases: map[string]string{}}
+		Unknown: map[string]bool{}, Rare: map[string]sq.Sqlizer{}, Similar: map[string][]string{}, Phrases: map[string]string{}}
 	if len(phrases) > 0 {
 		if err := resolvePhrases(ctx, q, phrases, names.Phrases); err != nil {
 			return s, err
 		}
 	}
 	for _, w := range words {
-		found, err := wordFound(ctx, q, s, w)
+		if _, done := names.Unknown[w]; done {
+			continue
+		}
+		found, rare, err := wordFound(ctx, q, s, w)
 		if err != nil {
 			return s, err
 		}
 		names.Unknown[w] = !found
-		if !found {
+		if rare {
+			b, err := withWord(s, w, "t.id")
+			if err != nil {
+				return s, err
+			}
+			names.Rare[w] = b.PlaceholderFormat(sq.Question)
+		}
+		if !found && fuzzy(query.Text{Value: w}) {
 			if names.Similar[w], err = similarWords(ctx, q, s.OrgID, w); err != nil {
 				return s, err
 			}
@@ -155,35 +175,54 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 // is found among them at once.
 const ProbeSample = 2000
 
+// RareMax is the most visible tickets a free word may have for its term
+// to read them by id (Names.Rare): up to it that costs in proportion to
+// the matches (about 2 ms a hundred at 1,000,000 tickets), where walking
+// the tickets in sort order for a page or a relevance window reads about
+// window × tickets / matches of them.
+const RareMax = 1000
+
 // wordFound tells whether the full-text search finds w in a ticket s may
-// see. Asked with a row goal (EXISTS, LIMIT 1) alone, the planner walks
-// the tickets hoping for an early match, which reads every ticket of the
-// org for a word that matches nothing (0.8 s at 1M, 2.5 s under load).
-// So it reads a bounded sample first (a common word is in it), then, for
-// a rare or absent word, the matches from the text index alone: a
-// MATERIALIZED CTE is planned without the row goal, as a bitmap scan of
-// the word's (few) index entries.
-func wordFound(ctx context.Context, q store.Querier, s Search, w string) (bool, error) {
+// see (found), and whether in at most RareMax tickets, none of them in
+// the bounded sample (rare). Asked with a row goal (EXISTS, LIMIT 1)
+// alone, the planner walks the tickets hoping for an early match, which
+// reads every ticket of the org for a word that matches nothing (0.8 s at
+// 1M, 2.5 s under load). So it reads a bounded sample first (a common word
+// is in it), then, for a rare or absent word, counts up to RareMax + 1
+// matches from the text index alone: a MATERIALIZED CTE is planned
+// without the row goal, as a bitmap scan of the word's index entries,
+// and read only as far as the count. (The sample is whatever tickets
+// come first, not a random one: tickets a comment changed were rewritten
+// at the end of the table, so a word of comments in 2% of the tickets,
+// "zeppelin", may miss it; the count then stops it from being taken for
+// rare.)
+func wordFound(ctx context.Context, q store.Querier, s Search, w string) (found, rare bool, err error) {
 	fts := sq.Expr("s.v @@ websearch_to_tsquery('"+TextConfig+"', ?)", w)
 	bare := s
 	bare.Root, bare.Names = nil, &Names{}
 	sample, err := base(bare, "t.search_vector AS v")
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	found, err := store.Scalar[bool](ctx, q, store.SQL.Select().Column(sq.Expr("EXISTS (SELECT 1 FROM (?) s WHERE ?)",
+	common, err := store.Scalar[bool](ctx, q, store.SQL.Select().Column(sq.Expr("EXISTS (SELECT 1 FROM (?) s WHERE ?)",
 		sample.Limit(ProbeSample).PlaceholderFormat(sq.Question), fts)))
-	if err != nil || found {
-		return found, err
+	if err != nil || common {
+		return common, false, err
 	}
-	probe := s
-	probe.Root, probe.Names = query.Text{Value: w}, &Names{}
-	b, err := base(probe, "1")
+	b, err := withWord(s, w, "1")
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
-	return store.Scalar[bool](ctx, q, store.SQL.Select().Prefix("WITH m AS MATERIALIZED (?)", b.PlaceholderFormat(sq.Question)).
-		Column("EXISTS (SELECT 1 FROM m)"))
+	n, err := store.Scalar[int](ctx, q, store.SQL.Select().Prefix("WITH m AS MATERIALIZED (?)", b.PlaceholderFormat(sq.Question)).
+		Column(fmt.Sprintf("(SELECT count(*) FROM (SELECT 1 FROM m LIMIT %d) c)", RareMax+1)))
+	return n > 0, n > 0 && n <= RareMax, err
+}
+
+// withWord selects cols of the tickets s may see whose full text has the
+// free word w (whatever else s asks).
+func withWord(s Search, w string, cols ...string) (sq.SelectBuilder, error) {
+	s.Root, s.Names = query.Text{Value: w}, &Names{}
+	return base(s, cols...)
 }
 
 // similarWords finds the org's title words similar to w (word % w: pg_trgm
