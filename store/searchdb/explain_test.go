@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/search/query"
+	"tracker/store"
 	"tracker/store/searchdb"
 	"tracker/store/storetest"
 )
@@ -53,17 +54,12 @@ INSERT INTO comments (id, org_id, ticket_id, author_id, body)
     SELECT md5('c' || t.id)::uuid, $1, t.id, $2, 'comment about zeppelins ' || t.ticket_number FROM tickets t WHERE t.ticket_number % 100 = 0;
 `
 
-// TestEveryFilterUsesAnIndex runs EXPLAIN on the SQL the search generates
-// for each filter of the grammar, within a project and org-wide, and fails
-// on a sequential scan of tickets. The planner runs with its default
-// settings: 30,000 tickets are enough for it to prefer an index whenever one
-// serves the query.
-func TestEveryFilterUsesAnIndex(t *testing.T) {
-	t.Parallel()
-	db := storetest.New(t)
+// seedPlans runs seed in db, with fixed ids (md5 of a name in the seed
+// too: the same plans every run), and analyzes it.
+func seedPlans(t *testing.T, db *store.DB) (org, me uuid.UUID) {
+	t.Helper()
 	ctx := context.Background()
-	// Fixed ids (md5 of a name in the seed too): the same plans every run.
-	org, me := uuid.MustParse("01900000-0000-7000-8000-000000000001"), uuid.MustParse("01900000-0000-7000-8000-000000000002")
+	org, me = uuid.MustParse("01900000-0000-7000-8000-000000000001"), uuid.MustParse("01900000-0000-7000-8000-000000000002")
 	// Multiple statements run without bound arguments: the two ids (made
 	// here) are written in.
 	sqlText := strings.NewReplacer("$1", "'"+org.String()+"'::uuid", "$2", "'"+me.String()+"'::uuid").Replace(seed)
@@ -75,6 +71,19 @@ func TestEveryFilterUsesAnIndex(t *testing.T) {
 	if _, err := db.Pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
 		t.Fatal(err)
 	}
+	return org, me
+}
+
+// TestEveryFilterUsesAnIndex runs EXPLAIN on the SQL the search generates
+// for each filter of the grammar, within a project and org-wide, and fails
+// on a sequential scan of tickets. The planner runs with its default
+// settings: 30,000 tickets are enough for it to prefer an index whenever one
+// serves the query.
+func TestEveryFilterUsesAnIndex(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	org, me := seedPlans(t, db)
 	var project uuid.UUID
 	if err := db.Pool.QueryRow(ctx, `SELECT id FROM projects WHERE key = 'P0'`).Scan(&project); err != nil {
 		t.Fatal(err)

@@ -125,12 +125,7 @@ func TestPhrasePrefilterIsExact(t *testing.T) {
 	}
 	list := func(q string) []uuid.UUID {
 		t.Helper()
-		pq, err := query.Parse(q)
-		if err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		s := searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
-			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 7}
+		s := newSearch(t, org, me, q, 7)
 		out := []uuid.UUID{}
 		for {
 			rows, next, err := searchdb.List(ctx, db.Pool, s)
@@ -249,24 +244,8 @@ func TestPhraseReadsThePairIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`"payment timeout"`, `"payment timeout" sort:updated`, `"payment timeout" sort:created-asc`} {
-		pq, err := query.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := searchdb.Resolve(ctx, db.Pool, searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
-			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := searchdb.Page(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sql, args, err := b.ToSql()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p := storetest.Explain(t, db.Pool, "", sql, args...); !strings.Contains(p, "tickets_search_pairs_idx") {
+		s, p := explainPage(t, db, newSearch(t, org, me, q, 20), "")
+		if !strings.Contains(p, "tickets_search_pairs_idx") {
 			t.Errorf("%s does not read the pair index:\n%s", q, p)
 		}
 		got, _, err := searchdb.List(ctx, db.Pool, s)

@@ -3,9 +3,7 @@ package searchdb_test
 import (
 	"context"
 	"testing"
-	"time"
 
-	"tracker/domain/search/query"
 	"tracker/store/searchdb"
 	"tracker/store/storetest"
 )
@@ -25,12 +23,7 @@ func TestSearchIsNeverAPreparedStatement(t *testing.T) {
 	}
 	defer conn.Release()
 	for _, q := range []string{"tag:env=none", "launch", "label:bug status:Todo"} {
-		pq, err := query.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
-			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20}
+		s := newSearch(t, org, me, q, 20)
 		for range 7 {
 			if _, _, err := searchdb.List(ctx, conn.Conn(), s); err != nil {
 				t.Fatalf("%s: %v", q, err)

@@ -30,14 +30,7 @@ func TestSuggestionsReadFewTickets(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	ctx := context.Background()
-	org, me := uuid.MustParse("01900000-0000-7000-8000-000000000001"), uuid.MustParse("01900000-0000-7000-8000-000000000002")
-	sqlText := strings.NewReplacer("$1", "'"+org.String()+"'::uuid", "$2", "'"+me.String()+"'::uuid").Replace(seed)
-	if _, err := db.Pool.Exec(ctx, sqlText); err != nil {
-		t.Fatalf("seed: %v", err)
-	}
-	if _, err := db.Pool.Exec(ctx, "VACUUM ANALYZE"); err != nil {
-		t.Fatal(err)
-	}
+	org, me := seedPlans(t, db)
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -6,11 +6,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
-	"tracker/domain/search/query"
 	"tracker/store/searchdb"
 	"tracker/store/storetest"
 )
@@ -43,12 +41,7 @@ UPDATE tickets SET title = 'Broken invoice' WHERE org_id = $1 AND title = 'Fast 
 	}
 	list := func(q string, reporter bool) []string {
 		t.Helper()
-		pq, err := query.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
-			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20}
+		s := newSearch(t, org, me, q, 20)
 		if reporter {
 			s.AssignedTo = &me
 		}
@@ -100,25 +93,7 @@ func TestTypoFallbackReadsFewTickets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{"firts", "firts sort:updated", "dashbaord"} {
-		pq, err := query.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
-			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20}
-		s, err = searchdb.Resolve(ctx, db.Pool, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := searchdb.Page(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sql, args, err := b.ToSql()
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := storetest.Explain(t, db.Pool, "(ANALYZE, TIMING OFF, COSTS OFF)", sql, args...)
+		s, plan := explainPage(t, db, newSearch(t, org, me, q, 20), "(ANALYZE, TIMING OFF, COSTS OFF)")
 		if n := ticketsRead(plan); n > 100 {
 			t.Errorf("%q reads %d tickets:\n%s", q, n, plan)
 		}
@@ -164,25 +139,7 @@ func TestRareWordReadsFewTickets(t *testing.T) {
 		{"api", 2, 2, true}, {"api login", 2, 2, true}, {"first -api", 0, 0, true}, {"first OR qqq", 2, 2, true},
 		{"-first sort:number", 20, 29998, false}, {"qqq", 0, 0, false}, {"qqq sort:updated", 0, 0, false},
 	} {
-		pq, err := query.Parse(c.q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
-			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20}
-		s, err = searchdb.Resolve(ctx, db.Pool, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := searchdb.Page(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sql, args, err := b.ToSql()
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := storetest.Explain(t, db.Pool, "(ANALYZE, TIMING OFF, COSTS OFF)", sql, args...)
+		s, plan := explainPage(t, db, newSearch(t, org, me, c.q, 20), "(ANALYZE, TIMING OFF, COSTS OFF)")
 		if n := ticketsRead(plan); n > 100 {
 			t.Errorf("%q reads %d tickets:\n%s", c.q, n, plan)
 		}

@@ -25,12 +25,7 @@ func TestRelevanceRanksTheMostRecentMatches(t *testing.T) {
 	n := searchdb.RankWindow + 10
 	org, me := seedTickets(t, db, n, "CASE WHEN g <= 10 THEN 'Rocket rocket rocket' WHEN g = 100 THEN 'Rocket one hundred' ELSE 'Launch ' || g END", "about the rocket")
 	pages := func(q string) []string {
-		pq, err := query.Parse(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
-			Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 300}
+		s := newSearch(t, org, me, q, 300)
 		var titles []string
 		for {
 			rows, next, err := searchdb.List(ctx, db.Pool, s)
@@ -83,4 +78,35 @@ FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = 
 		t.Fatalf("seed: %v", err)
 	}
 	return org, me
+}
+
+// newSearch is the search of q by me in org, limit tickets a page, as the
+// list route makes it.
+func newSearch(t *testing.T, org, me uuid.UUID, q string, limit int) searchdb.Search {
+	t.Helper()
+	pq, err := query.Parse(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return searchdb.Search{Env: searchdb.Env{OrgID: org, UserID: me, Now: time.Now()},
+		Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: limit}
+}
+
+// explainPage resolves s as List does and returns it with the plan of its
+// page query (EXPLAIN options).
+func explainPage(t *testing.T, db *store.DB, s searchdb.Search, options string) (searchdb.Search, string) {
+	t.Helper()
+	s, err := searchdb.Resolve(context.Background(), db.Pool, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := searchdb.Page(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql, args, err := b.ToSql()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, storetest.Explain(t, db.Pool, options, sql, args...)
 }
