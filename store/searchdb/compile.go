@@ -116,10 +116,7 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 // for a window of matches and read all of them (`firts`: 2.6 s at
 // 1,000,000 tickets); the title statistics estimate the ILIKE.
 func text(n query.Text, env Env) sq.Sqlizer {
-	v := n.Value
-	if n.Quoted {
-		v = `"` + stripQuotes(v) + `"`
-	}
+	v := textQuery(n)
 	fts := sq.Expr("t.search_vector @@ websearch_to_tsquery('"+TextConfig+"', ?)", v)
 	if n.Quoted && env.Names.Phrases[n.Value] != "" {
 		// The pair index's prefilter (phrase.go), then the phrase.
@@ -141,6 +138,14 @@ func text(n query.Text, env Env) sq.Sqlizer {
 		return sq.Expr("false")
 	}
 	return fts
+}
+
+// textQuery is the websearch_to_tsquery text of n: a phrase in quotes.
+func textQuery(n query.Text) string {
+	if n.Quoted {
+		return `"` + stripQuotes(n.Value) + `"`
+	}
+	return n.Value
 }
 
 // titleWords is the tsquery text that matches any of words in a title

@@ -64,6 +64,14 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	if s.Names != nil || s.Root == nil {
 		return s, nil
 	}
+	root, err := dropEmptyText(ctx, q, s.Root)
+	if err != nil {
+		return s, err
+	}
+	if s.Root = root; root == nil {
+		s.Names = &Names{}
+		return s, nil
+	}
 	var labels, sprints, words, phrases []string
 	current := false
 	var walk func(n query.Node)
@@ -168,6 +176,93 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	}
 	s.Names = names
 	return s, nil
+}
+
+// dropEmptyText removes from n the free words and phrases that have no
+// lexeme for the full text (stop words such as "the", punctuation), as
+// websearch_to_tsquery ignores them in a text: alone, such a word's query
+// is empty and matches no ticket, so "the login crash" found nothing. An
+// And or Or left with one term is that term; nil when nothing is left
+// (no condition). One query for all the texts of n.
+func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.Node, error) {
+	var texts []string
+	var walk func(n query.Node)
+	walk = func(n query.Node) {
+		switch n := n.(type) {
+		case query.And:
+			for _, t := range n.Terms {
+				walk(t)
+			}
+		case query.Or:
+			for _, t := range n.Terms {
+				walk(t)
+			}
+		case query.Not:
+			walk(n.Term)
+		case query.Text:
+			texts = append(texts, textQuery(n))
+		}
+	}
+	walk(n)
+	if len(texts) == 0 {
+		return n, nil
+	}
+	type row struct {
+		T string `db:"t"`
+	}
+	rows, err := store.SelectRaw[row](ctx, q, "SELECT t.t FROM unnest($1::text[]) AS t(t) "+
+		"WHERE numnode(websearch_to_tsquery('"+TextConfig+"', t.t)) = 0", texts)
+	if err != nil || len(rows) == 0 {
+		return n, err
+	}
+	empty := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		empty[r.T] = true
+	}
+	var drop func(n query.Node) query.Node
+	each := func(terms []query.Node) []query.Node {
+		var out []query.Node
+		for _, t := range terms {
+			if t = drop(t); t != nil {
+				out = append(out, t)
+			}
+		}
+		return out
+	}
+	drop = func(n query.Node) query.Node {
+		switch n := n.(type) {
+		case query.And:
+			terms := each(n.Terms)
+			if len(terms) <= 1 {
+				return first(terms)
+			}
+			return query.And{Terms: terms}
+		case query.Or:
+			terms := each(n.Terms)
+			if len(terms) <= 1 {
+				return first(terms)
+			}
+			return query.Or{Terms: terms}
+		case query.Not:
+			if t := drop(n.Term); t != nil {
+				return query.Not{Term: t, Pos: n.Pos}
+			}
+			return nil
+		case query.Text:
+			if empty[textQuery(n)] {
+				return nil
+			}
+		}
+		return n
+	}
+	return drop(n), nil
+}
+
+func first(terms []query.Node) query.Node {
+	if len(terms) == 0 {
+		return nil
+	}
+	return terms[0]
 }
 
 // ProbeSample is how many visible tickets wordFound reads, in any order,

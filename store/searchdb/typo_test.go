@@ -166,3 +166,34 @@ func TestRareWordReadsFewTickets(t *testing.T) {
 
 // byIDRe finds an index condition on the ids of an InitPlan's array.
 var byIDRe = regexp.MustCompile(`Index Cond: .*\bid = ANY \(\$\d+\)`)
+
+// Words the full text has no lexeme for (stop words, punctuation) are left
+// out of a query, as websearch_to_tsquery leaves them out of a text: alone,
+// each was an empty query that matches nothing, so "the login crash" found
+// no ticket at all.
+func TestStopWordsAreIgnored(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	org, me := seedTickets(t, db, 30, "'Login crash ' || g", "about the dashboard")
+	for q, want := range map[string]int{
+		"the login crash": 30, "login the": 30, "the": 30, "-the": 30, `"the"`: 30, "with": 30, "%%% login": 30,
+		"login -the": 30, "the OR qqq": 0, "(the OR login) crash": 30, "the zzyzx": 0, "the dashboard": 30,
+	} {
+		s, err := searchdb.Resolve(ctx, db.Pool, newSearch(t, org, me, q, 20))
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		n, err := searchdb.Count(ctx, db.Pool, s, 1000)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		rows, _, err := searchdb.List(ctx, db.Pool, s)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if n != want || len(rows) != min(want, 20) {
+			t.Errorf("%q: counted %d and listed %d, want %d", q, n, len(rows), want)
+		}
+	}
+}
