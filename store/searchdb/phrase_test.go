@@ -168,6 +168,9 @@ func TestPhrasePrefilterIsExact(t *testing.T) {
 			if err := conn.QueryRow(ctx, "SELECT websearch_to_tsquery('english', $1)::text", `"`+p+`"`).Scan(&tsq); err != nil {
 				t.Fatal(err)
 			}
+			if tsq == "" {
+				continue // stop words only: the search leaves it out (TestStopWordsAreIgnored)
+			}
 			want := ids(`SELECT id FROM tickets WHERE org_id = $1 AND search_vector @@ websearch_to_tsquery('english', $2)`, org, `"`+p+`"`)
 			matched += len(want)
 			if got := list(`sort:updated "` + p + `"`); !slices.Equal(got, want) {
