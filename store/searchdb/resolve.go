@@ -74,24 +74,12 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	}
 	var labels, sprints, words, phrases []string
 	current := false
-	var walk func(n query.Node)
-	walk = func(n query.Node) {
+	leaves(s.Root, func(n query.Node) {
 		switch n := n.(type) {
-		case query.And:
-			for _, t := range n.Terms {
-				walk(t)
-			}
-		case query.Or:
-			for _, t := range n.Terms {
-				walk(t)
-			}
-		case query.Not:
-			walk(n.Term)
 		case query.Text:
 			if n.Quoted {
 				phrases = append(phrases, n.Value)
-			}
-			if !n.Quoted {
+			} else {
 				words = append(words, n.Value)
 			}
 		case query.Term:
@@ -104,8 +92,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 				sprints = append(sprints, strings.ToLower(n.Value))
 			}
 		}
-	}
-	walk(s.Root)
+	})
 	if len(labels) == 0 && len(sprints) == 0 && !current && len(words) == 0 && len(phrases) == 0 {
 		s.Names = &Names{}
 		return s, nil
@@ -186,24 +173,11 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 // (no condition). One query for all the texts of n.
 func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.Node, error) {
 	var texts []string
-	var walk func(n query.Node)
-	walk = func(n query.Node) {
-		switch n := n.(type) {
-		case query.And:
-			for _, t := range n.Terms {
-				walk(t)
-			}
-		case query.Or:
-			for _, t := range n.Terms {
-				walk(t)
-			}
-		case query.Not:
-			walk(n.Term)
-		case query.Text:
-			texts = append(texts, textQuery(n))
+	leaves(n, func(n query.Node) {
+		if t, ok := n.(query.Text); ok {
+			texts = append(texts, textQuery(t))
 		}
-	}
-	walk(n)
+	})
 	if len(texts) == 0 {
 		return n, nil
 	}
@@ -256,6 +230,24 @@ func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.No
 		return n
 	}
 	return drop(n), nil
+}
+
+// leaves calls f with each Text and Term of n.
+func leaves(n query.Node, f func(query.Node)) {
+	switch n := n.(type) {
+	case query.And:
+		for _, t := range n.Terms {
+			leaves(t, f)
+		}
+	case query.Or:
+		for _, t := range n.Terms {
+			leaves(t, f)
+		}
+	case query.Not:
+		leaves(n.Term, f)
+	default:
+		f(n)
+	}
 }
 
 func first(terms []query.Node) query.Node {
