@@ -9,10 +9,12 @@ import (
 )
 
 // Access is what the caller may do in one org: the membership role found in
-// that org, capped by the API key's scope.
+// that org, capped by the API key's scope (Role), and that role itself
+// (Member), which decides what a Reporter sees (Principal.Visible).
 type Access struct {
-	OrgID uuid.UUID
-	Role  Role
+	OrgID  uuid.UUID
+	Role   Role
+	Member Role
 }
 
 // At reports whether the access reaches min.
@@ -58,7 +60,7 @@ func Authorize(p Principal, m Membership, min Role, what string) (Access, error)
 	if m.Role == RoleNone || (p.IsKey() && m.OrgID != p.OrgID) {
 		return Access{}, NotFound(what)
 	}
-	a := Access{OrgID: m.OrgID, Role: p.CapRole(m.Role)}
+	a := Access{OrgID: m.OrgID, Role: p.CapRole(m.Role), Member: m.Role}
 	if m.ProjectID == nil && len(p.ProjectIDs) > 0 && !m.ProjectFiltered {
 		return a, Forbidden(keyRestrictedMsg)
 	}

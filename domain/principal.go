@@ -66,3 +66,19 @@ func (p Principal) AllowsMethod(method string) bool {
 	}
 	return method == "GET" || method == "HEAD"
 }
+
+// Visible is what a list or search across an org shows p when p's
+// membership role there is role: a Reporter only the projects assigned to
+// them (assignedTo, else nil), an API key restricted to projects only
+// those (only, else nil). It takes the membership role, not the
+// key-capped one: a Reporter's read key must not widen what the Reporter
+// sees.
+func (p Principal) Visible(role Role) (assignedTo *uuid.UUID, only []uuid.UUID) {
+	if role == RoleReporter {
+		assignedTo = &p.UserID
+	}
+	if len(p.ProjectIDs) > 0 {
+		only = p.ProjectIDs
+	}
+	return assignedTo, only
+}

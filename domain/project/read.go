@@ -6,7 +6,6 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/store"
 	"tracker/store/projectdb"
 )
 
@@ -42,23 +41,12 @@ func (s *Service) ByKey(ctx context.Context, p domain.Principal, orgID uuid.UUID
 // to them, an API key restricted to projects only those.
 func (s *Service) List(ctx context.Context, p domain.Principal, orgID uuid.UUID, page domain.Page) (domain.Paged[Project], error) {
 	q := s.DB.Q()
-	role, err := store.MemberRole(ctx, q, orgID, p.UserID)
+	a, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization") // filtered below
 	if err != nil {
 		return domain.Paged[Project]{}, err
 	}
-	m := domain.Membership{OrgID: orgID, Role: domain.ParseRole(role), ProjectFiltered: true} // filtered below
-	if _, err := domain.Authorize(p, m, domain.RoleViewer, "organization"); err != nil {
-		return domain.Paged[Project]{}, err
-	}
 	f := projectdb.Filter{OrgID: orgID}
-	// The membership role, not the key-capped one: a Reporter's read key
-	// must not widen what the Reporter sees.
-	if m.Role == domain.RoleReporter {
-		f.AssignedTo = &p.UserID
-	}
-	if len(p.ProjectIDs) > 0 {
-		f.OnlyIDs = p.ProjectIDs
-	}
+	f.AssignedTo, f.OnlyIDs = p.Visible(a.Member)
 	rows, err := projectdb.List(ctx, q, f, page)
 	if err != nil {
 		return domain.Paged[Project]{}, err

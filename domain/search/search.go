@@ -124,21 +124,12 @@ func (s *Service) Org(ctx context.Context, p domain.Principal, orgID uuid.UUID, 
 		return Result{}, err
 	}
 	q := s.DB.Q()
-	role, err := store.MemberRole(ctx, q, orgID, p.UserID)
+	a, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization") // filtered below
 	if err != nil {
 		return Result{}, err
 	}
-	m := domain.Membership{OrgID: orgID, Role: domain.ParseRole(role), ProjectFiltered: true} // filtered below
-	if _, err := domain.Authorize(p, m, domain.RoleViewer, "organization"); err != nil {
-		return Result{}, err
-	}
 	sr := s.search(p, orgID, pq, r)
-	if m.Role == domain.RoleReporter {
-		sr.AssignedTo = &p.UserID
-	}
-	if len(p.ProjectIDs) > 0 {
-		sr.OnlyProjects = p.ProjectIDs
-	}
+	sr.AssignedTo, sr.OnlyProjects = p.Visible(a.Member)
 	return s.run(ctx, q, sr, r)
 }
 
@@ -268,12 +259,7 @@ func (s *Service) Children(ctx context.Context, p domain.Principal, id uuid.UUID
 	}
 	sr := s.search(p, t.Row.OrgID, pq, r)
 	sr.ParentID = &id
-	if m.Role == domain.RoleReporter {
-		sr.AssignedTo = &p.UserID
-	}
-	if len(p.ProjectIDs) > 0 {
-		sr.OnlyProjects = p.ProjectIDs
-	}
+	sr.AssignedTo, sr.OnlyProjects = p.Visible(m.Role)
 	res, err := s.run(ctx, q, sr, r)
 	if err != nil {
 		return Result{}, Progress{}, err

@@ -126,21 +126,12 @@ func (s *Service) Search(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		return domain.Paged[Tag]{}, err
 	}
 	q := s.DB.Q()
-	role, err := store.MemberRole(ctx, q, orgID, p.UserID)
+	a, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization") // filtered below
 	if err != nil {
 		return domain.Paged[Tag]{}, err
 	}
-	m := domain.Membership{OrgID: orgID, Role: domain.ParseRole(role), ProjectFiltered: true} // filtered below
-	if _, err := domain.Authorize(p, m, domain.RoleViewer, "organization"); err != nil {
-		return domain.Paged[Tag]{}, err
-	}
 	f := tagdb.Search{OrgID: orgID, Key: key, Value: value}
-	if m.Role == domain.RoleReporter {
-		f.AssignedTo = &p.UserID
-	}
-	if len(p.ProjectIDs) > 0 {
-		f.OnlyProjects = p.ProjectIDs
-	}
+	f.AssignedTo, f.OnlyProjects = p.Visible(a.Member)
 	rows, err := tagdb.SearchPage(ctx, q, f, page)
 	if err != nil {
 		return domain.Paged[Tag]{}, err

@@ -85,10 +85,11 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 		if !errors.Is(err, store.ErrNotFound) {
 			return Resolution{}, err
 		}
-		return s.suggest(ctx, q, p, a.OrgID, ref, n, projectID)
+		return s.suggest(ctx, q, p, a, ref, n, projectID)
 	}
 	if isRef {
-		if _, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+		a, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization")
+		if err != nil {
 			return Resolution{}, err
 		}
 		k, err := ticketdb.KeyedByKey(ctx, q, orgID, p.UserID, key, n)
@@ -98,7 +99,7 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 		if !errors.Is(err, store.ErrNotFound) {
 			return Resolution{}, err
 		}
-		return s.suggest(ctx, q, p, orgID, ref, n, uuid.Nil)
+		return s.suggest(ctx, q, p, a, ref, n, uuid.Nil)
 	}
 	return s.miss(ctx, q, p, orgID, ref, 0, uuid.Nil)
 }
@@ -114,10 +115,11 @@ func found(p domain.Principal, k ticketdb.Keyed) (Resolution, error) {
 // miss is the answer for a reference that matched nothing, once the caller
 // is known to be a member of the org (else 404).
 func (s *Service) miss(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, text string, number int64, exclude uuid.UUID) (Resolution, error) {
-	if _, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+	a, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization")
+	if err != nil {
 		return Resolution{}, err
 	}
-	return s.suggest(ctx, q, p, orgID, text, number, exclude)
+	return s.suggest(ctx, q, p, a, text, number, exclude)
 }
 
 // suggest lists visible tickets numbered number in projects other than
@@ -125,21 +127,13 @@ func (s *Service) miss(ctx context.Context, q store.Querier, p domain.Principal,
 // has words similar to text's (typos), each group newest first (numbered:
 // newest project first), at most MaxSuggestions in all. What the caller may
 // see is part of the SQL (a Reporter's assigned projects, a key's projects:
-// searchdb.Search), so tickets hidden from the caller never take the place
-// of visible ones; each suggestion is still authorized on its access row.
-func (s *Service) suggest(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, text string, number int64, exclude uuid.UUID) (Resolution, error) {
+// searchdb.Search, from the access a the caller was authorized with), so
+// tickets hidden from the caller never take the place of visible ones; each
+// suggestion is still authorized on its access row.
+func (s *Service) suggest(ctx context.Context, q store.Querier, p domain.Principal, a domain.Access, text string, number int64, exclude uuid.UUID) (Resolution, error) {
 	out := Resolution{Suggestions: []Ref{}}
-	role, err := store.MemberRole(ctx, q, orgID, p.UserID)
-	if err != nil {
-		return Resolution{}, err
-	}
-	sr := searchdb.Search{Env: searchdb.Env{OrgID: orgID, UserID: p.UserID}}
-	if domain.ParseRole(role) == domain.RoleReporter {
-		sr.AssignedTo = &p.UserID
-	}
-	if len(p.ProjectIDs) > 0 {
-		sr.OnlyProjects = p.ProjectIDs
-	}
+	sr := searchdb.Search{Env: searchdb.Env{OrgID: a.OrgID, UserID: p.UserID}}
+	sr.AssignedTo, sr.OnlyProjects = p.Visible(a.Member)
 	seen := map[uuid.UUID]bool{}
 	add := func(ids []uuid.UUID, exclude uuid.UUID) error {
 		ks, err := ticketdb.KeyedByIDs(ctx, q, ids, p.UserID)
