@@ -75,6 +75,19 @@ func SelectRaw[T any](ctx context.Context, q Querier, query string, args ...any)
 	return v, nil
 }
 
+// Column runs hand-written SQL and returns its rows' one column.
+func Column[T any](ctx context.Context, q Querier, query string, args ...any) ([]T, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, translate(err)
+	}
+	v, err := pgx.CollectRows(rows, pgx.RowTo[T])
+	if err != nil {
+		return nil, translate(err)
+	}
+	return v, nil
+}
+
 // Scalar runs a built query returning one value.
 func Scalar[T any](ctx context.Context, q Querier, b Sqlizer) (T, error) {
 	var v T

@@ -93,7 +93,7 @@ func UpdateBody(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v sto
 // checked at the statement's end), and returns the deleted ids, the root
 // first; none when the comment is at another version.
 func DeleteThread(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions) ([]uuid.UUID, error) {
-	rows, err := q.Query(ctx, `WITH RECURSIVE thread AS (
+	return store.Column[uuid.UUID](ctx, q, `WITH RECURSIVE thread AS (
 		    SELECT id, 0 AS depth FROM comments
 		    WHERE org_id = $1 AND id = $2 AND ($3::bigint[] IS NULL OR row_version = ANY($3))
 		    UNION ALL
@@ -102,19 +102,6 @@ func DeleteThread(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v s
 		    DELETE FROM comments WHERE id IN (SELECT id FROM thread) RETURNING id
 		)
 		SELECT thread.id FROM thread JOIN gone ON gone.id = thread.id ORDER BY thread.depth, thread.id`, orgID, id, v.Arg())
-	if err != nil {
-		return nil, store.Translate(err)
-	}
-	defer rows.Close()
-	var ids []uuid.UUID
-	for rows.Next() {
-		var v uuid.UUID
-		if err := rows.Scan(&v); err != nil {
-			return nil, store.Translate(err)
-		}
-		ids = append(ids, v)
-	}
-	return ids, store.Translate(rows.Err())
 }
 
 // OthersInThread counts the comments below id (its replies, at any depth)

@@ -219,18 +219,5 @@ func ids(ctx context.Context, q store.Querier, b sq.SelectBuilder) ([]uuid.UUID,
 	if err != nil {
 		return nil, err
 	}
-	rows, err := q.Query(ctx, sql, customPlan(args)...)
-	if err != nil {
-		return nil, store.Translate(err)
-	}
-	defer rows.Close()
-	var out []uuid.UUID
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return store.Column[uuid.UUID](ctx, q, sql, customPlan(args)...)
 }

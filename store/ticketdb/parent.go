@@ -10,25 +10,12 @@ import (
 
 // Ancestors is the parent chain of id, id first, at most limit long.
 func Ancestors(ctx context.Context, q store.Querier, id uuid.UUID, limit int) ([]uuid.UUID, error) {
-	rows, err := q.Query(ctx, `
+	return store.Column[uuid.UUID](ctx, q, `
 		WITH RECURSIVE up(id, parent_id, depth) AS (
 			SELECT id, parent_id, 1 FROM tickets WHERE id = $1
 			UNION ALL
 			SELECT t.id, t.parent_id, up.depth + 1 FROM tickets t JOIN up ON t.id = up.parent_id WHERE up.depth < $2)
 		SELECT id FROM up ORDER BY depth`, id, limit)
-	if err != nil {
-		return nil, store.Translate(err)
-	}
-	defer rows.Close()
-	var out []uuid.UUID
-	for rows.Next() {
-		var v uuid.UUID
-		if err := rows.Scan(&v); err != nil {
-			return nil, store.Translate(err)
-		}
-		out = append(out, v)
-	}
-	return out, store.Translate(rows.Err())
 }
 
 // SubtreeHeight is the number of levels of id's live descendants (0: no

@@ -89,21 +89,8 @@ func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (int64, e
 // Subscribed lists the ids of the org's active webhooks subscribed to
 // eventType, in id order.
 func Subscribed(ctx context.Context, q store.Querier, orgID uuid.UUID, eventType string) ([]uuid.UUID, error) {
-	rows, err := q.Query(ctx, `SELECT id FROM webhooks WHERE org_id = $1 AND active AND $2 = ANY (event_types) ORDER BY id`,
+	return store.Column[uuid.UUID](ctx, q, `SELECT id FROM webhooks WHERE org_id = $1 AND active AND $2 = ANY (event_types) ORDER BY id`,
 		orgID, eventType)
-	if err != nil {
-		return nil, store.Translate(err)
-	}
-	defer rows.Close()
-	var ids []uuid.UUID
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, store.Translate(err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, store.Translate(rows.Err())
 }
 
 // NextRedelivery bumps and returns the webhook's redelivery counter.
