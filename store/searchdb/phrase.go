@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"tracker/domain/search/query"
 	"tracker/store"
 )
 
@@ -49,27 +50,15 @@ const pairStats = "tickets_word_pairs_stats"
 
 // resolvePhrases fills out with the pair prefilter of each phrase: the
 // phrase's tsquery as websearch_to_tsquery makes it (stemmed, stop words
-// counted), then the share of each of its pairs by the statistics of the
+// counted; tsq, by textQuery, from dropEmptyText), then the share of each of its pairs by the statistics of the
 // pair index's expression (pg_stats_ext_exprs). Only pairs under
 // MaxPairShare are required; without statistics (never analyzed, or not
 // readable by this role) no phrase gets a prefilter.
-func resolvePhrases(ctx context.Context, q store.Querier, phrases []string, out map[string]string) error {
-	texts := make([]string, len(phrases))
-	for i, p := range phrases {
-		texts[i] = `"` + stripQuotes(p) + `"`
-	}
-	type row struct {
-		Q string `db:"q"`
-	}
-	rows, err := store.SelectRaw[row](ctx, q, "SELECT websearch_to_tsquery('"+TextConfig+"', p.v)::text AS q "+
-		"FROM unnest($1::text[]) WITH ORDINALITY AS p(v, n) ORDER BY p.n", texts)
-	if err != nil {
-		return err
-	}
-	pairs := make([][]string, len(rows))
+func resolvePhrases(ctx context.Context, q store.Querier, phrases []string, tsq, out map[string]string) error {
+	pairs := make([][]string, len(phrases))
 	var all []string
-	for i, r := range rows {
-		pairs[i] = phrasePairs(r.Q)
+	for i, p := range phrases {
+		pairs[i] = phrasePairs(tsq[textQuery(query.Text{Value: p, Quoted: true})])
 		all = append(all, pairs[i]...)
 	}
 	if len(all) == 0 {

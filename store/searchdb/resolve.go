@@ -64,7 +64,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	if s.Names != nil || s.Root == nil {
 		return s, nil
 	}
-	root, err := dropEmptyText(ctx, q, s.Root)
+	root, tsq, err := dropEmptyText(ctx, q, s.Root)
 	if err != nil {
 		return s, err
 	}
@@ -100,7 +100,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	names := &Names{Labels: map[string][]uuid.UUID{}, Sprints: map[string][]uuid.UUID{},
 		Unknown: map[string]bool{}, Rare: map[string]sq.Sqlizer{}, Similar: map[string][]string{}, Phrases: map[string]string{}}
 	if len(phrases) > 0 {
-		if err := resolvePhrases(ctx, q, phrases, names.Phrases); err != nil {
+		if err := resolvePhrases(ctx, q, phrases, tsq, names.Phrases); err != nil {
 			return s, err
 		}
 	}
@@ -170,8 +170,9 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 // websearch_to_tsquery ignores them in a text: alone, such a word's query
 // is empty and matches no ticket, so "the login crash" found nothing. An
 // And or Or left with one term is that term; nil when nothing is left
-// (no condition). One query for all the texts of n.
-func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.Node, error) {
+// (no condition). One query for all the texts of n, which also returns
+// each text's tsquery (by textQuery; resolvePhrases reads the phrases').
+func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.Node, map[string]string, error) {
 	var texts []string
 	leaves(n, func(n query.Node) {
 		if t, ok := n.(query.Text); ok {
@@ -179,19 +180,22 @@ func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.No
 		}
 	})
 	if len(texts) == 0 {
-		return n, nil
+		return n, nil, nil
 	}
 	type row struct {
 		T string `db:"t"`
+		Q string `db:"q"`
 	}
-	rows, err := store.SelectRaw[row](ctx, q, "SELECT t.t FROM unnest($1::text[]) AS t(t) "+
-		"WHERE numnode(websearch_to_tsquery('"+TextConfig+"', t.t)) = 0", texts)
-	if err != nil || len(rows) == 0 {
-		return n, err
+	rows, err := store.SelectRaw[row](ctx, q, "SELECT t.t, websearch_to_tsquery('"+TextConfig+"', t.t)::text AS q "+
+		"FROM unnest($1::text[]) AS t(t)", texts)
+	if err != nil {
+		return n, nil, err
 	}
-	empty := make(map[string]bool, len(rows))
+	tsq := make(map[string]string, len(rows))
+	empty := map[string]bool{}
 	for _, r := range rows {
-		empty[r.T] = true
+		tsq[r.T] = r.Q
+		empty[r.T] = r.Q == ""
 	}
 	var drop func(n query.Node) query.Node
 	each := func(terms []query.Node) []query.Node {
@@ -229,7 +233,7 @@ func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.No
 		}
 		return n
 	}
-	return drop(n), nil
+	return drop(n), tsq, nil
 }
 
 // leaves calls f with each Text and Term of n.
