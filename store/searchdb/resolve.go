@@ -3,6 +3,7 @@ package searchdb
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	sq "github.com/Masterminds/squirrel"
@@ -34,7 +35,7 @@ type Names struct {
 	// for along every ticket.
 	Unknown map[string]bool
 	// Rare maps a free word found in at most RareMax visible tickets, none
-	// of them in the probe's sample (wordFound), to the query of the
+	// of them in the probe's sample (inSample, wordFound), to the query of the
 	// visible tickets that have it, which the text index answers: the term
 	// reads those few tickets by id. Left to the planner, the full text of a word outside
 	// its statistics' most common words is estimated at 0.5% of the
@@ -56,7 +57,7 @@ const MaxSimilar = 20
 
 // Resolve looks up the label and sprint names s's query uses (one small
 // query each, by the org's label name index and the org's sprints), probes
-// its free words (wordFound) and makes the pair prefilter of its phrases
+// its free words (inSample, wordFound) and makes the pair prefilter of its phrases
 // (resolvePhrases), and returns s with them in Env.Names (empty for a query
 // without such terms, which costs no query). Where compiles only a
 // resolved query (ErrUnresolved).
@@ -104,8 +105,18 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 			return s, err
 		}
 	}
+	var common map[string]bool
+	if len(words) > 0 {
+		if common, err = inSample(ctx, q, s, words); err != nil {
+			return s, err
+		}
+	}
 	for _, w := range words {
 		if _, done := names.Unknown[w]; done {
+			continue
+		}
+		if common[w] {
+			names.Unknown[w] = false
 			continue
 		}
 		found, rare, err := wordFound(ctx, q, s, w)
@@ -261,9 +272,9 @@ func first(terms []query.Node) query.Node {
 	return terms[0]
 }
 
-// ProbeSample is how many visible tickets wordFound reads, in any order,
-// before it asks the text index: a word common enough to be costly there
-// is found among them at once.
+// ProbeSample is how many visible tickets the probe reads (inSample), in
+// any order, before it asks the text index: a word common enough to be
+// costly there is found among them at once.
 const ProbeSample = 2000
 
 // RareMax is the most visible tickets a free word may have for its term
@@ -273,33 +284,52 @@ const ProbeSample = 2000
 // window × tickets / matches of them.
 const RareMax = 1000
 
-// wordFound tells whether the full-text search finds w in a ticket s may
-// see (found), and whether in at most RareMax tickets, none of them in
-// the bounded sample (rare). Asked with a row goal (EXISTS, LIMIT 1)
-// alone, the planner walks the tickets hoping for an early match, which
-// reads every ticket of the org for a word that matches nothing (0.8 s at
-// 1M, 2.5 s under load). So it reads a bounded sample first (a common word
-// is in it), then, for a rare or absent word, counts up to RareMax + 1
-// matches from the text index alone: a MATERIALIZED CTE is planned
-// without the row goal, as a bitmap scan of the word's index entries,
-// and read only as far as the count. (The sample is whatever tickets
-// come first, not a random one: tickets a comment changed were rewritten
-// at the end of the table, so a word of comments in 2% of the tickets,
-// "zeppelin", may miss it; the count then stops it from being taken for
-// rare.)
-func wordFound(ctx context.Context, q store.Querier, s Search, w string) (found, rare bool, err error) {
-	fts := sq.Expr("s.v @@ websearch_to_tsquery('"+TextConfig+"', ?)", w)
+// The probe of a query's free words tells, for each, whether the full-text
+// search finds it in a ticket s may see, and whether in at most RareMax
+// tickets, none of them in a bounded sample (rare). Asked with a row goal
+// (EXISTS, LIMIT 1) alone, the planner walks the tickets hoping for an
+// early match, which reads every ticket of the org for a word that matches
+// nothing (0.8 s at 1M, 2.5 s under load). So it reads a bounded sample
+// first, once for all the words (inSample: a common word is in it), then,
+// for each rare or absent word, counts up to RareMax + 1 matches from the
+// text index alone (wordFound): a MATERIALIZED CTE is planned without the
+// row goal, as a bitmap scan of the word's index entries, and read only as
+// far as the count. (The sample is whatever tickets come first, not a
+// random one: tickets a comment changed were rewritten at the end of the
+// table, so a word of comments in 2% of the tickets, "zeppelin", may miss
+// it; the count then stops it from being taken for rare.)
+
+// inSample lists which of words the full text finds in the first
+// ProbeSample tickets s may see: one read of the sample (a MATERIALIZED
+// CTE, read only as far as a word needs) for all of them.
+func inSample(ctx context.Context, q store.Querier, s Search, words []string) (map[string]bool, error) {
 	bare := s
 	bare.Root, bare.Names = nil, &Names{}
 	sample, err := base(bare, "t.search_vector AS v")
 	if err != nil {
-		return false, false, err
+		return nil, err
 	}
-	common, err := store.Scalar[bool](ctx, q, store.SQL.Select().Column(sq.Expr("EXISTS (SELECT 1 FROM (?) s WHERE ?)",
-		sample.Limit(ProbeSample).PlaceholderFormat(sq.Question), fts)))
-	if err != nil || common {
-		return common, false, err
+	sql, args, err := sample.Limit(ProbeSample).ToSql()
+	if err != nil {
+		return nil, err
 	}
+	found, err := store.Column[string](ctx, q, "WITH s AS MATERIALIZED ("+sql+") SELECT w.w FROM unnest($"+
+		strconv.Itoa(len(args)+1)+"::text[]) AS w(w) WHERE EXISTS (SELECT 1 FROM s WHERE s.v @@ websearch_to_tsquery('"+
+		TextConfig+"', w.w))", append(args, words)...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(found))
+	for _, w := range found {
+		out[w] = true
+	}
+	return out, nil
+}
+
+// wordFound tells, for a word not in the sample (inSample), whether the
+// full text finds it in a ticket s may see (found) and in at most RareMax
+// of them (rare).
+func wordFound(ctx context.Context, q store.Querier, s Search, w string) (found, rare bool, err error) {
 	b, err := withWord(s, w, "1")
 	if err != nil {
 		return false, false, err
