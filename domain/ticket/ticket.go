@@ -48,7 +48,7 @@ const (
 )
 
 // Priorities in rising order; None is the default.
-var Priorities = []string{"None", "Low", "Medium", "High", "Critical"}
+var Priorities = ticketdb.Priorities
 
 // Ticket is a ticket as the API renders it. Its JSON is its fields' `json`
 // tags, encoded by AppendJSON, which go generate writes from them

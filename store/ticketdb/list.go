@@ -3,6 +3,7 @@ package ticketdb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,17 +147,11 @@ func KeyedByIDs(ctx context.Context, q store.Querier, ids []uuid.UUID, userID uu
 // exactly so to use them.
 const PriorityRank = `(CASE t.priority WHEN 'None' THEN 0 WHEN 'Low' THEN 1 WHEN 'Medium' THEN 2 WHEN 'High' THEN 3 ELSE 4 END)`
 
+// Priorities are the priorities tickets store, in the rising order of
+// PriorityRank (and of the tickets_priority_check constraint's values).
+var Priorities = []string{"None", "Low", "Medium", "High", "Critical"}
+
 // PriorityRankOf is PriorityRank's value for a priority as stored.
 func PriorityRankOf(priority string) int {
-	switch priority {
-	case "None":
-		return 0
-	case "Low":
-		return 1
-	case "Medium":
-		return 2
-	case "High":
-		return 3
-	}
-	return 4
+	return slices.Index(Priorities, priority)
 }
