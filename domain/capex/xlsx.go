@@ -247,7 +247,8 @@ func dateCellValue(t time.Time) any {
 // of a 100k-entry export's CPU time compressing, for a file about a
 // quarter smaller, and klauspost's level 1 deflates the 100k-entry sheet
 // (78 MB of XML) in half the time of the standard library's, 3% smaller;
-// in 1 MiB blocks on every core (parallelDeflate; see README, Performance).
+// in 1 MiB blocks on every core (parallelDeflate; figures in
+// docs/performance.md).
 func (x *xlsxWriter) finish(w io.Writer) error {
 	defer x.close()
 	if err := x.sw.Flush(); err != nil {
