@@ -9,7 +9,7 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// The XLSX exports (issue 17 item 4): the same rows as the CSVs, as typed
+// The XLSX exports: the same rows as the CSVs, as typed
 // cells a spreadsheet program opens as data. Written with excelize's
 // StreamWriter, which keeps at most a fixed buffer of rows in memory (the
 // rest goes to a temporary file until the workbook is zipped), so a 100k-row
