@@ -39,7 +39,7 @@ var captured = map[string]string{
 // TestCaptureHistories -args -capture), against the workflows as they are
 // now. A failure means a change would break the runs in flight when it is
 // deployed: put it behind workflow.GetVersion, or make it a new workflow
-// type (README, Development: replay-safe workflow changes).
+// type (docs/testing.md, "Development: replay-safe workflow changes").
 func TestReplayCapturedHistories(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	if err != nil {

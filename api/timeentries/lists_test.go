@@ -131,9 +131,9 @@ func TestLists(t *testing.T) {
 	})
 }
 
-// TestListsSpanOrgs is the defect of issue 14: a user registers (personal
-// org), joins a company org and logs time there; the default lists span
-// every org the caller shares with the user, an explicit org_id narrows.
+// TestListsSpanOrgs: a user registers (personal org), joins a company org
+// and logs time there; the default lists span every org the caller shares
+// with the user, an explicit org_id narrows.
 func TestListsSpanOrgs(t *testing.T) {
 	t.Parallel()
 	w := setup(t)

@@ -18,7 +18,7 @@ import (
 	"tracker/internal/heappeak"
 )
 
-// The file exports (issue 17 item 4): the drill-down of every entry of the
+// The file exports: the drill-down of every entry of the
 // month as CSV and as XLSX, and the capitalization XLSX. Each request's
 // body is streamed to io.Discard (the client holds none of it), and with
 // -self, where the API runs in this process, the heap is sampled every 2 ms

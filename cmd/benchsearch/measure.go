@@ -159,7 +159,7 @@ func measure(ctx context.Context, c config, w world, f filter) (timing, error) {
 	// rounds send them. Sent one after another they ran on one pooled
 	// connection, and the first timed round opened the others: a new
 	// PostgreSQL connection plans its first queries on a cold catalog cache
-	// (~25-30 ms), which was the p95 of the first filter measured.
+	// (~25-30 ms), which would land in the p95 of the first filter measured.
 	var warm sync.WaitGroup
 	werrs := make(chan error, c.Clients)
 	bodies := make([][]byte, c.Clients)

@@ -5,6 +5,8 @@
 #   3. the Temporal dev server with its Web UI (temporal.sh)
 #   4. `bin/tracker dev` (migrations, API on SERVICE_ADDR, in-process worker) until Ctrl-C
 # On exit (Ctrl-C, TERM, an error) it stops what it started itself, and nothing else.
+# Ctrl-C and TERM are the normal way to stop it: it exits 0 after cleaning up, so
+# `make run` ends without an error; an error (or tracker failing) keeps its status.
 set -euo pipefail
 
 # shellcheck source=deploy/dev/postgres.sh
@@ -17,7 +19,10 @@ TRACKER_PID=""
 # shellcheck disable=SC2317 # invoked by the trap
 cleanup() {
   local rc=$?
-  trap - EXIT INT TERM
+  # Ignored, not reset: make passes a TERM on to this script once more, and
+  # a second Ctrl-C must not cut the cleanup short and leave servers running.
+  trap - EXIT
+  trap '' INT TERM
   if [ -n "$TRACKER_PID" ]; then
     DEV_LOG_TAG=run dev_log "stopping tracker (pid $TRACKER_PID)"
     stop_pid "$TRACKER_PID" 30
@@ -27,8 +32,7 @@ cleanup() {
   exit "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'exit 0' INT TERM
 
 export SERVICE_ADDR="${SERVICE_ADDR:-:3000}"
 api_port=${SERVICE_ADDR##*:}
@@ -68,6 +72,7 @@ if pid_alive "$TRACKER_PID"; then
 
   Tracker is running (Ctrl-C stops everything this started)
     API          $API_URL   (REST under /api/v1)
+    API docs     $API_URL/docs   (OpenAPI: $API_URL/api/v1/openapi.yaml)
     health       $API_URL/health
     metrics      $API_URL/metrics
     Temporal UI  http://127.0.0.1:$TEMPORAL_UI_PORT   (frontend $SERVICE_TEMPORAL_ADDRESS)

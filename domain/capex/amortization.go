@@ -13,7 +13,7 @@ import (
 	"tracker/store/perioddb"
 )
 
-// The amortization schedule (issue 17 item 2). A project amortizes when it
+// The amortization schedule. A project amortizes when it
 // has amortization_months of at least 1. Its capitalized amount of a month
 // is exactly the CapEx amount the capitalization report shows for it in that
 // month (a closed month's snapshot and frozen classification; an open

@@ -9,7 +9,7 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// The XLSX exports (issue 17 item 4): the same rows as the CSVs, as typed
+// The XLSX exports: the same rows as the CSVs, as typed
 // cells a spreadsheet program opens as data. Written with excelize's
 // StreamWriter, which keeps at most a fixed buffer of rows in memory (the
 // rest goes to a temporary file until the workbook is zipped), so a 100k-row
@@ -247,7 +247,8 @@ func dateCellValue(t time.Time) any {
 // of a 100k-entry export's CPU time compressing, for a file about a
 // quarter smaller, and klauspost's level 1 deflates the 100k-entry sheet
 // (78 MB of XML) in half the time of the standard library's, 3% smaller;
-// in 1 MiB blocks on every core (parallelDeflate; see README, Performance).
+// in 1 MiB blocks on every core (parallelDeflate; figures in
+// docs/performance.md).
 func (x *xlsxWriter) finish(w io.Writer) error {
 	defer x.close()
 	if err := x.sw.Flush(); err != nil {

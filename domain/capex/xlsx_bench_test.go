@@ -17,10 +17,10 @@ import (
 // benchRows entries each, to io.Discard. BenchmarkXLSXStreamAlone is
 // excelize's StreamWriter alone on the same cells (one prebuilt row slice,
 // styles made once) with excelize's defaults: time.Time dates and the
-// standard library's default deflate, on one goroutine. It was the floor
-// of this package's writer; with the dates as serial numbers, klauspost's
-// level 1 in parallel and the cells prepared on the reader's goroutine,
-// the writer now takes less (README, Performance).
+// standard library's default deflate, on one goroutine: the floor this
+// package's writer is measured against. With the dates as serial numbers,
+// klauspost's level 1 in parallel and the cells prepared on the reader's
+// goroutine, the writer takes less (figures in docs/performance.md).
 // go test -run '^$' -bench XLSX -benchmem ./domain/capex/
 
 const benchRows = 100_000

@@ -8,7 +8,7 @@ import (
 )
 
 // Limits of project fields. The spec fixes key and name; the others are the
-// service's own (documented in the README).
+// service's own (documented in docs/behaviour/projects-workflows-tags.md).
 const (
 	MaxKey            = 10
 	MaxName           = 255

@@ -37,7 +37,8 @@ const (
 	Shared  = "shared"
 )
 
-// Columns a view may show, in the order the README lists them.
+// Columns a view may show, in the order docs/behaviour/saved-views.md lists
+// them.
 var Columns = []string{"key", "title", "status", "priority", "assignee", "reporter", "sprint", "labels",
 	"parent", "created_at", "updated_at", "project"}
 

@@ -111,10 +111,10 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 // trigram index of titles answers and the title statistics estimate) that
 // the full text of those words restricted to titles (weight A) matches.
 // The full text alone has no estimate for a weighted word outside the
-// text statistics' most common words (it took "first", in one ticket, for
-// 0.5% of them), so the planner walked the most recently updated tickets
-// for a window of matches and read all of them (`firts`: 2.6 s at
-// 1,000,000 tickets); the title statistics estimate the ILIKE.
+// text statistics' most common words (it takes "first", in one ticket, for
+// 0.5% of them), so the planner would walk the most recently updated
+// tickets for a window of matches and read all of them; the title
+// statistics estimate the ILIKE.
 func text(n query.Text, env Env) sq.Sqlizer {
 	v := textQuery(n)
 	fts := sq.Expr("t.search_vector @@ websearch_to_tsquery('"+TextConfig+"', ?)", v)

@@ -177,9 +177,9 @@ func Page(s Search) (sq.SelectBuilder, error) {
 // the unnamed statement): PostgreSQL plans it with the values of its
 // parameters each time. A cached prepared statement switches to a generic
 // plan after five runs when its estimate looks no worse, and the generic
-// plan of a tag, label or sprint comparison assumes an average value: at
-// 1,000,000 tickets `tag:env=none` then walked every ticket probing a
-// hashed subplan (363 ms p50 through the API against 0.5 ms by EXPLAIN).
+// plan of a tag, label or sprint comparison assumes an average value, with
+// which a rare value (`tag:env=none`) walks every ticket probing a hashed
+// subplan where its own plan finds no row in the tag index.
 func customPlan(args []any) []any {
 	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
 }

@@ -37,11 +37,10 @@ type Names struct {
 	// Rare maps a free word found in at most RareMax visible tickets, none
 	// of them in the probe's sample (inSample, wordFound), to the query of the
 	// visible tickets that have it, which the text index answers: the term
-	// reads those few tickets by id. Left to the planner, the full text of a word outside
-	// its statistics' most common words is estimated at 0.5% of the
-	// tickets, so a sort or relevance window walked the tickets in that
-	// order for matches and read all of them for a word in a handful
-	// ("first" at 1,000,000 tickets: 2.5 s).
+	// reads those few tickets by id. Left to the planner, the full text of a
+	// word outside its statistics' most common words is estimated at 0.5% of
+	// the tickets, so a sort or relevance window would walk the tickets in
+	// that order for matches and read all of them for a word in a handful.
 	Rare map[string]sq.Sqlizer
 	// Similar maps an unknown word to the title words of the org similar to
 	// it (pg_trgm similarity, at most MaxSimilar, most similar first):
@@ -289,7 +288,7 @@ const RareMax = 1000
 // tickets, none of them in a bounded sample (rare). Asked with a row goal
 // (EXISTS, LIMIT 1) alone, the planner walks the tickets hoping for an
 // early match, which reads every ticket of the org for a word that matches
-// nothing (0.8 s at 1M, 2.5 s under load). So it reads a bounded sample
+// nothing. So it reads a bounded sample
 // first, once for all the words (inSample: a common word is in it), then,
 // for each rare or absent word, counts up to RareMax + 1 matches from the
 // text index alone (wordFound): a MATERIALIZED CTE is planned without the

@@ -79,10 +79,10 @@ UPDATE tickets SET title = 'Broken invoice' WHERE org_id = $1 AND title = 'Fast 
 }
 
 // The typo fallback reads the titles that contain a similar word: "first"
-// is in one title of 30,000 (and in every description), and `firts
-// sort:updated` read all 30,000 tickets (the full text of first:A, with no
-// estimate for a weighted word, walked the most recently updated tickets;
-// `firts` took 2.6 s at 1,000,000 tickets). It finds the one ticket.
+// is in one title of 30,000 (and in every description); matched by the full
+// text of first:A, which has no estimate for a weighted word, `firts
+// sort:updated` would walk the most recently updated tickets and read all
+// 30,000. It finds the one ticket.
 func TestTypoFallbackReadsFewTickets(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
@@ -111,9 +111,9 @@ func TestTypoFallbackReadsFewTickets(t *testing.T) {
 // sample) is read from the text index and then by id, whatever the sort,
 // and a short word that matches nothing reads nothing. The full text alone
 // is estimated at 0.5% of the tickets for a word outside the statistics'
-// common words, so at 1,000,000 tickets a relevance window or a sort walked
-// the tickets in that order for matches and read all of them for "first"
-// (in one ticket: 2.5 s). At 30,000 tickets that estimate (150) still
+// common words, so at 1,000,000 tickets a relevance window or a sort would
+// walk the tickets in that order for matches and read all of them for
+// "first" (in one ticket). At 30,000 tickets that estimate (150) still
 // leads the planner to the text index, so besides the tickets read this
 // checks that the rare word's tickets are read by id (an index condition
 // id = ANY of the text index's matches), and

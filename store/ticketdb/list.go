@@ -66,8 +66,7 @@ func listPageSQL(projectID, userID uuid.UUID, f Filter, p store.Page) (string, [
 	// Status and priority are compared as the project's indexes hold them
 	// (tickets_project_status_idx on lower(status), tickets_project_priority_idx
 	// on PriorityRank), each with the exact comparison as well: without an
-	// index condition a value no ticket has read the whole project (a
-	// 100,000-ticket project, 80 ms for status=Cancelled).
+	// index condition a value no ticket has would read the whole project.
 	if f.Status != "" {
 		v := arg(f.Status)
 		where = append(where, "lower(t.status) = lower("+v+")", "t.status = "+v)

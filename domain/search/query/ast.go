@@ -45,7 +45,8 @@ const (
 	FieldIs       = "is"
 )
 
-// Fields lists the field names in the order the README documents them.
+// Fields lists the field names in the order docs/behaviour/search.md
+// documents them.
 var Fields = []string{FieldStatus, FieldCategory, FieldPriority, FieldAssignee, FieldReporter, FieldLabel,
 	FieldSprint, FieldProject, FieldCreated, FieldUpdated, FieldTag, FieldHas, FieldIs, "sort"}
 

@@ -3,7 +3,7 @@
 // clock): store/searchdb compiles the AST to SQL with every value bound as a
 // parameter.
 //
-// Grammar (README "Searching tickets"):
+// Grammar (documented in docs/behaviour/search.md):
 //
 //	query   = or
 //	or      = and { "OR" and }
