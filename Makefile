@@ -60,10 +60,18 @@ docsui: ## refresh the embedded Redoc bundle of /docs (npm pack redoc@REDOC_VERS
 	cp package/bundles/redoc.standalone.js package/LICENSE $(CURDIR)/api/docsui/ && \
 	echo $(REDOC_VERSION) > $(CURDIR)/api/docsui/REDOC_VERSION && echo "api/docsui: redoc $(REDOC_VERSION)"
 
-lint: ## gofmt (fails on any unformatted file) and go vet
+REDOCLY = internal/tools/redocly/node_modules/.bin/redocly
+
+lint: $(REDOCLY) ## gofmt (fails on any unformatted file), go vet, and Redocly CLI on docs/openapi.yaml
 	@unformatted="$$($(GOFILES_CMD) | xargs -0 -r gofmt -l)"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt: these files need formatting (gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	@$(REDOCLY) lint --config docs/redocly.yaml --format=stylish docs/openapi.yaml 2>&1 | grep -v '[║╔╚]'; exit "$${PIPESTATUS[0]}"
+
+# The pinned Redocly CLI (internal/tools/redocly/package-lock.json), installed from the npm registry.
+$(REDOCLY): internal/tools/redocly/package-lock.json
+	npm ci --prefix internal/tools/redocly --no-audit --no-fund --silent
+	@touch $@
 
 bench: ## the load benchmark against a running stack at BENCH_URL (default http://localhost:3000)
 	$(GO) run ./cmd/bench
