@@ -62,7 +62,7 @@ docsui: ## refresh the embedded Redoc bundle of /docs (npm pack redoc@REDOC_VERS
 
 REDOCLY = internal/tools/redocly/node_modules/.bin/redocly
 
-lint: $(REDOCLY) ## gofmt (fails on any unformatted file), go vet, and Redocly CLI on docs/openapi.yaml
+lint: $(REDOCLY) ## gofmt (fails on any unformatted file), go vet, and Redocly CLI on docs/openapi.yaml (docs/redocly.yaml)
 	@unformatted="$$($(GOFILES_CMD) | xargs -0 -r gofmt -l)"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt: these files need formatting (gofmt -w):"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
