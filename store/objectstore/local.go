@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tracker/internal/disposition"
 )
 
 // Local is the embedded store: files under Dir, presigned URLs under
@@ -96,7 +98,7 @@ func (l *Local) PresignGet(_ context.Context, key, filename string, ttl time.Dur
 		return "", ErrBadKey
 	}
 	exp := l.Now().Add(ttl).Unix()
-	disp := AttachmentDisposition(filename)
+	disp := disposition.Attachment(filename)
 	q := url.Values{QueryExpires: {strconv.FormatInt(exp, 10)}, QueryDisposition: {disp}}
 	q.Set(QuerySignature, l.sign("GET", key, exp, "", "", disp))
 	return l.url(key, q), nil

@@ -15,7 +15,6 @@ package objectstore
 import (
 	"context"
 	"errors"
-	"mime"
 	"time"
 )
 
@@ -65,14 +64,4 @@ type Object struct {
 	Size         int64     `json:"size"`
 	ContentType  string    `json:"content_type"`
 	LastModified time.Time `json:"last_modified"`
-}
-
-// AttachmentDisposition is the Content-Disposition of a download: always an
-// attachment, so a browser saves HTML or SVG instead of rendering it in the
-// storage origin; non-ASCII names use RFC 2231 encoding.
-func AttachmentDisposition(filename string) string {
-	if d := mime.FormatMediaType("attachment", map[string]string{"filename": filename}); d != "" {
-		return d
-	}
-	return "attachment"
 }

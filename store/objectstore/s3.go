@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+
+	"tracker/internal/disposition"
 )
 
 // S3Config is an S3-compatible service.
@@ -90,7 +92,7 @@ func (s *S3) PresignPut(ctx context.Context, key, contentType string, size int64
 func (s *S3) PresignGet(ctx context.Context, key, filename string, ttl time.Duration) (string, error) {
 	req, err := s.presign.PresignGetObject(ctx, &s3.GetObjectInput{
 		Bucket: aws.String(s.cfg.Bucket), Key: aws.String(key),
-		ResponseContentDisposition: aws.String(AttachmentDisposition(filename)),
+		ResponseContentDisposition: aws.String(disposition.Attachment(filename)),
 	}, s3.WithPresignExpires(ttl))
 	if err != nil {
 		return "", fmt.Errorf("presign get: %w", err)
