@@ -17,6 +17,13 @@ func TestOnboarding(t *testing.T) {
 		t.Fatalf("fresh server: %v", got)
 	}
 	env.Do("POST", "/api/v1/onboard", "", map[string]any{"email": "admin@example.test", "password": "short"}).Expect(t, 422)
+	for _, slug := range []string{"Acme", "acme/../x", `a"b`, "a;b", "a\r\nb"} {
+		r := env.Do("POST", "/api/v1/onboard", "", map[string]any{"email": "admin@example.test", "password": "12345678",
+			"org_name": "Acme", "org_slug": slug}).Expect(t, 422)
+		if !strings.Contains(string(r.Body), "org_slug") {
+			t.Fatalf("slug %q: %s", slug, r.Body)
+		}
+	}
 
 	// Two concurrent first runs: exactly one wins.
 	body := map[string]any{"email": "admin@example.test", "password": "12345678", "org_name": "Acme", "org_slug": "acme"}

@@ -87,6 +87,8 @@ var cases = []struct {
 			t.Fatalf("body %s", r.Body)
 		}
 	}},
+	{"a replay of the upload URL after confirm is refused; the confirmed bytes stay", testReplayAfterConfirm},
+	{"confirm records what was presigned: no other name, no other confirmer", testConfirmBindsPresign},
 	{"roles: Reporter on an assigned project and above; Viewer 403; outsider 404", testRoles},
 	{"delete: the uploader or an Admin", testDeleteRights},
 	{"presign validation", testValidation},
@@ -245,4 +247,57 @@ func testValidation(t *testing.T, w world) {
 	}
 	// The largest allowed size and a non-ASCII name are fine.
 	w.Env.Do("POST", path, w.Member.Token, map[string]any{"filename": "Überblick 📎.txt", "content_type": "Text/Plain; charset=UTF-8", "size_bytes": maxBytes}).Expect(t, 200)
+}
+
+// testReplayAfterConfirm: the uploader keeps the presigned URL for its 15
+// minutes and, once the attachment is confirmed (and perhaps reviewed),
+// sends other bytes of the same length and type to it.
+func testReplayAfterConfirm(t *testing.T, w world) {
+	body := []byte("the reviewed invoice, v1")
+	evil := bytes.Repeat([]byte("X"), len(body))
+	u := w.presign(t, w.Member, w.Ticket.ID, "invoice.pdf", "application/pdf", len(body))
+	if code := put(t, u, "application/pdf", body); code != 200 {
+		t.Fatalf("upload %d", code)
+	}
+	a := w.Env.Do("POST", ticketPath(w.Ticket.ID, "/confirm"), w.Member.Token,
+		confirmBody(w.Member, u, "invoice.pdf", "application/pdf", len(body))).Expect(t, 201).Map(t)
+	if code := put(t, u, "application/pdf", evil); code != 412 {
+		t.Fatalf("replay answered %d", code)
+	}
+	// Without the condition the storage refuses the request outright.
+	bare := u
+	bare.Headers = map[string]string{"Content-Type": "application/pdf"}
+	if code := put(t, bare, "application/pdf", evil); code < 400 || code > 499 {
+		t.Fatalf("replay without If-None-Match answered %d", code)
+	}
+	one := w.Env.Do("GET", "/api/v1/attachments/"+a["id"].(string), w.Viewer.Token, nil).Expect(t, 200).Map(t)
+	if _, got := objectstoretest.Get(t, one["download_url"].(string)); !bytes.Equal(got, body) {
+		t.Fatalf("the confirmed object changed: %q", got)
+	}
+}
+
+// testConfirmBindsPresign: confirm cannot rename the upload (its name is
+// shown in the ticket and becomes the download's filename), nor can anyone
+// but the presigner confirm it.
+func testConfirmBindsPresign(t *testing.T, w world) {
+	body := []byte("holiday photo")
+	u := w.presign(t, w.Member, w.Ticket.ID, "photo.jpg", "image/jpeg", len(body))
+	if code := put(t, u, "image/jpeg", body); code != 200 {
+		t.Fatalf("upload %d", code)
+	}
+	for _, name := range []string{"photo.jpg.exe", "Photo.jpg", "photo\u202egpj.exe", "photo_jpg"} {
+		r := w.Env.Do("POST", ticketPath(w.Ticket.ID, "/confirm"), w.Member.Token, confirmBody(w.Member, u, name, "image/jpeg", len(body)))
+		if r.Status != 422 || !strings.Contains(string(r.Body), "filename") {
+			t.Fatalf("rename to %q: %d %s", name, r.Status, r.Body)
+		}
+	}
+	// Another member of the ticket, naming themself as the uploader.
+	r := w.Env.Do("POST", ticketPath(w.Ticket.ID, "/confirm"), w.Admin.Token, confirmBody(w.Admin, u, "photo.jpg", "image/jpeg", len(body)))
+	if r.Status != 422 || !strings.Contains(string(r.Body), "storage_key") {
+		t.Fatalf("confirm by another user: %d %s", r.Status, r.Body)
+	}
+	a := w.Env.Do("POST", ticketPath(w.Ticket.ID, "/confirm"), w.Member.Token, confirmBody(w.Member, u, "photo.jpg", "image/jpeg", len(body))).Expect(t, 201).Map(t)
+	if a["filename"] != "photo.jpg" {
+		t.Fatalf("confirmed %v", a)
+	}
 }

@@ -90,6 +90,16 @@ func testSweep(t *testing.T, w world) {
 	if _, err := w.objects.Head(ctx, confirmed["storage_key"].(string)); err != nil {
 		t.Fatalf("confirmed object swept: %v", err)
 	}
+	// The records of those presigns are gone with them: the orphan can no
+	// longer be confirmed, and the confirmed key is still a 409.
+	var n int
+	w.Env.ScanRow(t, &n, `SELECT count(*) FROM attachment_uploads WHERE ticket_id = $1`, w.Ticket.ID)
+	if n != 0 {
+		t.Fatalf("%d presign records kept", n)
+	}
+	w.Env.Do("POST", ticketPath(w.Ticket.ID, "/confirm"), w.Member.Token, confirmBody(w.Member, u, "orphan.txt", "text/plain", 6)).Expect(t, 422)
+	again := upload{StorageKey: confirmed["storage_key"].(string)}
+	w.Env.Do("POST", ticketPath(w.Ticket.ID, "/confirm"), w.Member.Token, confirmBody(w.Member, again, "kept.txt", "text/plain", 4)).Expect(t, 409)
 }
 
 func testExport(t *testing.T, w world) {

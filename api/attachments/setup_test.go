@@ -87,11 +87,17 @@ func (w world) presign(t *testing.T, as apitest.User, ticket uuid.UUID, name, ct
 	return u
 }
 
-// put sends body to a presigned URL over real HTTP with the given content
-// type and returns the status.
+// put sends body to a presigned URL over real HTTP with the presign's
+// headers, the given content type in place of its own, and returns the
+// status.
 func put(t *testing.T, u upload, ctype string, body []byte) int {
 	t.Helper()
-	code, _ := objectstoretest.Put(t, u.Method, u.UploadURL, ctype, body)
+	h := map[string]string{}
+	for k, v := range u.Headers {
+		h[k] = v
+	}
+	h["Content-Type"] = ctype
+	code, _ := objectstoretest.Put(t, u.Method, u.UploadURL, h, body)
 	return code
 }
 

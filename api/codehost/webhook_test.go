@@ -270,11 +270,16 @@ func TestAmbiguousKeyAcrossOrgs(t *testing.T) {
 	if f.status(t, mine.ID) != "Backlog" || f.status(t, other.ID) != "Backlog" {
 		t.Fatal("an ambiguous key moved a ticket")
 	}
-	// Connecting the repository to one org resolves it there, through the
-	// service-wide URL too.
-	f.env.Do("POST", "/api/v1/orgs/"+f.owner.OrgID.String()+"/integrations/codehost", f.owner.Token,
-		map[string]any{"repositories": []string{"Acme/App"}}).Expect(t, 201)
+	// A connection resolves it, through the connection's own URL only: the
+	// service-wide URL stays ambiguous (listing the repository claims nothing).
+	m := f.env.Do("POST", "/api/v1/orgs/"+f.owner.OrgID.String()+"/integrations/codehost", f.owner.Token,
+		map[string]any{"repositories": []string{"Acme/App"}}).Expect(t, 201).Map(t)
 	out = decode(t, f.send(t, delivery{body: body}).Expect(t, 200))
+	if len(out.Transitions) != 0 || len(out.Skipped) != 1 || !strings.Contains(out.Skipped[0].Reason, "ambiguous") {
+		t.Fatalf("service-wide after connecting: %+v", out)
+	}
+	out = decode(t, f.send(t, delivery{path: "/api/v1/integrations/codehost/webhook/" + m["id"].(string),
+		secret: m["secret"].(string), body: body}).Expect(t, 200))
 	if len(out.Transitions) != 1 || f.status(t, mine.ID) != "InReview" || f.status(t, other.ID) != "Backlog" {
 		t.Fatalf("connected: %+v", out)
 	}

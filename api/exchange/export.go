@@ -12,6 +12,7 @@ import (
 	"tracker/api"
 	"tracker/domain"
 	"tracker/domain/export"
+	"tracker/internal/disposition"
 )
 
 // export answers GET /export?org_id=…[&project=KEY][&format=json|sqlite].
@@ -31,7 +32,7 @@ func (h Handlers) export(c *fiber.Ctx) error {
 		return err
 	}
 	name := fmt.Sprintf("export-%s-%s.%s", sc.Org.Slug, sc.At.Format("2006-01-02"), format)
-	c.Set(fiber.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="%s"`, name))
+	c.Set(fiber.HeaderContentDisposition, disposition.Attachment(name))
 	if format == export.FormatSQLite {
 		return h.sendSQLite(c, sc)
 	}

@@ -62,11 +62,30 @@ func TestCreateAndListOrgs(t *testing.T) {
 			"no slug":   {"name": "x"},
 			"long name": {"name": strings.Repeat("n", 256), "slug": "x2"},
 			"long slug": {"name": "x", "slug": strings.Repeat("s", 101)},
+			// Slugs name files (the export's Content-Disposition): only
+			// lower-case ASCII letters, digits and '-'.
+			"quote in slug":      {"name": "x", "slug": `x"; filename*=UTF-8''invoice.pdf.exe; q="`},
+			"semicolon in slug":  {"name": "x", "slug": "a;b"},
+			"slash in slug":      {"name": "x", "slug": "a/b"},
+			"dot dot slug":       {"name": "x", "slug": ".."},
+			"CR LF in slug":      {"name": "x", "slug": "a\r\nSet-Cookie: x=1"},
+			"space in slug":      {"name": "x", "slug": "a b"},
+			"upper case slug":    {"name": "x", "slug": "Acme"},
+			"underscore in slug": {"name": "x", "slug": "a_b"},
+			"non-ASCII slug":     {"name": "x", "slug": "café"},
+			"empty slug":         {"name": "x", "slug": ""},
 		} {
 			t.Run(name, func(t *testing.T) {
 				env.Do("POST", "/api/v1/orgs", u.Token, body).Expect(t, 422)
 			})
 		}
+		var n int
+		env.ScanRow(t, &n, `SELECT count(*) FROM organizations WHERE slug !~ '^[a-z0-9-]{1,100}$'`)
+		if n != 0 {
+			t.Fatalf("%d orgs stored with a slug outside [a-z0-9-]", n)
+		}
+		env.Do("POST", "/api/v1/orgs", u.Token, map[string]any{"name": "x", "slug": "0-acme-2-"}).Expect(t, 201)
+		env.Do("POST", "/api/v1/orgs", u.Token, map[string]any{"name": "x", "slug": strings.Repeat("s", 100)}).Expect(t, 201)
 	})
 
 	t.Run("401", func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"tracker/api"
 	"tracker/domain"
 	"tracker/domain/capex"
+	"tracker/internal/disposition"
 )
 
 // Handlers serve the report routes.
@@ -124,14 +125,14 @@ func (h Handlers) exportCSV(c *fiber.Ctx) error {
 // sendXLSX answers an XLSX workbook as a download.
 func sendXLSX(c *fiber.Ctx, filename string, data []byte) error {
 	c.Set(fiber.HeaderContentType, capex.XLSXContentType)
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+filename+`"`)
+	c.Set(fiber.HeaderContentDisposition, disposition.Attachment(filename))
 	return c.Send(data)
 }
 
 // sendCSV answers a CSV file as a download.
 func sendCSV(c *fiber.Ctx, filename string, data []byte) error {
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
-	c.Set(fiber.HeaderContentDisposition, `attachment; filename="`+filename+`"`)
+	c.Set(fiber.HeaderContentDisposition, disposition.Attachment(filename))
 	return c.Send(data)
 }
 
@@ -237,7 +238,7 @@ func (h Handlers) entries(c *fiber.Ctx) error {
 		// never sit in memory (the XLSX's rows pass through excelize's
 		// stream writer and its temporary file); an error mid-stream ends it.
 		c.Set(fiber.HeaderContentType, ctype)
-		c.Set(fiber.HeaderContentDisposition, `attachment; filename="capitalization-entries-`+q.Period.String()+`.`+format+`"`)
+		c.Set(fiber.HeaderContentDisposition, disposition.Attachment("capitalization-entries-"+q.Period.String()+"."+format))
 		reqID := api.RequestID(c)
 		c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 			if err := write(w); err != nil {

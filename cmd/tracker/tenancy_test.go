@@ -133,6 +133,7 @@ func (f *tenantFixture) attach(t *testing.T) (uuid.UUID, string) {
 		"filename": "secret-file.txt", "content_type": "text/plain", "size_bytes": len(content)}).Expect(t, 200).Decode(t, &up)
 	req := httptest.NewRequest("PUT", up.UploadURL, strings.NewReader(content))
 	req.Header.Set("Content-Type", "text/plain")
+	req.Header.Set("If-None-Match", "*")
 	res, err := f.env.App.Test(req, -1)
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("upload: %v %v", res, err)

@@ -32,7 +32,15 @@ type SweepPage struct {
 // cutoff that no attachment row records: uploads never confirmed (or whose
 // row is already gone). Objects newer than cutoff are left alone, so an
 // upload in progress is never touched.
+//
+// The first page also forgets the presigns made before cutoff: their URLs
+// have long expired, and their uploads can no longer be confirmed.
 func (s *Service) SweepUnconfirmed(ctx context.Context, after string, cutoff time.Time, limit int) (SweepPage, error) {
+	if after == "" {
+		if _, err := attachmentdb.PurgeUploads(ctx, s.db.Q(), cutoff); err != nil {
+			return SweepPage{}, err
+		}
+	}
 	objs, err := s.objects.List(ctx, KeyRoot, after, limit)
 	if err != nil {
 		return SweepPage{}, err

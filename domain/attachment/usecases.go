@@ -61,9 +61,15 @@ func (s *Service) Presign(ctx context.Context, p domain.Principal, ticketID uuid
 		return Upload{}, err
 	}
 	key := newKey(t.Row.OrgID, ticketID, in.Filename)
-	expires := s.clock.Now().Add(UploadTTL)
+	now := s.clock.Now()
+	expires := now.Add(UploadTTL)
 	put, err := s.objects.PresignPut(ctx, key, ct, in.SizeBytes, UploadTTL)
 	if err != nil {
+		return Upload{}, err
+	}
+	// What was presigned, and to whom, is what confirm may record.
+	if err := attachmentdb.InsertUpload(ctx, s.db.Q(), attachmentdb.Upload{StorageKey: key, OrgID: t.Row.OrgID, TicketID: ticketID,
+		Filename: in.Filename, ContentType: ct, SizeBytes: in.SizeBytes, PresignedBy: p.UserID, CreatedAt: now}); err != nil {
 		return Upload{}, err
 	}
 	return Upload{UploadURL: put.URL, StorageKey: key, Method: put.Method, Headers: put.Headers, ExpiresAt: expires.UTC()}, nil
@@ -79,9 +85,10 @@ type ConfirmInput struct {
 }
 
 // Confirm records an uploaded object as an attachment (Reporter, as
-// presign): uploaded_by must be the caller; the key must be one of this
-// ticket's; a HEAD on the storage must find the object with the announced
-// size and type. Confirming a key twice is a 409.
+// presign): uploaded_by must be the caller; the key must be one the caller
+// presigned for this ticket, and the filename, type and size the presigned
+// ones (confirm cannot rename an upload); a HEAD on the storage must find
+// the object with that size and type. Confirming a key twice is a 409.
 func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid.UUID, in ConfirmInput) (Attachment, error) {
 	t, err := ticketFor(ctx, s.db.Q(), p, ticketID, domain.RoleReporter)
 	if err != nil {
@@ -102,6 +109,9 @@ func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid
 	}
 	if !keyOfTicket(in.StorageKey, t.Row.OrgID, ticketID) {
 		return Attachment{}, domain.Invalid("storage_key: is not a key presigned for this ticket")
+	}
+	if err := s.matchesPresign(ctx, p, t.Row.OrgID, ticketID, in, ct); err != nil {
+		return Attachment{}, err
 	}
 	obj, err := s.objects.Head(ctx, in.StorageKey)
 	if errors.Is(err, objectstore.ErrNotFound) {
@@ -138,6 +148,41 @@ func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid
 			Events:  []string{domain.EventTicketUpdated}, Data: ticket.FromRow(t.Row)})
 	})
 	return out, err
+}
+
+// matchesPresign checks a confirm against its presign: the caller's
+// upload, under the same name, type and size. A key whose record is gone
+// (confirmed more than a day ago) is a 409 when it is an attachment.
+func (s *Service) matchesPresign(ctx context.Context, p domain.Principal, orgID, ticketID uuid.UUID, in ConfirmInput, ct string) error {
+	q := s.db.Q()
+	up, err := attachmentdb.GetUpload(ctx, q, orgID, ticketID, in.StorageKey)
+	if errors.Is(err, store.ErrNotFound) {
+		recorded, err := attachmentdb.RecordedKeys(ctx, q, []string{in.StorageKey})
+		if err != nil {
+			return err
+		}
+		if recorded[in.StorageKey] {
+			return domain.Conflict("this upload is already confirmed", "storage_key: "+in.StorageKey)
+		}
+		return domain.Invalid("storage_key: is not an upload presigned for this ticket in the last 24 hours")
+	}
+	if err != nil {
+		return err
+	}
+	var probs domain.Problems
+	if up.PresignedBy != p.UserID {
+		probs.Add("storage_key", "was presigned by another user; only they can confirm it")
+	}
+	if up.Filename != in.Filename {
+		probs.Add("filename", "must be the filename presigned for this upload")
+	}
+	if up.ContentType != ct {
+		probs.Add("content_type", "must be the content type presigned for this upload")
+	}
+	if up.SizeBytes != in.SizeBytes {
+		probs.Add("size_bytes", "must be the size presigned for this upload")
+	}
+	return probs.Err()
 }
 
 // withURL adds a fresh download URL.

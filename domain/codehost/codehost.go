@@ -209,16 +209,12 @@ func (s *Service) Handle(ctx context.Context, d Delivery) (Result, error) {
 				return nil
 			}
 		}
-		within, err := s.orgsFor(ctx, q, conn, repo)
-		if err != nil {
-			return err
-		}
 		by := ticket.Actor{ID: UserID, Via: map[string]any{"integration": "codehost", "event": "pull_request",
 			"action": ev.Action, "merged": ev.PullRequest.Merged, "pull_request_url": ev.PullRequest.HTMLURL,
 			"repository": ev.Repository.FullName, "sender": ev.Sender.Login, "delivery_id": d.DeliveryID}}
 		for _, r := range refs {
 			out.TicketRefsFound = append(out.TicketRefsFound, r.String())
-			if err := s.moveRef(ctx, q, by, within, r, to, &out); err != nil {
+			if err := s.moveRef(ctx, q, by, conn, r, to, &out); err != nil {
 				return err
 			}
 		}
@@ -234,34 +230,49 @@ func (s *Service) Handle(ctx context.Context, d Delivery) (Result, error) {
 	return out, err
 }
 
-// orgsFor limits key resolution: a connection's delivery only ever touches
-// its org; a service-wide delivery from a repository some connections list
-// resolves within those orgs; otherwise within every org.
-func (s *Service) orgsFor(ctx context.Context, q store.Querier, conn *codehostdb.Connection, repo string) ([]uuid.UUID, error) {
+// resolveOrg finds the org a reference names. Through a connection's URL
+// only the connection's org is looked in: the repository's admin chose it
+// by setting that URL and secret. Through the service-wide URL the key is
+// looked up in every org, as the spec says, and a key held by more than one
+// org is ambiguous; an org with a connection of its own is never moved from
+// there (it answers as for a key nobody holds), so a service-wide delivery
+// never reaches a per-org connection, and listing a repository in a
+// connection claims nothing: only the repository's webhook settings do.
+func resolveOrg(ctx context.Context, q store.Querier, conn *codehostdb.Connection, key string) (uuid.UUID, string, error) {
+	var within []uuid.UUID
 	if conn != nil {
-		return []uuid.UUID{conn.OrgID}, nil
+		within = []uuid.UUID{conn.OrgID}
 	}
-	if repo == "" {
-		return nil, nil
-	}
-	return codehostdb.OrgsConnectingRepo(ctx, q, repo)
-}
-
-func (s *Service) moveRef(ctx context.Context, q store.Querier, by ticket.Actor, within []uuid.UUID, r Ref, to target, out *Result) error {
-	skip := func(reason string) { out.Skipped = append(out.Skipped, Skip{TicketRef: r.String(), Reason: reason}) }
-	orgs, err := ticketdb.OrgsWithKey(ctx, q, r.Key, within)
+	orgs, err := ticketdb.OrgsWithKey(ctx, q, key, within)
 	if err != nil {
-		return err
+		return uuid.Nil, "", err
 	}
 	switch {
 	case len(orgs) == 0:
-		skip("no project with key " + r.Key)
-		return nil
+		return uuid.Nil, "no project with key " + key, nil
 	case len(orgs) > 1:
-		skip("ambiguous: project key " + r.Key + " exists in several organizations; connect the repository to one organization")
+		return uuid.Nil, "ambiguous: project key " + key + " exists in several organizations; connect the repository to one organization", nil
+	}
+	if conn == nil {
+		connected, err := codehostdb.HasConnection(ctx, q, orgs[0])
+		if err != nil || connected {
+			return uuid.Nil, "no project with key " + key, err
+		}
+	}
+	return orgs[0], "", nil
+}
+
+func (s *Service) moveRef(ctx context.Context, q store.Querier, by ticket.Actor, conn *codehostdb.Connection, r Ref, to target, out *Result) error {
+	skip := func(reason string) { out.Skipped = append(out.Skipped, Skip{TicketRef: r.String(), Reason: reason}) }
+	orgID, reason, err := resolveOrg(ctx, q, conn, r.Key)
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		skip(reason)
 		return nil
 	}
-	t, err := ticketdb.ForChangeByKey(ctx, q, orgs[0], r.Key, r.Number)
+	t, err := ticketdb.ForChangeByKey(ctx, q, orgID, r.Key, r.Number)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			skip("no ticket " + r.String())

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -48,14 +49,19 @@ func toOrg(o orgdb.Org) Org {
 	return Org{ID: o.ID, Name: o.Name, Slug: o.Slug, CreatedAt: o.CreatedAt, UpdatedAt: o.UpdatedAt}
 }
 
+// slugPattern is what a slug may hold: it names files (the export's
+// download) and may appear in paths, so no quotes, separators, dots or
+// control characters; the database holds the same check.
+var slugPattern = regexp.MustCompile(`^[a-z0-9-]{1,100}$`)
+
 // ValidateNameSlug checks the spec's limits on an org's name and slug.
 func ValidateNameSlug(name, slug, nameField, slugField string) error {
 	var p domain.Problems
 	if n := utf8.RuneCountInString(strings.TrimSpace(name)); n < 1 || utf8.RuneCountInString(name) > 255 {
 		p.Add(nameField, "must be 1-255 characters")
 	}
-	if n := utf8.RuneCountInString(slug); n < 1 || n > 100 || strings.TrimSpace(slug) != slug {
-		p.Add(slugField, "must be 1-100 characters without surrounding spaces")
+	if !slugPattern.MatchString(slug) {
+		p.Add(slugField, "must be 1-100 characters, each a lower-case letter a-z, a digit or '-'")
 	}
 	return p.Err()
 }

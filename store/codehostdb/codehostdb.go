@@ -56,20 +56,10 @@ func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (int64, e
 	return store.Exec(ctx, q, store.SQL.Delete("codehost_connections").Where(sq.Eq{"id": id, "org_id": orgID}))
 }
 
-// OrgsConnectingRepo lists the orgs with a connection whose allowlist names
-// repo (lower-case owner/name).
-func OrgsConnectingRepo(ctx context.Context, q store.Querier, repo string) ([]uuid.UUID, error) {
-	rows, err := store.SelectRaw[orgOnly](ctx, q, `SELECT DISTINCT org_id FROM codehost_connections
-		WHERE repositories @> ARRAY[$1::text] ORDER BY org_id`, repo)
-	out := make([]uuid.UUID, len(rows))
-	for i, r := range rows {
-		out[i] = r.OrgID
-	}
-	return out, err
-}
-
-type orgOnly struct {
-	OrgID uuid.UUID `db:"org_id"`
+// HasConnection reports whether orgID has a code-host connection: such an
+// org is reached only through its connections' URLs.
+func HasConnection(ctx context.Context, q store.Querier, orgID uuid.UUID) (bool, error) {
+	return store.Scalar[bool](ctx, q, store.SQL.Select().Column(sq.Expr("EXISTS (SELECT 1 FROM codehost_connections WHERE org_id = ?)", orgID)))
 }
 
 // Claim records a delivery id in scope before it is processed, in the

@@ -1,6 +1,7 @@
 package objectstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -17,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tracker/internal/disposition"
 )
 
 // Local is the embedded store: files under Dir, presigned URLs under
@@ -85,7 +88,8 @@ func (l *Local) PresignPut(_ context.Context, key, contentType string, size int6
 	length := strconv.FormatInt(size, 10)
 	q := url.Values{QueryExpires: {strconv.FormatInt(exp, 10)}, QueryType: {contentType}, QueryLength: {length}}
 	q.Set(QuerySignature, l.sign("PUT", key, exp, contentType, length, ""))
-	return Presigned{URL: l.url(key, q), Method: "PUT", Headers: map[string]string{"Content-Type": contentType, "Content-Length": length}}, nil
+	return Presigned{URL: l.url(key, q), Method: "PUT", Headers: map[string]string{"Content-Type": contentType, "Content-Length": length,
+		IfNoneMatch: "*"}}, nil
 }
 
 // PresignGet signs a download answered as an attachment named filename.
@@ -94,7 +98,7 @@ func (l *Local) PresignGet(_ context.Context, key, filename string, ttl time.Dur
 		return "", ErrBadKey
 	}
 	exp := l.Now().Add(ttl).Unix()
-	disp := AttachmentDisposition(filename)
+	disp := disposition.Attachment(filename)
 	q := url.Values{QueryExpires: {strconv.FormatInt(exp, 10)}, QueryDisposition: {disp}}
 	q.Set(QuerySignature, l.sign("GET", key, exp, "", "", disp))
 	return l.url(key, q), nil
@@ -102,8 +106,11 @@ func (l *Local) PresignGet(_ context.Context, key, filename string, ttl time.Dur
 
 // Verify checks a request to the storage route: a valid key, an unexpired
 // URL, and a signature over the method and the signed parameters. For a PUT
-// the request's Content-Type and Content-Length must be the signed ones.
-func (l *Local) Verify(method, key string, q url.Values, contentType string, contentLength int64) error {
+// the request's Content-Type and Content-Length must be the signed ones, and
+// it must send If-None-Match: * as S3 requires of the same URL (the local
+// store refuses to overwrite a key either way; asking for the header keeps
+// a client written against it working against S3).
+func (l *Local) Verify(method, key string, q url.Values, contentType string, contentLength int64, ifNoneMatch string) error {
 	if !ValidKey(key) {
 		return ErrBadKey
 	}
@@ -126,7 +133,8 @@ func (l *Local) Verify(method, key string, q url.Values, contentType string, con
 	if l.Now().Unix() > exp {
 		return ErrExpired
 	}
-	if method == "PUT" && (contentType != q.Get(QueryType) || strconv.FormatInt(contentLength, 10) != q.Get(QueryLength)) {
+	if method == "PUT" && (contentType != q.Get(QueryType) || strconv.FormatInt(contentLength, 10) != q.Get(QueryLength) ||
+		strings.TrimSpace(ifNoneMatch) != "*") {
 		return ErrBadSignature
 	}
 	return nil
@@ -163,39 +171,78 @@ type meta struct {
 }
 
 // Write stores exactly size bytes from r under key (the storage route's
-// PUT, after Verify); fewer or more bytes leave nothing behind.
+// PUT, after Verify); fewer or more bytes leave nothing behind. A key is
+// written once: an upload to a key that holds an object is ErrExists, and
+// of two concurrent uploads to one key exactly one is stored.
 func (l *Local) Write(key, contentType string, size int64, r io.Reader) error {
 	if !ValidKey(key) {
 		return ErrBadKey
 	}
-	if err := os.MkdirAll(filepath.Join(l.Dir, "tmp"), 0o750); err != nil {
+	if _, err := os.Stat(l.metaPath(key)); err == nil {
+		return ErrExists
+	}
+	tmpDir := filepath.Join(l.Dir, "tmp")
+	if err := os.MkdirAll(tmpDir, 0o750); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Join(l.Dir, "tmp"), "put-*")
+	data, err := writeTemp(tmpDir, "put-*", io.LimitReader(r, size+1))
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	n, err := io.Copy(tmp, io.LimitReader(r, size+1))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	defer os.Remove(data.name)
+	if data.n != size {
+		return fmt.Errorf("%w: got %d bytes, signed %d", ErrBadSignature, data.n, size)
 	}
+	b, _ := json.Marshal(meta{ContentType: contentType})
+	m, err := writeTemp(tmpDir, "meta-*", bytes.NewReader(b))
 	if err != nil {
 		return err
 	}
-	if n != size {
-		return fmt.Errorf("%w: got %d bytes, signed %d", ErrBadSignature, n, size)
-	}
+	defer os.Remove(m.name)
 	for _, p := range []string{l.dataPath(key), l.metaPath(key)} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
 			return err
 		}
 	}
-	b, _ := json.Marshal(meta{ContentType: contentType})
-	if err := os.WriteFile(l.metaPath(key), b, 0o640); err != nil {
+	// A hard link fails when its target exists: the metadata file is the
+	// key's claim, taken atomically, then the bytes are linked in. Head
+	// reads the bytes, so an object is never seen without its type.
+	if err := os.Link(m.name, l.metaPath(key)); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return ErrExists
+		}
 		return err
 	}
-	return os.Rename(tmp.Name(), l.dataPath(key))
+	if err := os.Link(data.name, l.dataPath(key)); err != nil {
+		_ = os.Remove(l.metaPath(key))
+		if errors.Is(err, fs.ErrExist) {
+			return ErrExists
+		}
+		return err
+	}
+	return nil
+}
+
+type tempFile struct {
+	name string
+	n    int64
+}
+
+// writeTemp copies r into a new file in dir.
+func writeTemp(dir, pattern string, r io.Reader) (tempFile, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return tempFile{}, err
+	}
+	n, err := io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return tempFile{}, err
+	}
+	return tempFile{name: f.Name(), n: n}, nil
 }
 
 // Open reads an object for the storage route's GET.

@@ -8,7 +8,8 @@ import (
 )
 
 // ServeHTTP serves the local store's presigned URLs under StoragePrefix:
-// PUT stores the signed upload, GET and HEAD download as an attachment.
+// PUT stores the signed upload (once: a key holding an object answers 412),
+// GET and HEAD download as an attachment.
 // Every request needs a valid signature; nothing else is served.
 func (l *Local) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key, ok := strings.CutPrefix(r.URL.Path, StoragePrefix)
@@ -23,7 +24,7 @@ func (l *Local) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			storageError(w, http.StatusLengthRequired, "VALIDATION_ERROR", "Content-Length is required")
 			return
 		}
-		if err := l.Verify(r.Method, key, q, r.Header.Get("Content-Type"), r.ContentLength); err != nil {
+		if err := l.Verify(r.Method, key, q, r.Header.Get("Content-Type"), r.ContentLength, r.Header.Get(IfNoneMatch)); err != nil {
 			storageError(w, http.StatusForbidden, "FORBIDDEN", err.Error())
 			return
 		}
@@ -32,12 +33,16 @@ func (l *Local) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				storageError(w, http.StatusBadRequest, "BAD_REQUEST", err.Error())
 				return
 			}
+			if errors.Is(err, ErrExists) {
+				storageError(w, http.StatusPreconditionFailed, "PRECONDITION_FAILED", err.Error())
+				return
+			}
 			storageError(w, http.StatusInternalServerError, "INTERNAL", "could not store the object")
 			return
 		}
 		w.WriteHeader(http.StatusOK)
 	case http.MethodGet, http.MethodHead:
-		if err := l.Verify(r.Method, key, q, "", 0); err != nil {
+		if err := l.Verify(r.Method, key, q, "", 0, ""); err != nil {
 			storageError(w, http.StatusForbidden, "FORBIDDEN", err.Error())
 			return
 		}

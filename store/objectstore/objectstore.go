@@ -6,23 +6,34 @@
 //
 // Bytes never pass through the API: clients upload and download with
 // presigned URLs. A presigned PUT binds the key, the content type and the
-// content length, so a client cannot upload anything but what it announced.
+// content length, so a client cannot upload anything but what it announced,
+// and it is conditional (If-None-Match: *): a key is written once, so
+// replaying the URL cannot replace an object once it is stored (and, in
+// particular, once its attachment has been confirmed).
 package objectstore
 
 import (
 	"context"
 	"errors"
-	"mime"
 	"time"
 )
 
 // ErrNotFound is an object that does not exist.
 var ErrNotFound = errors.New("object not found")
 
+// ErrExists is an upload to a key that already holds an object: keys are
+// written once.
+var ErrExists = errors.New("an object is already stored under this key")
+
+// IfNoneMatch is the header every presigned PUT carries (and signs): the
+// storage refuses the write with 412 when the key already holds an object.
+const IfNoneMatch = "If-None-Match"
+
 // Store is an object store.
 type Store interface {
 	// PresignPut returns a URL that accepts exactly one PUT of size bytes of
-	// contentType to key until ttl has passed.
+	// contentType to key until ttl has passed, and only while key holds no
+	// object (the PUT must send If-None-Match: *, listed in Headers).
 	PresignPut(ctx context.Context, key, contentType string, size int64, ttl time.Duration) (Presigned, error)
 	// PresignGet returns a URL that downloads key as an attachment named
 	// filename (Content-Disposition: attachment) until ttl has passed.
@@ -53,14 +64,4 @@ type Object struct {
 	Size         int64     `json:"size"`
 	ContentType  string    `json:"content_type"`
 	LastModified time.Time `json:"last_modified"`
-}
-
-// AttachmentDisposition is the Content-Disposition of a download: always an
-// attachment, so a browser saves HTML or SVG instead of rendering it in the
-// storage origin; non-ASCII names use RFC 2231 encoding.
-func AttachmentDisposition(filename string) string {
-	if d := mime.FormatMediaType("attachment", map[string]string{"filename": filename}); d != "" {
-		return d
-	}
-	return "attachment"
 }

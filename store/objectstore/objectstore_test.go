@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,9 +23,16 @@ func backends(t *testing.T) map[string]objectstore.Store {
 	}
 }
 
+// put sends body with the presigned headers, Content-Type replaced by
+// contentType ("" sends none).
 func put(t *testing.T, p objectstore.Presigned, contentType string, body []byte) (int, string) {
 	t.Helper()
-	code, b := objectstoretest.Put(t, p.Method, p.URL, contentType, body)
+	h := map[string]string{}
+	for k, v := range p.Headers {
+		h[k] = v
+	}
+	h["Content-Type"] = contentType
+	code, b := objectstoretest.Put(t, p.Method, p.URL, h, body)
 	return code, string(b)
 }
 
@@ -41,7 +50,7 @@ func TestBackends(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if p.Method != "PUT" || p.Headers["Content-Type"] != "text/html" {
+				if p.Method != "PUT" || p.Headers["Content-Type"] != "text/html" || p.Headers["If-None-Match"] != "*" {
 					t.Fatalf("presigned %+v", p)
 				}
 				if code, msg := put(t, p, "text/html", body); code != 200 {
@@ -139,6 +148,53 @@ func TestBackends(t *testing.T) {
 				})
 			}
 
+			t.Run("rejected: a PUT without If-None-Match", func(t *testing.T) {
+				key := "org/o6/unconditional.txt"
+				p, err := s.PresignPut(ctx, key, "text/plain", 5, time.Minute)
+				if err != nil {
+					t.Fatal(err)
+				}
+				delete(p.Headers, "If-None-Match")
+				if code, msg := put(t, p, "text/plain", []byte("hello")); code < 400 || code >= 500 {
+					t.Fatalf("unconditional upload answered %d %s", code, msg)
+				}
+				if _, err := s.Head(ctx, key); !errors.Is(err, objectstore.ErrNotFound) {
+					t.Fatalf("stored anyway: %v", err)
+				}
+			})
+
+			t.Run("rejected: a replay of the URL once the key holds the object", func(t *testing.T) {
+				key := "org/o7/tickets/t/u/once.txt"
+				p, err := s.PresignPut(ctx, key, "text/plain", 5, time.Minute)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if code, msg := put(t, p, "text/plain", []byte("first")); code != 200 {
+					t.Fatalf("put %d %s", code, msg)
+				}
+				// Same URL, same type and length, other bytes: refused, the
+				// stored object is unchanged.
+				if code, msg := put(t, p, "text/plain", []byte("EVIL!")); code != 412 {
+					t.Fatalf("replay answered %d %s", code, msg)
+				}
+				g, err := s.PresignGet(ctx, key, "once.txt", time.Minute)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res, got := objectstoretest.Get(t, g); res.StatusCode != 200 || string(got) != "first" {
+					t.Fatalf("stored %d %q", res.StatusCode, got)
+				}
+				// A fresh URL for the same key is refused too: a key is
+				// written once, whoever signs.
+				p2, err := s.PresignPut(ctx, key, "text/plain", 5, time.Minute)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if code, msg := put(t, p2, "text/plain", []byte("again")); code != 412 {
+					t.Fatalf("second URL answered %d %s", code, msg)
+				}
+			})
+
 			t.Run("rejected: expired URLs", func(t *testing.T) {
 				key := "org/o5/late.txt"
 				p, err := s.PresignPut(ctx, key, "text/plain", 1, time.Second)
@@ -202,5 +258,48 @@ func TestLocalRejectsUnsignedAndCrossMethodRequests(t *testing.T) {
 	if res.StatusCode != 200 || string(body) != "ok" || res.Header.Get("X-Content-Type-Options") != "nosniff" ||
 		!strings.HasPrefix(res.Header.Get("Content-Security-Policy"), "sandbox") {
 		t.Fatalf("download %d %q %v", res.StatusCode, body, res.Header)
+	}
+}
+
+// TestLocalConcurrentUploadsStoreOne: of many simultaneous PUTs to one key
+// (one URL replayed in parallel), exactly one is stored, whole.
+func TestLocalConcurrentUploadsStoreOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	l := objectstoretest.Local(t, nil)
+	key := "org/o/tickets/t/u/race.txt"
+	p, err := l.PresignPut(ctx, key, "text/plain", 8, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _ = put(t, p, "text/plain", []byte(fmt.Sprintf("upload-%d", i)))
+		}()
+	}
+	wg.Wait()
+	won := -1
+	for i, c := range codes {
+		switch {
+		case c == 200 && won == -1:
+			won = i
+		case c != 412:
+			t.Fatalf("answers %v", codes)
+		}
+	}
+	if won == -1 {
+		t.Fatalf("answers %v", codes)
+	}
+	g, err := l.PresignGet(ctx, key, "race.txt", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, got := objectstoretest.Get(t, g); string(got) != fmt.Sprintf("upload-%d", won) {
+		t.Fatalf("stored %q, the winner was %d", got, won)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+
+	"tracker/internal/disposition"
 )
 
 // S3Config is an S3-compatible service.
@@ -70,25 +72,27 @@ func NewS3(cfg S3Config) (*S3, error) {
 // Kind is "s3".
 func (s *S3) Kind() string { return "s3" }
 
-// PresignPut signs content-type and content-length into the URL (SigV4
-// signed headers), so the service rejects a PUT of another type or size.
+// PresignPut signs content-type, content-length and If-None-Match: * into
+// the URL (SigV4 signed headers), so the service rejects a PUT of another
+// type or size, one without the condition, and (conditional writes: S3,
+// MinIO) any PUT once the key holds an object, with 412.
 func (s *S3) PresignPut(ctx context.Context, key, contentType string, size int64, ttl time.Duration) (Presigned, error) {
 	req, err := s.presign.PresignPutObject(ctx, &s3.PutObjectInput{
 		Bucket: aws.String(s.cfg.Bucket), Key: aws.String(key),
-		ContentType: aws.String(contentType), ContentLength: aws.Int64(size),
+		ContentType: aws.String(contentType), ContentLength: aws.Int64(size), IfNoneMatch: aws.String("*"),
 	}, s3.WithPresignExpires(ttl))
 	if err != nil {
 		return Presigned{}, fmt.Errorf("presign put: %w", err)
 	}
 	return Presigned{URL: req.URL, Method: req.Method, Headers: map[string]string{
-		"Content-Type": contentType, "Content-Length": strconv.FormatInt(size, 10)}}, nil
+		"Content-Type": contentType, "Content-Length": strconv.FormatInt(size, 10), IfNoneMatch: "*"}}, nil
 }
 
 // PresignGet makes the service answer with Content-Disposition: attachment.
 func (s *S3) PresignGet(ctx context.Context, key, filename string, ttl time.Duration) (string, error) {
 	req, err := s.presign.PresignGetObject(ctx, &s3.GetObjectInput{
 		Bucket: aws.String(s.cfg.Bucket), Key: aws.String(key),
-		ResponseContentDisposition: aws.String(AttachmentDisposition(filename)),
+		ResponseContentDisposition: aws.String(disposition.Attachment(filename)),
 	}, s3.WithPresignExpires(ttl))
 	if err != nil {
 		return "", fmt.Errorf("presign get: %w", err)
