@@ -124,6 +124,21 @@ func (db *DB) inTxOnce(ctx context.Context, fn func(q Querier) error) error {
 	return nil
 }
 
+// ReadOnly runs fn in one read-only transaction, never retried (fn may
+// stream what it reads): for reads that need a transaction, such as a
+// cursor.
+func (db *DB) ReadOnly(ctx context.Context, fn func(q Querier) error) error {
+	ptx, err := db.Pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return translate(err)
+	}
+	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(&tx{Tx: ptx}); err != nil {
+		return err
+	}
+	return translate(ptx.Commit(ctx))
+}
+
 func retryable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
