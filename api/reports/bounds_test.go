@@ -1,12 +1,21 @@
 package reports_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"tracker/api/apitest"
+	"tracker/domain"
 	"tracker/domain/capex"
+	"tracker/store"
+	"tracker/store/storetest"
 )
 
 // tags is a filter of n key:value pairs, env:prod first (a tag of the
@@ -71,5 +80,50 @@ func TestTrendWorkIsBounded(t *testing.T) {
 		if e := r.Error(); e.Code != "VALIDATION_ERROR" || !slices.Equal(e.Details, []string{c.want}) {
 			t.Errorf("%s..%s with %d pairs: %s", c.from, c.to, c.pairs, r.Body)
 		}
+	}
+}
+
+// A request whose statement runs past the API pool's statement timeout
+// answers 503 SERVICE_UNAVAILABLE with Retry-After and the error envelope,
+// and the backend is free again: the report's read of the rollup waits
+// behind a lock another transaction holds, the server cancels it at the
+// timeout, and once the lock is gone the same request answers 200.
+func TestStatementTimeoutAnswers503(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, url := storetest.NewWithURL(t)
+	db, err := store.Open(ctx, url, store.WithStatementTimeout(500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	w := setupWith(t, apitest.Options{DB: db, DBURL: url})
+	report := "/api/v1/reports/capitalization?" + q("period", "2026-03", "org_id", w.owner.OrgID.String())
+
+	locker, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := func() { _ = locker.Close(context.Background()) }
+	t.Cleanup(release)
+	// Without a statement timeout the request would wait for the lock:
+	// it is let go eventually, so such a failure ends (with a 200).
+	stop := time.AfterFunc(2*time.Minute, release)
+	defer stop.Stop()
+	if _, err := locker.Exec(ctx, `BEGIN; LOCK TABLE capex_rollup IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	r := w.env.Do("GET", report, w.admin.Token, nil).Expect(t, 503)
+	if e := r.Error(); e.Code != "SERVICE_UNAVAILABLE" || e.Message != domain.StatementTimeoutMessage || e.Details == nil {
+		t.Fatalf("503 body %s", r.Body)
+	}
+	if got := r.Header.Get("Retry-After"); got != strconv.Itoa(domain.StatementTimeoutRetryAfter) {
+		t.Fatalf("Retry-After %q", got)
+	}
+	release()
+	var rep capex.Report
+	w.env.Do("GET", report, w.admin.Token, nil).Expect(t, 200).Decode(t, &rep)
+	if rep.TotalAmountCents == 0 {
+		t.Fatalf("after the lock: %+v", rep)
 	}
 }
