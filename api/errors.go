@@ -6,6 +6,7 @@ package api
 import (
 	"errors"
 	"log/slog"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -52,9 +53,18 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 			de = domain.AsError(err)
 		}
 		m := kindStatus[de.Kind]
-		if de.Kind == domain.KindInternal {
+		switch {
+		case de.Kind == domain.KindInternal:
 			log.ErrorContext(c.UserContext(), "request failed", "request_id", RequestID(c),
 				"method", c.Method(), "path", c.Path(), "error", err.Error())
+		case de.RetryAfter > 0 && de.Kind == domain.KindUnavailable:
+			// A statement cancelled by the statement timeout: the operator
+			// sees which requests run long.
+			log.WarnContext(c.UserContext(), "request cancelled by the database statement timeout", "request_id", RequestID(c),
+				"method", c.Method(), "path", c.Path(), "error", err.Error())
+		}
+		if de.RetryAfter > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(de.RetryAfter))
 		}
 		if isSCIM(c) {
 			return writeSCIMError(c, de, err)

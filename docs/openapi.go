@@ -174,7 +174,8 @@ func Extend(doc, fragment []byte) ([]byte, error) {
 // PATCH: api.guardInput reads and bounds the body before routing, whether
 // the operation reads it or not), 422 (a hostile path or query) everywhere,
 // and the Idempotency-Key parameter with its 409 and 422 to authenticated
-// POSTs. Under /scim/ the same refusals are SCIM errors, and a hostile path
+// POSTs, and 503 (the statement timeout) to every operation but the System
+// ones. Under /scim/ the same refusals are SCIM errors, and a hostile path
 // or query is SCIM's 400 invalidValue (api.writeSCIMError), not 422.
 func addCommonResponses(paths *yaml.Node) error {
 	for i := 0; i < len(paths.Content); i += 2 {
@@ -232,6 +233,17 @@ func addCommonResponses(paths *yaml.Node) error {
 				add("409", "Conflict")
 				add("422", "ValidationError")
 			}
+			// A statement that runs past the API pool's statement timeout
+			// answers 503 with Retry-After: every operation that reads the
+			// database may (all but the System ones, where /health
+			// declares its own).
+			if !hasTag(op, "System") {
+				if scim {
+					add("503", "ScimError")
+				} else {
+					add("503", "Unavailable")
+				}
+			}
 			if scim {
 				add("500", "ScimError")
 			} else {
@@ -240,6 +252,20 @@ func addCommonResponses(paths *yaml.Node) error {
 		}
 	}
 	return nil
+}
+
+// hasTag reports whether an operation carries tag.
+func hasTag(op *yaml.Node, tag string) bool {
+	tags := get(op, "tags")
+	if tags == nil {
+		return false
+	}
+	for _, t := range tags.Content {
+		if t.Value == tag {
+			return true
+		}
+	}
+	return false
 }
 
 // bearer reports whether an operation's security (nil: the document's

@@ -39,6 +39,9 @@ type Error struct {
 	Kind    Kind
 	Message string
 	Details []string
+	// RetryAfter is the seconds after which a retry may succeed (the API
+	// sends it as Retry-After); 0: none given.
+	RetryAfter int
 }
 
 func (e *Error) Error() string {
@@ -127,9 +130,20 @@ func AsError(err error) *Error {
 		return &Error{Kind: KindValidation, Message: "a referenced resource does not exist", Details: []string{}}
 	case store.IsInvalidInput(err):
 		return &Error{Kind: KindValidation, Message: "a value is out of range or contains characters that cannot be stored", Details: []string{}}
+	case store.IsStatementTimeout(err):
+		return &Error{Kind: KindUnavailable, Message: StatementTimeoutMessage, Details: []string{}, RetryAfter: StatementTimeoutRetryAfter}
 	}
 	return &Error{Kind: KindInternal, Message: "internal server error"}
 }
+
+// StatementTimeoutMessage is the 503 of a request whose database work ran
+// past the statement timeout; the server's load may be the cause as much as
+// the request's size.
+const StatementTimeoutMessage = "the request took longer than the server allows; retry later, or ask for less (a shorter range, fewer filters)"
+
+// StatementTimeoutRetryAfter is the Retry-After of that 503, in seconds: a
+// retry at once meets the same load.
+const StatementTimeoutRetryAfter = 30
 
 // NotFoundAs turns the store's ErrNotFound into NotFound(what) and passes
 // other errors through.

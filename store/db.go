@@ -6,7 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -37,6 +39,18 @@ func WithTracer(t pgx.QueryTracer) Option {
 	return func(c *pgxpool.Config) {
 		if t != nil {
 			c.ConnConfig.Tracer = t
+		}
+	}
+}
+
+// WithStatementTimeout has the server cancel any statement of the pool that
+// runs longer than d (PostgreSQL's statement_timeout, set on every
+// connection); the statement fails with ErrStatementTimeout. Zero leaves
+// the server's setting (PostgreSQL's default is none).
+func WithStatementTimeout(d time.Duration) Option {
+	return func(c *pgxpool.Config) {
+		if d > 0 {
+			c.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(max(1, d.Milliseconds()), 10)
 		}
 	}
 }
@@ -122,6 +136,21 @@ func (db *DB) inTxOnce(ctx context.Context, fn func(q Querier) error) error {
 		db.notify.outboxWritten()
 	}
 	return nil
+}
+
+// ReadOnly runs fn in one read-only transaction, never retried (fn may
+// stream what it reads): for reads that need a transaction, such as a
+// cursor.
+func (db *DB) ReadOnly(ctx context.Context, fn func(q Querier) error) error {
+	ptx, err := db.Pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return translate(err)
+	}
+	defer func() { _ = ptx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(&tx{Tx: ptx}); err != nil {
+		return err
+	}
+	return translate(ptx.Commit(ctx))
 }
 
 func retryable(err error) bool {

@@ -18,7 +18,21 @@ var (
 	// NUL byte, invalid UTF-8, a string too long for its column, a number
 	// out of range, an impossible date): the caller's input, never a 5xx.
 	ErrInvalidInput = errors.New("invalid input value")
+	// ErrStatementTimeout is a statement the server cancelled: it ran past
+	// the pool's statement_timeout (WithStatementTimeout), or an operator
+	// cancelled it (SQLSTATE 57014 query_canceled).
+	ErrStatementTimeout = errors.New("statement cancelled: it ran past the statement timeout")
 )
+
+// IsStatementTimeout reports whether err is ErrStatementTimeout or a driver
+// error with SQLSTATE 57014 (for SQL run without Translate).
+func IsStatementTimeout(err error) bool {
+	if errors.Is(err, ErrStatementTimeout) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "57014"
+}
 
 // dataExceptions are the SQLSTATEs of values the database cannot take:
 // 22021 character_not_in_repertoire (NUL, invalid UTF-8), 22P05
@@ -68,6 +82,8 @@ func translate(err error) error {
 			return &ConstraintError{Kind: ErrInvalidRef, Constraint: pgErr.ConstraintName, Err: err}
 		case "22021", "22P05", "22001", "22003", "22008":
 			return fmt.Errorf("%w: %s", ErrInvalidInput, pgErr.Message)
+		case "57014":
+			return fmt.Errorf("%w (%w)", ErrStatementTimeout, err)
 		case "22P02":
 			// invalid text representation (e.g. a malformed uuid in a filter)
 			return ErrNotFound

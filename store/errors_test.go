@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"tracker/domain"
 	"tracker/store"
@@ -50,5 +51,51 @@ func TestDataExceptionsAreInvalidInput(t *testing.T) {
 				t.Fatalf("untranslated: domain kind %v", k)
 			}
 		})
+	}
+}
+
+// A pool opened WithStatementTimeout has the server cancel a statement
+// that runs past it: ErrStatementTimeout (SQLSTATE 57014), which the domain
+// maps to a 503 with a Retry-After, raw or translated. Zero leaves the
+// server's setting.
+func TestStatementTimeout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, url := storetest.NewWithURL(t)
+	db, err := store.Open(ctx, url, store.WithStatementTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var setting string
+	if err := db.Pool.QueryRow(ctx, `SHOW statement_timeout`).Scan(&setting); err != nil || setting != "100ms" {
+		t.Fatalf("statement_timeout %q, %v", setting, err)
+	}
+	_, err = db.Pool.Exec(ctx, `SELECT pg_sleep(10)`)
+	if !store.IsStatementTimeout(err) {
+		t.Fatalf("raw %v: not a statement timeout", err)
+	}
+	tr := store.Translate(err)
+	if !errors.Is(tr, store.ErrStatementTimeout) {
+		t.Fatalf("translated %v", tr)
+	}
+	for _, e := range []error{err, tr} {
+		if de := domain.AsError(e); de.Kind != domain.KindUnavailable || de.RetryAfter != domain.StatementTimeoutRetryAfter {
+			t.Fatalf("%v: domain %+v", e, de)
+		}
+	}
+	// The pool is usable at once: the backend is free again.
+	var one int
+	if err := db.Pool.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil || one != 1 {
+		t.Fatalf("after the timeout: %d, %v", one, err)
+	}
+
+	plain, err := store.Open(ctx, url, store.WithStatementTimeout(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if err := plain.Pool.QueryRow(ctx, `SHOW statement_timeout`).Scan(&setting); err != nil || setting != "0" {
+		t.Fatalf("without a timeout: statement_timeout %q, %v", setting, err)
 	}
 }

@@ -1,12 +1,15 @@
 package exchange_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"tracker/domain/export/exporttest"
+	"tracker/domain/importer"
 )
 
 // An import document gets the caps of a request body: text at most 100,000
@@ -64,5 +67,44 @@ func TestImportBoundsAreCapped(t *testing.T) {
 	raw, _ := json.Marshal(doc)
 	if st := f.importInto(t, f.b, raw); st.Summary.TicketsCreated != 1 {
 		t.Fatalf("at the caps: %+v", st.Summary)
+	}
+}
+
+// A ticket of an import document has at most importer.MaxCommentsPerTicket
+// comments: one more refuses the import with a 422 naming the ticket and
+// the cap, and nothing is imported; at the cap the ticket imports with
+// every comment, found by a word of its comments.
+func TestImportCommentsPerTicketAreCapped(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exporttest.Options{})
+	const email = "ann@example.test"
+	withComments := func(n int) map[string]any {
+		doc := smallDoc(email)
+		cs := make([]any, n)
+		for i := range cs {
+			cs[i] = map[string]any{"author": email, "body": fmt.Sprintf("comment %d on the frobnicator", i)}
+		}
+		doc["projects"].([]any)[0].(map[string]any)["tickets"].([]any)[0].(map[string]any)["comments"] = cs
+		return doc
+	}
+
+	r := f.env.Do("POST", "/api/v1/import?org_id="+f.b.String(), f.owner.Token, withComments(importer.MaxCommentsPerTicket+1)).Expect(t, 422)
+	want := fmt.Sprintf("projects[0].tickets[0].comments: ticket SM-1 has %d comments; at most %d per ticket",
+		importer.MaxCommentsPerTicket+1, importer.MaxCommentsPerTicket)
+	if e := r.Error(); e.Code != "VALIDATION_ERROR" || !slices.Equal(e.Details, []string{want}) {
+		t.Fatalf("over the cap: %.600s", r.Body)
+	}
+	if _, d := f.exportJSON(t, f.b, f.owner.Token); len(d.Projects) != 0 {
+		t.Fatalf("a refused import left %d projects", len(d.Projects))
+	}
+
+	raw, _ := json.Marshal(withComments(importer.MaxCommentsPerTicket))
+	if st := f.importInto(t, f.b, raw); st.Summary.TicketsCreated != 1 || st.Summary.CommentsCreated != importer.MaxCommentsPerTicket {
+		t.Fatalf("at the cap: %+v", st.Summary)
+	}
+	var found int
+	if err := f.env.DB.Q().QueryRow(context.Background(), `SELECT count(*) FROM tickets
+	    WHERE org_id = $1 AND search_vector @@ to_tsquery('english', 'frobnicator')`, f.b).Scan(&found); err != nil || found != 1 {
+		t.Fatalf("tickets found by a comment word: %d, %v", found, err)
 	}
 }

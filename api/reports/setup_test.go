@@ -79,13 +79,20 @@ type world struct {
 
 func setup(t *testing.T) *world {
 	t.Helper()
+	return setupWith(t, apitest.Options{})
+}
+
+// setupWith builds the world on o (its DB, for one); o.Modules is replaced.
+func setupWith(t *testing.T, o apitest.Options) *world {
+	t.Helper()
 	w := &world{}
-	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+	o.Modules = func(e *apitest.Env) []api.Module {
 		svc := capex.New(e.DB, e.Clock)
 		w.run = &runner{svc: svc}
 		return []api.Module{reports.New(svc), timeentries.New(timeentry.New(e.DB, e.Clock)),
 			laborrates.New(laborrate.New(e.DB, e.Clock))}
-	}})
+	}
+	w.env = apitest.New(t, o)
 	w.owner = w.env.Register("Owner")
 	w.admin = w.env.Member(w.owner, "admin")
 	w.member = w.env.Member(w.owner, "member")

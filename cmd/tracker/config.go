@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"tracker/api"
 	"tracker/api/exchange"
@@ -53,6 +54,15 @@ type Config struct {
 	LogLevel       slog.Level
 	// SecretsKey seals stored third-party secrets (SERVICE_SECRETS_KEY).
 	SecretsKey []byte
+	// DBStatementTimeout is the statement_timeout of the API's pool
+	// (SERVICE_DB_STATEMENT_TIMEOUT, a Go duration, default
+	// DefaultDBStatementTimeout; 0: the database's own setting): a statement
+	// of a request that runs longer is cancelled and the request answers 503.
+	DBStatementTimeout time.Duration
+	// WorkerDBStatementTimeout is the worker pool's
+	// (SERVICE_WORKER_DB_STATEMENT_TIMEOUT, default
+	// DefaultWorkerDBStatementTimeout; 0: the database's own setting).
+	WorkerDBStatementTimeout time.Duration
 	// OTLPEndpoint is where traces go (SERVICE_OTEL_EXPORTER_OTLP_ENDPOINT,
 	// else OTEL_EXPORTER_OTLP_ENDPOINT; an OTLP/HTTP base URL such as
 	// http://collector:4318). Empty: tracing off.
@@ -77,6 +87,30 @@ func envInt(name string, def int) (int, error) {
 	}
 	return n, nil
 }
+
+// envDuration reads a Go duration ("30s", "5m"; "0" is zero), never
+// negative.
+func envDuration(name string, def time.Duration) (time.Duration, error) {
+	s := env(name, "")
+	if s == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s: not a duration such as 30s or 5m (0: the database's setting): %q", name, s)
+	}
+	return d, nil
+}
+
+// DefaultDBStatementTimeout bounds one statement of a request: far above
+// what any bounded request needs, far below a client's patience, so a
+// statement that would hold a backend for minutes is cancelled instead.
+const DefaultDBStatementTimeout = 30 * time.Second
+
+// DefaultWorkerDBStatementTimeout bounds one statement of the worker's
+// jobs, which work in batches: a statement past it is a runaway that
+// Temporal then shows as the activity's error, not minutes of a backend.
+const DefaultWorkerDBStatementTimeout = 5 * time.Minute
 
 func loadConfig() (Config, []string, error) {
 	var warnings []string
@@ -112,6 +146,12 @@ func loadConfig() (Config, []string, error) {
 		return c, nil, err
 	}
 	if c.LoginPerEmail, err = envInt("SERVICE_LOGIN_LIMIT_PER_EMAIL", 10); err != nil {
+		return c, nil, err
+	}
+	if c.DBStatementTimeout, err = envDuration("SERVICE_DB_STATEMENT_TIMEOUT", DefaultDBStatementTimeout); err != nil {
+		return c, nil, err
+	}
+	if c.WorkerDBStatementTimeout, err = envDuration("SERVICE_WORKER_DB_STATEMENT_TIMEOUT", DefaultWorkerDBStatementTimeout); err != nil {
 		return c, nil, err
 	}
 	if c.RateLimit, err = envInt("SERVICE_RATE_LIMIT", api.DefaultRateLimit); err != nil {
@@ -196,6 +236,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("secrets_key", mask(string(c.SecretsKey))),
 		slog.Int("login_limit_per_ip", c.LoginPerIP), slog.Int("login_limit_per_email", c.LoginPerEmail),
 		slog.Int("rate_limit_per_minute", c.RateLimit),
+		slog.Duration("db_statement_timeout", c.DBStatementTimeout),
+		slog.Duration("worker_db_statement_timeout", c.WorkerDBStatementTimeout),
 		slog.String("trusted_proxies", strings.Join(c.TrustedProxies, ",")),
 		slog.String("otlp_endpoint", MaskURL(c.OTLPEndpoint)),
 	)

@@ -192,7 +192,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 // serve runs the API (and, for dev, the worker in the same process) until
 // ctx ends, then shuts down gracefully.
 func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracing, withWorker bool) error {
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithTracer(tr.PgxTracer()))
+	db, err := openDB(ctx, cfg.DatabaseURL, cfg.DBStatementTimeout, tr)
 	if err != nil {
 		return err
 	}
@@ -227,16 +227,29 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracin
 		return app.ShutdownWithTimeout(10 * time.Second)
 	})
 	if withWorker {
-		g.Go(func() error { return runWorker(ctx, cfg, log, db, metrics, tr) })
+		// The worker's own pool: its jobs take the worker's statement
+		// timeout, not the requests'.
+		wdb, err := openDB(ctx, cfg.DatabaseURL, cfg.WorkerDBStatementTimeout, tr)
+		if err != nil {
+			return err
+		}
+		defer wdb.Close()
+		g.Go(func() error { return runWorker(ctx, cfg, log, wdb, metrics, tr) })
 	}
 	return g.Wait()
 }
 
 func work(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracing) error {
-	db, err := store.Open(ctx, cfg.DatabaseURL, store.WithTracer(tr.PgxTracer()))
+	db, err := openDB(ctx, cfg.DatabaseURL, cfg.WorkerDBStatementTimeout, tr)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	return runWorker(ctx, cfg, log, db, api.NewMetrics(), tr)
+}
+
+// openDB opens a pool whose statements the server cancels after
+// statementTimeout (0: the database's setting).
+func openDB(ctx context.Context, url string, statementTimeout time.Duration, tr *tracing.Tracing) (*store.DB, error) {
+	return store.Open(ctx, url, store.WithTracer(tr.PgxTracer()), store.WithStatementTimeout(statementTimeout))
 }

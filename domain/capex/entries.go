@@ -219,15 +219,17 @@ func (s *Service) EntriesCSV(ctx context.Context, p domain.Principal, eq Entries
 		if err := w.Write(EntriesCSVHeader); err != nil {
 			return err
 		}
-		err := capexdb.EachEntry(ctx, q, d.src, d.f, uuid.Nil, 0, func(r capexdb.EntryRow) error {
-			l := d.line(r)
-			rate := ""
-			if l.RateCents != nil {
-				rate = CentsAsDecimal(*l.RateCents).String()
-			}
-			return w.Write(SafeRow([]string{period, l.EntryID.String(), l.Date, l.DisplayName, l.UserID.String(),
-				l.TicketRef, l.TicketTitle, l.ProjectKey, l.ActivityType, strconv.FormatInt(l.DurationMinutes, 10),
-				l.Hours.String(), rate, CentsAsDecimal(l.AmountCents).String(), l.CapExOpEx}))
+		err := s.DB.ReadOnly(ctx, func(q store.Querier) error {
+			return capexdb.EachEntry(ctx, q, d.src, d.f, uuid.Nil, 0, func(r capexdb.EntryRow) error {
+				l := d.line(r)
+				rate := ""
+				if l.RateCents != nil {
+					rate = CentsAsDecimal(*l.RateCents).String()
+				}
+				return w.Write(SafeRow([]string{period, l.EntryID.String(), l.Date, l.DisplayName, l.UserID.String(),
+					l.TicketRef, l.TicketTitle, l.ProjectKey, l.ActivityType, strconv.FormatInt(l.DurationMinutes, 10),
+					l.Hours.String(), rate, CentsAsDecimal(l.AmountCents).String(), l.CapExOpEx}))
+			})
 		})
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package capex
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -16,6 +17,12 @@ const (
 	GroupTeam = "team"
 	GroupUser = "user"
 )
+
+// MaxTags caps the key:value pairs of a tag filter. Each pair is a condition
+// over every kind of tagged entity (project, ticket, user, entry, team) in
+// each query of the request, so the work of a report grows with the pairs;
+// real filters name a few.
+const MaxTags = 20
 
 // Query is a parsed report request.
 type Query struct {
@@ -66,8 +73,11 @@ func ParseQuery(r RawQuery) (Query, error) {
 		probs.Add("activity_type", "must be one of "+strings.Join(timeentry.ActivityTypes, ", "))
 	}
 	tags, ok := ParseTags(r.Tag)
-	if !ok {
+	switch {
+	case !ok:
 		probs.Add("tag", "must be comma-separated key:value pairs")
+	case len(tags) > MaxTags:
+		probs.Add("tag", fmt.Sprintf("at most %d key:value pairs (got %d)", MaxTags, len(tags)))
 	}
 	q.Tags = tags
 	return q, probs.Err()

@@ -2,12 +2,18 @@ package capex
 
 import (
 	"context"
+	"fmt"
 
 	"tracker/domain"
 )
 
 // MaxTrendSpan bounds the months of one trend: each month is one report.
 const MaxTrendSpan = 36
+
+// MaxTrendWork bounds a trend's months × tag pairs (at least one pair
+// counted): each month is one report, whose cost grows with the pairs, so
+// 12 months take up to 20 pairs (MaxTags) and 36 months up to 6.
+const MaxTrendWork = 240
 
 // TrendMonth is one month of the CapEx/OpEx trend: the totals of that
 // month's report.
@@ -27,8 +33,13 @@ func (s *Service) Trend(ctx context.Context, p domain.Principal, qr Query, from,
 	if err != nil {
 		return nil, err
 	}
+	n := months(f, t)
+	if n*max(1, len(qr.Tags)) > MaxTrendWork {
+		return nil, domain.Invalid(fmt.Sprintf("tag: a trend of %d months takes at most %d key:value pairs (months × pairs at most %d), got %d",
+			n, MaxTrendWork/n, MaxTrendWork, len(qr.Tags)))
+	}
 	qr.GroupBy, qr.IncludeUsers, qr.IncludeBudget = GroupNone, false, false
-	out := make([]TrendMonth, 0, months(f, t))
+	out := make([]TrendMonth, 0, n)
 	for per := f; months(per, t) >= 1; per = nextPeriod(per) {
 		qr.Period = per
 		rep, err := s.Report(ctx, p, qr)
@@ -69,7 +80,7 @@ func (s *Service) trendSpan(from, to string) (Period, Period, error) {
 	case n < 1:
 		return Period{}, Period{}, domain.Invalid("to: must not be before from")
 	case n > MaxTrendSpan:
-		return Period{}, Period{}, domain.Invalid("to: at most 36 months after from")
+		return Period{}, Period{}, domain.Invalid(fmt.Sprintf("to: at most %d months after from", MaxTrendSpan))
 	}
 	return f, t, nil
 }

@@ -145,7 +145,9 @@ func (s *Service) EntriesXLSX(ctx context.Context, p domain.Principal, eq Entrie
 	ctx = context.WithoutCancel(ctx)
 	return func(out io.Writer) error {
 		return writeEntriesXLSX(out, period, func(fn func(EntryLine) error) error {
-			return capexdb.EachEntry(ctx, q, d.src, d.f, uuid.Nil, 0, func(r capexdb.EntryRow) error { return fn(d.line(r)) })
+			return s.DB.ReadOnly(ctx, func(q store.Querier) error {
+				return capexdb.EachEntry(ctx, q, d.src, d.f, uuid.Nil, 0, func(r capexdb.EntryRow) error { return fn(d.line(r)) })
+			})
 		})
 	}, nil
 }

@@ -18,6 +18,12 @@ import (
 // follows them.
 const MaxProblems = 1000
 
+// MaxCommentsPerTicket caps the comments of one ticket in a document: an
+// import writes a ticket's comments in one statement, which also rebuilds
+// the ticket's search vector from all of them, so the cap bounds the work
+// of that statement. It is far above any real discussion.
+const MaxCommentsPerTicket = 10_000
+
 // Known answers the references a document makes to the target org instead
 // of its own arrays: lower-cased emails of the org's members, and workflow
 // names of the org.

@@ -80,6 +80,11 @@ func (c *checker) ticket(path, key string, t export.Ticket, statuses, sprints ma
 			c.add(fmt.Sprintf("%s.labels[%d]", path, i), "must be the name of a label in labels")
 		}
 	}
+	if len(t.Comments) > MaxCommentsPerTicket {
+		c.add(path+".comments", fmt.Sprintf("ticket %s has %d comments; at most %d per ticket",
+			ticket.FormatRef(strings.ToUpper(key), int64(t.Number)), len(t.Comments), MaxCommentsPerTicket))
+		t.Comments = nil // not checked one by one
+	}
 	for i, cm := range t.Comments {
 		cp := fmt.Sprintf("%s.comments[%d]", path, i)
 		c.email(cp+".author", cm.Author)

@@ -2,6 +2,7 @@ package capexdb
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -35,7 +36,11 @@ type EntrySource struct {
 
 // EachEntry calls fn with the entries f selects, in id order after after
 // (uuid.Nil: from the start), at most limit of them (0: all). Rows are
-// read one at a time, so a long export never holds them all.
+// read one at a time, so a long export never holds them all. All of them
+// (limit 0) are read through a cursor, so q must be a transaction
+// (store.DB.ReadOnly): each batch is a statement of its own and the
+// statement timeout bounds a batch, not the whole stream, whose pace is
+// the client's.
 func EachEntry(ctx context.Context, q store.Querier, src EntrySource, f Filter, after uuid.UUID, limit int, fn func(EntryRow) error) error {
 	var a args
 	org := a.add(f.OrgID)
@@ -87,22 +92,55 @@ func EachEntry(ctx context.Context, q store.Querier, src EntrySource, f Filter, 
 	if limit > 0 {
 		sql += ` LIMIT ` + a.add(limit)
 	}
+	if limit == 0 {
+		return eachByCursor(ctx, q, sql, a, fn)
+	}
+	_, err := scanEntries(ctx, q, sql, a, fn)
+	return err
+}
+
+// entryBatch is the rows one FETCH of the drill-down's cursor reads.
+const entryBatch = 5000
+
+// eachByCursor reads sql's rows through a cursor of q's transaction,
+// entryBatch rows a statement.
+func eachByCursor(ctx context.Context, q store.Querier, sql string, a args, fn func(EntryRow) error) error {
+	if _, err := q.Exec(ctx, `DECLARE entries NO SCROLL CURSOR FOR `+sql, a...); err != nil {
+		return store.Translate(err)
+	}
+	for {
+		n, err := scanEntries(ctx, q, `FETCH `+strconv.Itoa(entryBatch)+` FROM entries`, nil, fn)
+		if err != nil {
+			return err
+		}
+		if n < entryBatch {
+			break
+		}
+	}
+	_, err := q.Exec(ctx, `CLOSE entries`)
+	return store.Translate(err)
+}
+
+// scanEntries runs sql and calls fn with each row; it returns the rows read.
+func scanEntries(ctx context.Context, q store.Querier, sql string, a args, fn func(EntryRow) error) (int, error) {
 	rows, err := q.Query(ctx, sql, a...)
 	if err != nil {
-		return store.Translate(err)
+		return 0, store.Translate(err)
 	}
 	defer rows.Close()
 	var r EntryRow
+	n := 0
 	for rows.Next() {
+		n++
 		// Scanned by position (the SELECT's order): no reflection per row.
 		r.RateCents = nil
 		if err := rows.Scan(&r.ID, &r.UserID, &r.TicketID, &r.ProjectID, &r.Date, &r.Minutes, &r.ActivityType,
 			&r.RateCents, &r.AmountCents, &r.DisplayName, &r.TicketRef, &r.TicketTitle); err != nil {
-			return store.Translate(err)
+			return n, store.Translate(err)
 		}
 		if err := fn(r); err != nil {
-			return err
+			return n, err
 		}
 	}
-	return store.Translate(rows.Err())
+	return n, store.Translate(rows.Err())
 }

@@ -1,0 +1,94 @@
+package capex_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"tracker/domain"
+	"tracker/domain/capex"
+	"tracker/internal/testfactory"
+	"tracker/store"
+	"tracker/store/storetest"
+)
+
+// stallingWriter stalls once, at its first write, for longer than the
+// statement timeout: a client that stops reading for a while.
+type stallingWriter struct {
+	bytes.Buffer
+	stall   time.Duration
+	stalled bool
+}
+
+func (w *stallingWriter) Write(p []byte) (int, error) {
+	if !w.stalled {
+		w.stalled = true
+		time.Sleep(w.stall)
+	}
+	return w.Buffer.Write(p)
+}
+
+// A drill-down export streams at the client's pace on the API's pool,
+// whose statement timeout bounds each batch the stream reads, not the
+// whole stream: a client that stalls for longer than the timeout still
+// gets every entry, as CSV and as XLSX. The entries are more bytes than
+// the sockets between the server and the client hold, so one statement
+// reading them all would still be sending during the stall.
+func TestDrillDownStreamOutlivesTheStatementTimeout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// The seed goes through the test's own pool; the export through one
+	// with the statement timeout, as the API's.
+	db, url := storetest.NewWithURL(t)
+	const timeout = 2 * time.Second
+	api, err := store.Open(ctx, url, store.WithStatementTimeout(timeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	o := newOrg(t, db, testfactory.ProjectOpts{})
+	const entries = 60_000
+	if _, err := db.Pool.Exec(ctx, `UPDATE tickets SET title = repeat('long title ', 18) WHERE id = $1`, o.ticket.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date,
+	        duration_minutes, activity_type, status, approved_by, approved_at)
+	    SELECT gen_random_uuid(), $1, $2, $3, $4, DATE '2026-03-01' + (g % 28), 30, 'Coding', 'Approved', $2, now()
+	    FROM generate_series(1, $5) g`, o.id, o.ann, o.ticket.ID, o.ticket.ProjectID, entries); err != nil {
+		t.Fatal(err)
+	}
+	period, err := capex.ParsePeriod("period", "2026-03")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := capex.New(api, domain.SystemClock{})
+	eq := capex.EntriesQuery{Query: capex.Query{OrgID: o.id, Period: period}}
+
+	write, err := svc.EntriesCSV(ctx, o.caller, eq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &stallingWriter{stall: timeout + time.Second}
+	if err := write(out); err != nil {
+		t.Fatalf("CSV stream: %v", err)
+	}
+	if rows := strings.Count(out.String(), "\r\n"); rows != entries+1 {
+		t.Fatalf("CSV: %d rows, want the header and %d entries", rows, entries)
+	}
+	if out.Len() < 16<<20 {
+		t.Fatalf("CSV of %d bytes: too few to outlast the sockets' buffers", out.Len())
+	}
+
+	write, err = svc.EntriesXLSX(ctx, o.caller, eq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(&stallingWriter{stall: timeout + time.Second}); err != nil {
+		t.Fatalf("XLSX stream: %v", err)
+	}
+}
+
+var _ io.Writer = (*stallingWriter)(nil)
