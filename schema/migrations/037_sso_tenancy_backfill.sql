@@ -13,3 +13,10 @@ UPDATE users u SET placeholder = true
 WHERE u.password_hash IS NULL AND NOT u.placeholder
   AND NOT EXISTS (SELECT 1 FROM sso_identities i WHERE i.user_id = u.id)
   AND EXISTS (SELECT 1 FROM audit_log a WHERE a.entity_type = 'user' AND a.entity_id = u.id AND a.action = 'scim_created');
+
+-- Sessions single sign-on started before 036 were not bound to their org,
+-- and no column tells them from password sessions: every live refresh
+-- token of a person who has signed in by SSO is revoked (they sign in
+-- again once; access tokens end within the hour).
+UPDATE refresh_tokens SET revoked_at = now()
+WHERE revoked_at IS NULL AND user_id IN (SELECT user_id FROM sso_identities);
