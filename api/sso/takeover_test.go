@@ -264,6 +264,14 @@ func TestSSOSessionIsConfined(t *testing.T) {
 	w.env.Do("DELETE", "/api/v1/orgs/"+sso+"/members/"+dual.ID.String(), w.owner.Token, nil).Expect(t, 204)
 	w.env.Do("POST", "/api/v1/auth/refresh", "", map[string]any{"refresh_token": r.RefreshToken}).Expect(t, 401)
 	w.env.Do("POST", "/api/v1/auth/refresh", "", map[string]any{"refresh_token": dual.Refresh}).Expect(t, 200)
+	// The linked identity does not enroll the person again: removed is
+	// removed, whatever the provider says.
+	if res := w.signIn(t, &mockoidc.MockUser{Subject: "dual-sub", Email: dual.Email, EmailVerified: true}); res.Status != 409 {
+		t.Fatalf("a removed member signed in again: %d %s", res.Status, res.Body)
+	}
+	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM memberships WHERE org_id = $1 AND user_id = $2`, w.owner.OrgID, dual.ID); n != 0 {
+		t.Fatal("the provider enrolled the removed member again")
+	}
 }
 
 // TestSSOEmailShape: an email with surrounding spaces, a display name or no

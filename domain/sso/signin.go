@@ -186,17 +186,18 @@ var errLinkedElsewhere = domain.Conflict("this account is already linked to anot
 
 // signIn finds the user the sign-in is for, or creates one, and starts a
 // session bound to the org. An org's identity provider vouches for that org
-// only, so it reaches an existing account only when the account already
-// belongs to the org, or the org has verified the email's domain, and then
-// only through the identity linked first; it never creates a second account
-// for a taken email. Whatever is refused, nothing is created.
+// only, so it reaches an existing account only when the account belongs to
+// the org, or the org has verified the email's domain, and then only
+// through the identity linked first; it never creates a second account for
+// a taken email. Whatever is refused, nothing is created.
 func (s *Service) signIn(ctx context.Context, c ssodb.Config, subject string, cl claims) (account.AuthResult, error) {
 	var out account.AuthResult
 	err := s.db.InTx(ctx, func(q store.Querier) error {
 		now := s.clock.Now()
+		created := false
 		userID, err := ssodb.UserBySubject(ctx, q, c.OrgID, c.IssuerURL, subject)
 		if errors.Is(err, store.ErrNotFound) {
-			userID, err = s.link(ctx, q, c, subject, cl, now)
+			userID, created, err = s.link(ctx, q, c, subject, cl, now)
 		}
 		if err != nil {
 			return err
@@ -208,7 +209,7 @@ func (s *Service) signIn(ctx context.Context, c ssodb.Config, subject string, cl
 		if !u.Active {
 			return domain.Unauthorized("this account is deactivated")
 		}
-		role, err := s.membership(ctx, q, c, userID, now)
+		role, err := s.membership(ctx, q, c, u, created, now)
 		if err != nil {
 			return err
 		}
@@ -219,8 +220,9 @@ func (s *Service) signIn(ctx context.Context, c ssodb.Config, subject string, cl
 }
 
 // link finds the account of a subject signing in for the first time (by
-// email) or creates it, and links the subject to it.
-func (s *Service) link(ctx context.Context, q store.Querier, c ssodb.Config, subject string, cl claims, now time.Time) (uuid.UUID, error) {
+// email) or creates it (created), and links the subject to it. Whether the
+// provider may sign in as an existing account is membership's call.
+func (s *Service) link(ctx context.Context, q store.Querier, c ssodb.Config, subject string, cl claims, now time.Time) (uuid.UUID, bool, error) {
 	u, err := accountdb.UserByEmail(ctx, q, cl.Email)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -234,54 +236,43 @@ func (s *Service) link(ctx context.Context, q store.Querier, c ssodb.Config, sub
 		if err := accountdb.InsertUser(ctx, q, accountdb.User{ID: userID, Email: cl.Email, DisplayName: name,
 			Active: true, CreatedAt: now, UpdatedAt: now}); err != nil {
 			if errors.Is(err, store.ErrConflict) {
-				return uuid.Nil, errTaken(cl.Email)
+				return uuid.Nil, false, errTaken(cl.Email)
 			}
-			return uuid.Nil, err
+			return uuid.Nil, false, err
 		}
 		if err := domain.Record(ctx, q, domain.Change{At: now, OrgID: c.OrgID, EntityType: "user", EntityID: userID,
 			Action: "created_by_sso", Changes: []domain.FieldChange{{Field: "email", New: cl.Email}}}); err != nil {
-			return uuid.Nil, err
+			return uuid.Nil, false, err
 		}
-		return userID, ssodb.LinkSubject(ctx, q, c.OrgID, c.IssuerURL, subject, userID, now)
+		return userID, true, ssodb.LinkSubject(ctx, q, c.OrgID, c.IssuerURL, subject, userID, now)
 	case err != nil:
-		return uuid.Nil, err
-	}
-	_, err = ssodb.MembershipOf(ctx, q, c.OrgID, u.ID)
-	member := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return uuid.Nil, err
-	}
-	if !member {
-		verified, err := ssodb.DomainVerified(ctx, q, c.OrgID, emailDomain(cl.Email))
-		if err != nil {
-			return uuid.Nil, err
-		}
-		if !verified {
-			return uuid.Nil, errTaken(cl.Email)
-		}
+		return uuid.Nil, false, err
 	}
 	// After the first link, the account is reached through that identity
 	// only: another subject asserting the same email is someone else.
 	other, err := ssodb.LinkedElsewhere(ctx, q, c.OrgID, c.IssuerURL, subject, u.ID)
 	if err != nil {
-		return uuid.Nil, err
+		return uuid.Nil, false, err
 	}
 	if other {
-		return uuid.Nil, errLinkedElsewhere
+		return uuid.Nil, false, errLinkedElsewhere
 	}
 	// An unclaimed account (an import's placeholder, a SCIM-provisioned
 	// person) is now used: registering can no longer claim it.
 	if err := accountdb.ClearPlaceholder(ctx, q, u.ID, now); err != nil {
-		return uuid.Nil, err
+		return uuid.Nil, false, err
 	}
-	return u.ID, ssodb.LinkSubject(ctx, q, c.OrgID, c.IssuerURL, subject, u.ID, now)
+	return u.ID, false, ssodb.LinkSubject(ctx, q, c.OrgID, c.IssuerURL, subject, u.ID, now)
 }
 
-// membership returns the user's role in the org, adding a membership with
-// the default role if missing (only single sign-on reaches it); a suspended
-// membership may not sign in.
-func (s *Service) membership(ctx context.Context, q store.Querier, c ssodb.Config, userID uuid.UUID, now time.Time) (domain.Role, error) {
-	m, err := ssodb.MembershipOf(ctx, q, c.OrgID, userID)
+// membership returns the user's role in the org. A missing membership is
+// added with the default role (reached only by the org's sign-on) for an
+// account the sign-in just created, or one of a domain the org has
+// verified; for any other account the provider does not vouch (409), also
+// when a linked person has left or been removed. A suspended membership
+// may not sign in.
+func (s *Service) membership(ctx context.Context, q store.Querier, c ssodb.Config, u accountdb.User, created bool, now time.Time) (domain.Role, error) {
+	m, err := ssodb.MembershipOf(ctx, q, c.OrgID, u.ID)
 	if err == nil {
 		if m.SuspendedAt != nil {
 			return domain.RoleNone, domain.Unauthorized("this account is deactivated in the organization")
@@ -291,9 +282,18 @@ func (s *Service) membership(ctx context.Context, q store.Querier, c ssodb.Confi
 	if !errors.Is(err, store.ErrNotFound) {
 		return domain.RoleNone, err
 	}
-	if err := ssodb.InsertMembership(ctx, q, c.OrgID, userID, c.DefaultRole, now); err != nil {
+	if !created {
+		verified, err := ssodb.DomainVerified(ctx, q, c.OrgID, emailDomain(u.Email))
+		if err != nil {
+			return domain.RoleNone, err
+		}
+		if !verified {
+			return domain.RoleNone, errTaken(u.Email)
+		}
+	}
+	if err := ssodb.InsertMembership(ctx, q, c.OrgID, u.ID, c.DefaultRole, now); err != nil {
 		return domain.RoleNone, err
 	}
-	return domain.ParseRole(c.DefaultRole), domain.Record(ctx, q, domain.Change{At: now, OrgID: c.OrgID, ActorID: &userID, EntityType: "membership",
-		EntityID: userID, Action: "joined_by_sso", Changes: []domain.FieldChange{{Field: "role", New: domain.ParseRole(c.DefaultRole).String()}}})
+	return domain.ParseRole(c.DefaultRole), domain.Record(ctx, q, domain.Change{At: now, OrgID: c.OrgID, ActorID: &u.ID, EntityType: "membership",
+		EntityID: u.ID, Action: "joined_by_sso", Changes: []domain.FieldChange{{Field: "role", New: domain.ParseRole(c.DefaultRole).String()}}})
 }
