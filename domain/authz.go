@@ -50,14 +50,17 @@ const keyRestrictedMsg = "this API key is restricted to projects and cannot reac
 
 // Authorize is the one authorization rule of the service:
 //   - not a member of the resource's org → 404 naming what (existence is not revealed);
-//   - an API key used outside the org it was created in → 404, as a non-member;
+//   - an API key used outside the org it was created in, a session started
+//     by single sign-on outside its org, or a password session in an org
+//     whose membership only that org's single sign-on reaches → 404, as a
+//     non-member (Principal.Reaches);
 //   - an API key restricted to other projects → 403;
 //   - an API key restricted to projects on an org-level resource → 403, unless
 //     the caller declared the read filtered to the key's projects;
 //   - a Reporter on a project not assigned to them → 403;
 //   - below the minimum role (after the key's scope cap) → 403 naming the role.
 func Authorize(p Principal, m Membership, min Role, what string) (Access, error) {
-	if m.Role == RoleNone || (p.IsKey() && m.OrgID != p.OrgID) {
+	if m.Role == RoleNone || !p.Reaches(m.OrgID) {
 		return Access{}, NotFound(what)
 	}
 	a := Access{OrgID: m.OrgID, Role: p.CapRole(m.Role), Member: m.Role}

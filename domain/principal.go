@@ -26,6 +26,28 @@ type Principal struct {
 	Scopes     []string
 	ProjectIDs []uuid.UUID // API key project restriction; empty means none
 	KeyExpires *time.Time  // the API key's expiry; nil: none (or a session)
+	// SSO marks a session started by the single sign-on of OrgID: like an
+	// API key, it reaches that org only. An org's identity provider
+	// vouches for that org, never for the user's other orgs.
+	SSO bool
+	// SSOOnlyOrgs are the orgs where the user's membership was made by
+	// the org's identity provider (SCIM, single sign-on): only that org's
+	// SSO sessions (and their keys) reach them, never a password session.
+	SSOOnlyOrgs []uuid.UUID
+}
+
+// Bound reports whether the caller reaches only OrgID: an API key, or a
+// session started by single sign-on.
+func (p Principal) Bound() bool { return p.IsKey() || p.SSO }
+
+// Reaches reports whether the caller may act in orgID at all (membership
+// aside): a bound caller only in its own org; any other caller in every
+// org but those whose membership only the org's single sign-on reaches.
+func (p Principal) Reaches(orgID uuid.UUID) bool {
+	if p.Bound() {
+		return orgID == p.OrgID
+	}
+	return !slices.Contains(p.SSOOnlyOrgs, orgID)
 }
 
 // ManagesKeys reports whether the caller may list and revoke the user's

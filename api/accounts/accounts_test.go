@@ -195,8 +195,8 @@ func TestMeAndTokenChecks(t *testing.T) {
 	tampered := strings.Replace(string(claims), u.Email, "root@example.test", 1)
 	none := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"sub": u.ID.String(), "org_id": u.OrgID.String(), "iss": "tracker", "exp": time.Now().Add(time.Hour).Unix()})
 	noneTok, _ := none.SignedString(jwt.UnsafeAllowNoneSignatureType)
-	wrongKey, _ := account.Tokens{Secret: []byte("another-secret"), AccessTTL: time.Hour}.Issue(u.ID, u.OrgID, u.Email, "Owner", time.Now())
-	expired, _ := env.Accounts.Tokens.Issue(u.ID, u.OrgID, u.Email, "Owner", time.Now().Add(-2*time.Hour))
+	wrongKey, _ := account.Tokens{Secret: []byte("another-secret"), AccessTTL: time.Hour}.Issue(u.ID, u.OrgID, u.Email, "Owner", false, time.Now())
+	expired, _ := env.Accounts.Tokens.Issue(u.ID, u.OrgID, u.Email, "Owner", false, time.Now().Add(-2*time.Hour))
 	hs512 := jwt.NewWithClaims(jwt.SigningMethodHS512, jwt.MapClaims{"sub": u.ID.String(), "org_id": u.OrgID.String(), "iss": "tracker", "exp": time.Now().Add(time.Hour).Unix()})
 	hs512Tok, _ := hs512.SignedString([]byte(apitest.Secret))
 

@@ -21,6 +21,7 @@ import (
 	ssoapi "tracker/api/sso"
 	"tracker/domain/scim"
 	"tracker/domain/sso"
+	"tracker/internal/dnstest"
 )
 
 // world is an app with SSO and SCIM mounted, a real OIDC provider on
@@ -28,6 +29,7 @@ import (
 type world struct {
 	env           *apitest.Env
 	oidc          *mockoidc.MockOIDC
+	dns           *dnstest.Server
 	owner, owner2 apitest.User
 	token, token2 string
 	tokenID       string
@@ -37,10 +39,12 @@ func setup(t *testing.T) *world {
 	t.Helper()
 	w := &world{}
 	w.oidc = oidctest.Start(t)
+	w.dns = dnstest.Start(t)
 	box := apitest.SecretBox(t)
 	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{
-			ssoapi.New(sso.New(e.DB, box, e.Clock, e.Accounts, &http.Client{Timeout: 10 * time.Second}, "http://tracker.test", true)),
+			ssoapi.New(sso.New(e.DB, box, e.Clock, e.Accounts, &http.Client{Timeout: 10 * time.Second}, sso.DNSResolver(w.dns.Addr),
+				"http://tracker.test", true)),
 			scimapi.New(scim.New(e.DB, e.Clock, "http://tracker.test")),
 		}
 	}})

@@ -316,29 +316,37 @@ func TestDeactivationEndsAccess(t *testing.T) {
 	w := setup(t)
 	org := "/api/v1/orgs/" + w.owner.OrgID.String() + "/members"
 	p := w.env.Register("Linked")
-	// POST of a person who exists elsewhere links them: 201, membership
-	// with the default role, their own name kept.
+	// POST of a person who has an account links them once the org has
+	// verified the email's domain: 201, membership with the default role,
+	// their own name kept; they reach the org through its sign-on.
+	w.verifyDomain(t, w.owner, "example.test")
 	u := w.do(t, 201, "POST", "/scim/v2/Users", newUser(strings.ToUpper(p.Email), "Other", "Name")).Body
 	id := u["id"].(string)
 	if id != p.ID.String() || u["userName"] != p.Email || u["displayName"] != "Linked" {
 		t.Fatalf("linked %v", u)
 	}
-	w.env.Do("GET", org, p.Token, nil).Expect(t, 200)
-	key := w.env.APIKeyIn(p, w.owner.OrgID, []string{"read"})
+	w.env.Do("GET", org, p.Token, nil).Expect(t, 404) // a password reaches no membership the provider made
+	signedIn := w.signIn(t, "sub-linked", p.Email)
+	session := signedIn["access_token"].(string)
+	w.env.Do("GET", org, session, nil).Expect(t, 200)
+	var k struct{ Key string }
+	w.env.Do("POST", "/api/v1/api-keys", session, map[string]any{"name": "k", "scopes": []string{"read"}}).Expect(t, 201).Decode(t, &k)
+	key := k.Key
 	w.env.Do("GET", org, key, nil).Expect(t, 200)
 	// A linked person's userName is not this provider's to change.
 	scimError(t, w.scimDo(t, "PATCH", "/scim/v2/Users/"+id, w.token, map[string]any{"Operations": []map[string]any{
 		{"op": "replace", "path": "userName", "value": "stolen@corp.test"}}}), 400, "mutability")
 	// Deactivate (Okta shape).
 	w.do(t, 200, "PATCH", "/scim/v2/Users/"+id, map[string]any{"Operations": []map[string]any{{"op": "replace", "value": map[string]any{"active": false}}}})
-	w.env.Do("GET", org, p.Token, nil).Expect(t, 404)
+	w.env.Do("GET", org, session, nil).Expect(t, 404)
 	w.env.Do("GET", org, key, nil).Expect(t, 401)
-	// Their own org still works: the session and its refresh token live.
+	w.env.Do("POST", "/api/v1/auth/refresh", "", map[string]any{"refresh_token": signedIn["refresh_token"]}).Expect(t, 401)
+	// Their own org still works: the password session and its refresh token live.
 	w.env.Do("GET", "/api/v1/orgs/"+p.OrgID.String()+"/members", p.Token, nil).Expect(t, 200)
 	w.env.Do("POST", "/api/v1/auth/refresh", "", map[string]any{"refresh_token": p.Refresh}).Expect(t, 200)
 	// Reactivate (Entra shape): access is back (the key stays revoked).
 	w.do(t, 200, "PATCH", "/scim/v2/Users/"+id, map[string]any{"Operations": []map[string]any{{"op": "Replace", "path": "active", "value": "True"}}})
-	w.env.Do("GET", org, p.Token, nil).Expect(t, 200)
+	w.env.Do("GET", org, session, nil).Expect(t, 200)
 	w.env.Do("GET", org, key, nil).Expect(t, 401)
 
 	// A person who only exists through this org: signed in by SSO, then

@@ -30,6 +30,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/orgs/:org_id/sso", h.get)
 	r.Delete("/orgs/:org_id/sso", h.delete)
 	r.Post("/orgs/:org_id/sso/scim-token", h.scimToken)
+	h.domainRoutes(r)
 	pub := r.Public()
 	pub.Get("/auth/sso/discover", h.discover)
 	pub.Get("/auth/sso/callback", h.callback)

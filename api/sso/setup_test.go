@@ -24,6 +24,7 @@ import (
 	ssoapi "tracker/api/sso"
 	"tracker/domain"
 	"tracker/domain/sso"
+	"tracker/internal/dnstest"
 )
 
 // world is an app with SSO mounted and a real OIDC provider (mockoidc) on
@@ -32,6 +33,7 @@ import (
 type world struct {
 	env    *apitest.Env
 	oidc   *mockoidc.MockOIDC
+	dns    *dnstest.Server
 	owner  apitest.User
 	skew   atomic.Int64 // the service clock's offset, in nanoseconds
 	mu     sync.Mutex
@@ -43,13 +45,14 @@ func setup(t *testing.T) *world {
 	t.Helper()
 	w := &world{t: t}
 	w.oidc = oidctest.Start(t, w.tamperToken)
+	w.dns = dnstest.Start(t)
 	box := apitest.SecretBox(t)
 	clock := domain.ClockFunc(func() time.Time {
 		return domain.SystemClock{}.Now().Add(time.Duration(w.skew.Load()))
 	})
 	w.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		return []api.Module{ssoapi.New(sso.New(e.DB, box, clock, e.Accounts, &http.Client{Timeout: 10 * time.Second},
-			"http://tracker.test", true))}
+			sso.DNSResolver(w.dns.Addr), "http://tracker.test", true))}
 	}})
 	w.owner = w.env.Register("Owner")
 	return w

@@ -115,8 +115,9 @@ func TestSSOSignIn(t *testing.T) {
 	}
 	w.env.Do("POST", "/api/v1/auth/refresh", "", map[string]any{"refresh_token": res.RefreshToken}).Expect(t, 200)
 
-	// Signing in again (same subject) finds the same user; a new subject with
-	// the same email finds the user by email.
+	// Signing in again (same subject) finds the same user, whatever email
+	// the provider now sends; another subject with the email of a linked
+	// account is someone else (409).
 	sub := "sub-stable"
 	again := func(subject, email string) account.AuthResult {
 		var a account.AuthResult
@@ -127,18 +128,22 @@ func TestSSOSignIn(t *testing.T) {
 	if second := again(sub, "renamed@example.com"); second.UserID != first.UserID {
 		t.Fatalf("subject not matched: %s vs %s", second.UserID, first.UserID)
 	}
-	if byEmail := again("sub-other", "new.person@example.com"); byEmail.UserID != res.UserID {
-		t.Fatal("email not matched")
+	r := w.signIn(t, &mockoidc.MockUser{Subject: "sub-other", Email: "new.person@example.com", EmailVerified: true})
+	if r.Status != 409 || r.ErrorCode() != "CONFLICT" || !strings.Contains(r.Error().Message, "another identity") {
+		t.Fatalf("another subject for a linked account: %d %s", r.Status, r.Body)
 	}
-	// An existing user of another org joins with the default role.
+	// A member of the org who registered with a password is linked by
+	// email on their first sign-in; their membership stays as it was.
 	existing := w.env.Register("Existing")
+	w.env.AddMember(w.owner, w.owner.OrgID, existing, "viewer")
 	if a := again("sub-existing", existing.Email); a.UserID != existing.ID {
-		t.Fatal("existing user not found by email")
+		t.Fatal("existing member not found by email")
 	}
-	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM memberships WHERE org_id = $1 AND user_id = $2 AND role = 'member'`, w.owner.OrgID, existing.ID); n != 1 {
-		t.Fatal("membership not added")
+	if got := apitest.Scalar[string](t, w.env, `SELECT role || sso_only::text FROM memberships WHERE org_id = $1 AND user_id = $2`,
+		w.owner.OrgID, existing.ID); got != "viewerfalse" {
+		t.Fatalf("existing member's membership %s", got)
 	}
-	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'joined_by_sso'`, w.owner.OrgID); n != 3 {
+	if n := apitest.Scalar[int](t, w.env, `SELECT count(*) FROM audit_log WHERE org_id = $1 AND action = 'joined_by_sso'`, w.owner.OrgID); n != 2 {
 		t.Fatalf("join audit rows %d", n)
 	}
 
@@ -238,13 +243,13 @@ func TestSSOSignInRefused(t *testing.T) {
 
 	// A deactivated user, and a member suspended in this org, cannot sign in.
 	var a account.AuthResult
-	w.signIn(t, user("leaver@example.com")).Expect(t, 200).Decode(t, &a)
+	w.signIn(t, &mockoidc.MockUser{Subject: "x-leaver", Email: "leaver@example.com", EmailVerified: true}).Expect(t, 200).Decode(t, &a)
 	if _, err := w.env.DB.Pool.Exec(context.Background(), `UPDATE users SET active = false WHERE id = $1`, a.UserID); err != nil {
 		t.Fatal(err)
 	}
 	r = w.signIn(t, &mockoidc.MockUser{Subject: "x-leaver", Email: "leaver@example.com", EmailVerified: true})
 	expectRefused("deactivated user", r, r.Status, 401)
-	w.signIn(t, user("suspended@example.com")).Expect(t, 200).Decode(t, &a)
+	w.signIn(t, &mockoidc.MockUser{Subject: "x-suspended", Email: "suspended@example.com", EmailVerified: true}).Expect(t, 200).Decode(t, &a)
 	if _, err := w.env.DB.Pool.Exec(context.Background(), `UPDATE memberships SET suspended_at = now() WHERE user_id = $1`, a.UserID); err != nil {
 		t.Fatal(err)
 	}

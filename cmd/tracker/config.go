@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -67,6 +68,9 @@ type Config struct {
 	// else OTEL_EXPORTER_OTLP_ENDPOINT; an OTLP/HTTP base URL such as
 	// http://collector:4318). Empty: tracing off.
 	OTLPEndpoint string
+	// DNSResolver is the DNS server (host:port) that org domain
+	// verifications ask (SERVICE_DNS_RESOLVER; empty: the system's).
+	DNSResolver string
 }
 
 func env(name, def string) string {
@@ -126,6 +130,7 @@ func loadConfig() (Config, []string, error) {
 		TLSCert:            env("SERVICE_TLS_CERT", ""),
 		TLSKey:             env("SERVICE_TLS_KEY", ""),
 		PublicURL:          env("SERVICE_PUBLIC_URL", "http://localhost:3000"),
+		DNSResolver:        env("SERVICE_DNS_RESOLVER", ""),
 		CodehostSecret:     env("SERVICE_CODEHOST_WEBHOOK_SECRET", ""),
 		ChatSigningSecret:  env("SERVICE_CHAT_SIGNING_SECRET", ""),
 		ChatBotToken:       env("SERVICE_CHAT_BOT_TOKEN", ""),
@@ -207,6 +212,11 @@ func loadConfig() (Config, []string, error) {
 			return c, nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
+	if c.DNSResolver != "" {
+		if _, _, err := net.SplitHostPort(c.DNSResolver); err != nil {
+			return c, nil, fmt.Errorf("SERVICE_DNS_RESOLVER: must be host:port: %w", err)
+		}
+	}
 	if (c.TLSCert == "") != (c.TLSKey == "") {
 		return c, nil, errors.New("SERVICE_TLS_CERT and SERVICE_TLS_KEY must be set together")
 	}
@@ -227,7 +237,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("task_queue", c.TaskQueue), slog.String("jwt_secret", mask(c.JWTSecret)),
 		slog.String("registration", c.Registration), slog.String("profile", c.Profile),
 		slog.Bool("tls", c.TLSCert != ""), slog.String("public_url", c.PublicURL),
-		slog.Bool("webhook_allow_private", c.WebhookAllowPrivate),
+		slog.Bool("webhook_allow_private", c.WebhookAllowPrivate), slog.String("dns_resolver", c.DNSResolver),
 		slog.String("codehost_webhook_secret", mask(c.CodehostSecret)),
 		slog.String("chat_signing_secret", mask(c.ChatSigningSecret)), slog.String("chat_bot_token", mask(c.ChatBotToken)),
 		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),

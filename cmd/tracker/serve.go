@@ -158,7 +158,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 	// The identity provider client: the webhook client's SSRF guard, so an
 	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
 	s.SSO = ssodomain.New(db, box, domain.SystemClock{}, s.Accounts, activities.NewHTTPClient(cfg.WebhookAllowPrivate),
-		cfg.PublicURL, cfg.WebhookAllowPrivate)
+		ssodomain.DNSResolver(cfg.DNSResolver), cfg.PublicURL, cfg.WebhookAllowPrivate)
 	return s
 }
 

@@ -14,6 +14,7 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/domain"
+	"tracker/internal/dnstest"
 	"tracker/store/storetest"
 )
 
@@ -21,6 +22,9 @@ import (
 // may carry them.
 var secrets = []string{"SECRET-TITLE", "Secret Project", "Secret View", "secret body", "secret-label", "hook.example.com", "Secret Sprint",
 	"secret-file.txt", "Secret Team"}
+
+// tenancyDomain is an email domain org A has added (pending verification).
+const tenancyDomain = "tenancy.example"
 
 // ownScope are routes about the caller's own account, not an org's data.
 func ownScope(method, path string) bool {
@@ -46,6 +50,7 @@ type tenantFixture struct {
 	attachmentKey                                string
 	team                                         uuid.UUID
 	codehost, notification                       uuid.UUID
+	dns                                          *dnstest.Server
 }
 
 func (f *tenantFixture) create(path string, body any) uuid.UUID {
@@ -63,14 +68,22 @@ func (f *tenantFixture) create(path string, body any) uuid.UUID {
 	return uuid.Nil
 }
 
-func newTenantFixture(t *testing.T) *tenantFixture {
+func newTenantFixture(t *testing.T) *tenantFixture { return newTenantFixtureWith(t, nil) }
+
+// newTenantFixtureWith is newTenantFixture with the config changed by
+// configure first (nil: as is).
+func newTenantFixtureWith(t *testing.T, configure func(*Config)) *tenantFixture {
 	db := storetest.New(t)
+	dns := dnstest.Start(t)
 	// Temporal is unreachable: on-demand exports are recorded as failed runs,
 	// imports wait in the outbox; neither matters to access checks.
 	cfg := Config{JWTSecret: apitest.Secret, Registration: "open", PublicURL: "http://tracker.test",
 		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy",
-		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret}
+		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret, DNSResolver: dns.Addr}
 	cfg.Attachments.LocalDir = t.TempDir()
+	if configure != nil {
+		configure(&cfg)
+	}
 	s := newServices(cfg, db, domain.SystemClock{})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	app := api.New(api.Deps{Log: log, Metrics: api.NewMetrics(),
@@ -79,7 +92,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	// The walks are held to docs/openapi.yaml like every suite: each
 	// refusal they provoke (403, 404, 422, 413...) must be declared.
 	env := &apitest.Env{T: t, DB: db, App: app}
-	f := &tenantFixture{env: env}
+	f := &tenantFixture{env: env, dns: dns}
 	f.owner = env.Register("Owner")
 	f.viewer = env.Member(f.owner, "viewer")
 	f.outsider = env.Register("Outsider")
@@ -119,6 +132,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	f.codehost = f.create("/api/v1/orgs/"+org+"/integrations/codehost", map[string]any{"repositories": []string{"acme/app"}})
 	f.create("/api/v1/orgs/"+org+"/integrations/chat", map[string]any{"team_id": "TTEN", "bot_token": "xoxb-tenancy"})
 	env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.owner.Token, map[string]any{"org_id": org, "slack_user_id": "UOWNER"}).Expect(t, 200)
+	f.create("/api/v1/orgs/"+org+"/domains", map[string]any{"domain": tenancyDomain})
 	return f
 }
 
@@ -178,6 +192,8 @@ func (f *tenantFixture) fill(path string) string {
 			parts[i] = uuid.NewString()
 		case ":period":
 			parts[i] = "2026-10"
+		case ":domain":
+			parts[i] = tenancyDomain
 		}
 	}
 	q := fmt.Sprintf("?org_id=%s&project_id=%s&period=2026-11&ref=TEN-1&key=k&value=v", f.org, f.project)
@@ -197,7 +213,7 @@ func (f *tenantFixture) body() map[string]any {
 		"period": "2026-10", "reason": "x", "auto_close": true, "email": "x@example.test", "role": "member", "cascade": true,
 		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID,
 		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100",
-		"team_id": f.team, "slack_user_id": "UWALK"}
+		"team_id": f.team, "slack_user_id": "UWALK", "domain": "walk.example"}
 }
 
 // snapshot counts what a stray write would change.
@@ -228,6 +244,7 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM team_members WHERE org_id = $1),
 		(SELECT count(*) FROM sso_configs WHERE org_id = $1),
 		(SELECT count(*) FROM scim_tokens WHERE org_id = $1),
+		(SELECT string_agg(domain || coalesce(verified_at::text, ''), ';') FROM sso_domains WHERE org_id = $1),
 		(SELECT count(*) FROM codehost_connections WHERE org_id = $1),
 		(SELECT count(*) FROM chat_notifications WHERE org_id = $1),
 		(SELECT count(*) FROM chat_thread_mappings WHERE org_id = $1),

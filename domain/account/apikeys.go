@@ -147,14 +147,14 @@ func (s *Service) CreateKey(ctx context.Context, p domain.Principal, in CreateKe
 	return out, err
 }
 
-// keyVisible reports whether the caller sees key k of its user: a session
-// sees every key; an API key only keys of its own org, and only itself
+// keyVisible reports whether the caller sees key k of its user: only keys
+// of orgs it reaches (a bound caller: its own org); an API key only itself
 // unless it manages keys (admin scope, no project restriction).
 func keyVisible(p domain.Principal, k accountdb.APIKey) bool {
-	if !p.IsKey() {
-		return true
+	if !p.Reaches(k.OrgID) {
+		return false
 	}
-	return k.OrgID == p.OrgID && (p.ManagesKeys() || k.ID == *p.KeyID)
+	return !p.IsKey() || p.ManagesKeys() || k.ID == *p.KeyID
 }
 
 // ListKeys lists the caller's keys, without the secret (see keyVisible).
@@ -174,14 +174,14 @@ func (s *Service) ListKeys(ctx context.Context, p domain.Principal) ([]APIKey, e
 
 // DeleteKey revokes one of the caller's keys at once. An API key may revoke
 // itself; another key of the user only if it manages keys (else 403), and
-// never one of another org (404).
+// never one of an org it does not reach (404).
 func (s *Service) DeleteKey(ctx context.Context, p domain.Principal, id uuid.UUID) error {
 	return s.DB.InTx(ctx, func(q store.Querier) error {
 		k, err := accountdb.KeyOfUser(ctx, q, p.UserID, id)
 		if err != nil {
 			return domain.NotFoundAs(err, "API key")
 		}
-		if p.IsKey() && k.OrgID != p.OrgID {
+		if !p.Reaches(k.OrgID) {
 			return domain.NotFound("API key")
 		}
 		if !keyVisible(p, k) {
@@ -206,19 +206,23 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (domain.Princ
 	}
 	uid, err1 := uuid.Parse(c.Subject)
 	oid, err2 := uuid.Parse(c.OrgID)
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || (c.BoundOrg != "" && c.BoundOrg != c.OrgID) {
 		return domain.Principal{}, errBadCredentials
 	}
 	// A deactivated (or deleted) user's tokens stop working at once, not
 	// when they expire.
-	active, err := accountdb.UserActive(ctx, s.DB.Q(), uid)
+	st, err := accountdb.StandingOf(ctx, s.DB.Q(), uid)
 	if err != nil {
 		return domain.Principal{}, err
 	}
-	if !active {
+	if !st.Active {
 		return domain.Principal{}, errBadCredentials
 	}
-	return domain.Principal{UserID: uid, OrgID: oid, Email: c.Email, Scopes: []string{domain.ScopeAll}}, nil
+	p := domain.Principal{UserID: uid, OrgID: oid, Email: c.Email, Scopes: []string{domain.ScopeAll}, SSO: c.BoundOrg != ""}
+	if !p.SSO {
+		p.SSOOnlyOrgs = st.SSOOnlyOrgs
+	}
+	return p, nil
 }
 
 func (s *Service) authenticateKey(ctx context.Context, key string) (domain.Principal, error) {

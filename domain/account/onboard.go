@@ -43,7 +43,7 @@ var errOnboarded = domain.Conflict("onboarding has already been done", "organiza
 // Onboard sets up a fresh server; once any org exists it is a 409.
 func (s *Service) Onboard(ctx context.Context, in OnboardInput) (Onboarded, error) {
 	var p domain.Problems
-	if !validEmail(in.Email) {
+	if !ValidEmail(in.Email) {
 		p.Add("email", "must be a valid email address")
 	}
 	if utf8.RuneCountInString(in.Password) < 8 {

@@ -60,14 +60,16 @@ type RegisterInput struct {
 	Email, Password, DisplayName, InviteCode string
 }
 
-func validEmail(e string) bool {
+// ValidEmail reports whether e is a plain address (no display name, no
+// surrounding spaces or angle brackets).
+func ValidEmail(e string) bool {
 	a, err := mail.ParseAddress(e)
 	return err == nil && a.Address == e && a.Name == ""
 }
 
 func (in RegisterInput) validate() error {
 	var p domain.Problems
-	if !validEmail(in.Email) {
+	if !ValidEmail(in.Email) {
 		p.Add("email", "must be a valid email address")
 	}
 	if utf8.RuneCountInString(in.Password) < 8 {
@@ -144,7 +146,7 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (AuthResult, e
 			}
 			sessionOrg, role = inv.OrgID, domain.ParseRole(inv.Role)
 		}
-		out, err = s.startSession(ctx, q, u, sessionOrg, role, uuid.Nil, now)
+		out, err = s.startSession(ctx, q, u, sessionOrg, role, false, uuid.Nil, now)
 		return err
 	})
 	return out, err
@@ -172,9 +174,10 @@ func personalSlug(email string) string {
 }
 
 // startSession issues an access token and a refresh token of family (a new
-// family when uuid.Nil).
-func (s *Service) startSession(ctx context.Context, q store.Querier, u accountdb.User, orgID uuid.UUID, role domain.Role, family uuid.UUID, now time.Time) (AuthResult, error) {
-	access, err := s.Tokens.Issue(u.ID, orgID, u.Email, role.String(), now)
+// family when uuid.Nil); bound confines both to orgID (a session started by
+// single sign-on).
+func (s *Service) startSession(ctx context.Context, q store.Querier, u accountdb.User, orgID uuid.UUID, role domain.Role, bound bool, family uuid.UUID, now time.Time) (AuthResult, error) {
+	access, err := s.Tokens.Issue(u.ID, orgID, u.Email, role.String(), bound, now)
 	if err != nil {
 		return AuthResult{}, err
 	}
@@ -183,7 +186,7 @@ func (s *Service) startSession(ctx context.Context, q store.Querier, u accountdb
 	}
 	refresh := "rt_" + NewSecret(32)
 	if err := accountdb.InsertRefreshToken(ctx, q, accountdb.RefreshToken{ID: domain.NewID(), UserID: u.ID, OrgID: orgID,
-		FamilyID: family, TokenHash: HashToken(refresh), ExpiresAt: now.Add(RefreshTTL), CreatedAt: now}); err != nil {
+		FamilyID: family, TokenHash: HashToken(refresh), ExpiresAt: now.Add(RefreshTTL), CreatedAt: now, BoundToOrg: bound}); err != nil {
 		return AuthResult{}, err
 	}
 	return AuthResult{AccessToken: access, RefreshToken: refresh, UserID: u.ID, Email: u.Email, DisplayName: u.DisplayName}, nil
@@ -229,7 +232,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (AuthResult
 	}
 	var out AuthResult
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
-		out, err = s.startSession(ctx, q, u, m.OrgID, domain.ParseRole(m.Role), uuid.Nil, s.now())
+		out, err = s.startSession(ctx, q, u, m.OrgID, domain.ParseRole(m.Role), false, uuid.Nil, s.now())
 		return err
 	})
 	return out, err
@@ -272,18 +275,23 @@ func (s *Service) Refresh(ctx context.Context, token string) (AuthResult, error)
 			return err
 		}
 		orgID := rt.OrgID
-		role, err := store.MemberRole(ctx, q, orgID, u.ID)
+		role, err := accountdb.SessionRole(ctx, q, orgID, u.ID, rt.BoundToOrg)
 		if err != nil {
 			return err
 		}
-		if role == "" { // removed from the session's org: fall back to the first one
+		if role == "" {
+			// A session bound to its org ends with the membership; any
+			// other falls back to the first org a password reaches.
+			if rt.BoundToOrg {
+				return errBadRefresh
+			}
 			m, err := orgdb.FirstMembership(ctx, q, u.ID)
 			if err != nil {
 				return errBadRefresh
 			}
 			orgID, role = m.OrgID, m.Role
 		}
-		out, err = s.startSession(ctx, q, u, orgID, domain.ParseRole(role), rt.FamilyID, now)
+		out, err = s.startSession(ctx, q, u, orgID, domain.ParseRole(role), rt.BoundToOrg, rt.FamilyID, now)
 		return err
 	})
 	if err == nil && reused {

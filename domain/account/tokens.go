@@ -12,11 +12,14 @@ import (
 )
 
 // Claims of an access token. Role names the session org's role at issue time
-// and is informational only: authorization reads the membership.
+// and is informational only: authorization reads the membership. BoundOrg,
+// set (to OrgID) on a session started by single sign-on, confines the
+// token to that org: it is signed, so it cannot be dropped.
 type Claims struct {
-	OrgID string `json:"org_id"`
-	Email string `json:"email"`
-	Role  string `json:"role"`
+	OrgID    string `json:"org_id"`
+	Email    string `json:"email"`
+	Role     string `json:"role"`
+	BoundOrg string `json:"bound_org,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -28,12 +31,15 @@ type Tokens struct {
 
 const issuer = "tracker"
 
-// Issue signs an access token.
-func (t Tokens) Issue(userID, orgID uuid.UUID, email, role string, now time.Time) (string, error) {
+// Issue signs an access token; bound confines it to orgID.
+func (t Tokens) Issue(userID, orgID uuid.UUID, email, role string, bound bool, now time.Time) (string, error) {
 	c := Claims{OrgID: orgID.String(), Email: email, Role: role, RegisteredClaims: jwt.RegisteredClaims{
 		Subject: userID.String(), Issuer: issuer, IssuedAt: jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(t.AccessTTL)), ID: uuid.NewString(),
 	}}
+	if bound {
+		c.BoundOrg = c.OrgID
+	}
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.Secret)
 }
 

@@ -2,6 +2,7 @@ package org
 
 import (
 	"context"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -30,16 +31,16 @@ func target(ctx context.Context, q store.Querier, a domain.Access, orgID, userID
 }
 
 // keepsAnOwner refuses a change that takes the Owner role from the org's
-// last Owner.
+// last active Owner (a suspended Owner cannot act).
 func keepsAnOwner(ctx context.Context, q store.Querier, orgID uuid.UUID, m orgdb.Membership) error {
 	if domain.ParseRole(m.Role) != domain.RoleOwner {
 		return nil
 	}
-	n, err := orgdb.LockOwners(ctx, q, orgID)
+	active, err := orgdb.LockOwners(ctx, q, orgID)
 	if err != nil {
 		return err
 	}
-	if n <= 1 {
+	if !slices.ContainsFunc(active, func(id uuid.UUID) bool { return id != m.UserID }) {
 		return errLastOwner(m.UserID)
 	}
 	return nil

@@ -94,6 +94,11 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, name, slug str
 	if p.IsKey() && len(p.ProjectIDs) > 0 {
 		return Org{}, domain.Forbidden("this API key is restricted to projects and cannot create an organization")
 	}
+	// An org's identity provider vouches for that org only: it does not
+	// make orgs in the person's name.
+	if p.SSO {
+		return Org{}, domain.Forbidden("a session started by single sign-on reaches only its organization and cannot create one")
+	}
 	var out Org
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
 		var err error
@@ -103,8 +108,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, name, slug str
 	return out, err
 }
 
-// List returns the orgs the caller is a member of; for an API key only the
-// org it belongs to (a key reaches no other org of its user).
+// List returns the orgs the caller is a member of and reaches: for an API
+// key or a single sign-on session only its org; for a password session not
+// the orgs only their single sign-on reaches (Principal.Reaches).
 func (s *Service) List(ctx context.Context, p domain.Principal) ([]Org, error) {
 	rows, err := orgdb.OrgsOfUser(ctx, s.DB.Q(), p.UserID)
 	if err != nil {
@@ -112,7 +118,7 @@ func (s *Service) List(ctx context.Context, p domain.Principal) ([]Org, error) {
 	}
 	out := make([]Org, 0, len(rows))
 	for _, r := range rows {
-		if p.IsKey() && r.ID != p.OrgID {
+		if !p.Reaches(r.ID) {
 			continue
 		}
 		out = append(out, toOrg(r))

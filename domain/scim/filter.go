@@ -55,6 +55,10 @@ var groupColumns = map[string]column{
 	"members.value": {expr: scimdb.GroupMemberSQL, kind: kindID, set: true},
 }
 
+func errFilterSyntax() error {
+	return invalidFilter(`the filter is not valid SCIM filter syntax (RFC 7644 section 3.4.2.2), for example userName eq "name@example.com"`)
+}
+
 // compileFilter parses a SCIM filter (RFC 7644 §3.4.2.2) and translates it
 // into a parameterized SQL condition over cols; nil for an empty filter.
 // Unknown attributes, unsupported operators and malformed text are 400
@@ -69,12 +73,14 @@ func compileFilter(text string, cols map[string]column, schema string) (cond sq.
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			cond, err = nil, invalidFilter("the filter does not parse")
+			cond, err = nil, errFilterSyntax()
 		}
 	}()
+	// The parser's own message names its grammar's internals (and may cut
+	// a character in half): the client gets a plain one.
 	expr, perr := filter.ParseFilter([]byte(text))
 	if perr != nil {
-		return nil, invalidFilter("the filter does not parse: " + perr.Error())
+		return nil, errFilterSyntax()
 	}
 	c := compiler{cols: cols, schema: schema}
 	sql, args, err := c.expr(expr, "", 0)

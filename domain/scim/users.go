@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +13,9 @@ import (
 	"tracker/domain"
 	"tracker/store"
 	"tracker/store/accountdb"
+	"tracker/store/orgdb"
 	"tracker/store/scimdb"
+	"tracker/store/ssodb"
 )
 
 // email is one of a User's emails.
@@ -130,8 +133,9 @@ func (s *Service) GetUser(ctx context.Context, a Actor, id string, proj Projecti
 }
 
 // CreateUser answers POST /Users: 201 with the new user. A userName that
-// is already a user of the org is 409 uniqueness; a person who exists
-// elsewhere (another org) is linked: the org gains the membership.
+// is already a user of the org is 409 uniqueness; a person who has an
+// account already is linked (the org gains the membership) only when the
+// org has verified the email's domain, else 409 uniqueness.
 func (s *Service) CreateUser(ctx context.Context, a Actor, body []byte) (map[string]any, error) {
 	st, err := userFromBody(userState{Active: true}, body)
 	if err != nil {
@@ -159,6 +163,17 @@ func (s *Service) CreateUser(ctx context.Context, a Actor, body []byte) (map[str
 					return err
 				}
 			case errors.Is(err, store.ErrNotFound):
+				// The org's provider vouches for the org only: it enrolls
+				// an account someone already has only when the org has
+				// proved it controls the email's domain.
+				verified, err := ssodb.DomainVerified(ctx, q, a.OrgID, strings.ToLower(st.UserName[strings.LastIndex(st.UserName, "@")+1:]))
+				if err != nil {
+					return err
+				}
+				if !verified {
+					return uniqueness("a user with this userName already exists and is not a member of the organization: " +
+						"an Admin can invite the person, or the organization can verify the email's domain")
+				}
 				if err := scimdb.InsertMembership(ctx, q, a.OrgID, u.ID, a.DefaultRole, now); err != nil {
 					if errors.Is(err, store.ErrConflict) {
 						return uniqueness("a user with this userName already exists in the organization")
@@ -168,15 +183,14 @@ func (s *Service) CreateUser(ctx context.Context, a Actor, body []byte) (map[str
 			default:
 				return err
 			}
-			// The identity provider vouches for the address: an import's
-			// placeholder account becomes a real one.
-			if err := accountdb.ClearPlaceholder(ctx, q, u.ID, now); err != nil {
-				return err
-			}
 		case errors.Is(err, store.ErrNotFound):
+			// A new account is unclaimed until the person signs in by
+			// single sign-on or registers with the email (which claims it,
+			// reaching none of the org: only its sign-on reaches a
+			// membership its provider made).
 			userID = domain.NewID()
 			if err := accountdb.InsertUser(ctx, q, accountdb.User{ID: userID, Email: st.UserName, DisplayName: st.DisplayName,
-				Active: true, CreatedAt: now, UpdatedAt: now}); err != nil {
+				Active: true, Placeholder: true, CreatedAt: now, UpdatedAt: now}); err != nil {
 				if errors.Is(err, store.ErrConflict) {
 					return uniqueness("a user with this userName already exists")
 				}
@@ -375,18 +389,19 @@ func orNull(b []byte) []byte {
 // org at once (API keys made in it deleted, refresh tokens revoked); the
 // org keeps at least one active Owner.
 func (s *Service) deactivate(ctx context.Context, q store.Querier, a Actor, userID uuid.UUID, deleted bool, now time.Time) error {
+	// The org's Owners are locked first, as the REST member routes lock
+	// them: two concurrent deactivations of its two Owners cannot both see
+	// the other one still active.
+	owners, err := orgdb.LockOwners(ctx, q, a.OrgID)
+	if err != nil {
+		return err
+	}
 	m, err := scimdb.MembershipOf(ctx, q, a.OrgID, userID)
 	if err != nil {
 		return err
 	}
-	if m.Role == "owner" && m.SuspendedAt == nil {
-		n, err := scimdb.ActiveOwnersBesides(ctx, q, a.OrgID, userID)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return mutability("the organization's last active Owner cannot be deactivated")
-		}
+	if m.Role == "owner" && m.SuspendedAt == nil && !slices.ContainsFunc(owners, func(id uuid.UUID) bool { return id != userID }) {
+		return mutability("the organization's last active Owner cannot be deactivated")
 	}
 	keys, tokens, err := scimdb.Suspend(ctx, q, a.OrgID, userID, deleted, now)
 	if err != nil {

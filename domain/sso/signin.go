@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +17,6 @@ import (
 	"tracker/domain/account"
 	"tracker/store"
 	"tracker/store/accountdb"
-	"tracker/store/orgdb"
 	"tracker/store/ssodb"
 )
 
@@ -80,10 +80,9 @@ func signInFailed(reason string) error { return domain.Unauthorized(errSignIn + 
 // Callback finishes a sign-in (public): it claims the state (unknown,
 // expired or already used → 401), exchanges the code with the PKCE
 // verifier, verifies the ID token (signature by the provider's key set,
-// issuer, audience, expiry, nonce), checks the email, then finds the user by
-// the provider's subject in this org or by email, creates the user if
-// missing, adds a membership with the org's default role if missing, and
-// starts a session in the org. Nothing is created when any check fails.
+// issuer, audience, expiry, nonce), checks the email, then finds the user
+// (signIn) and starts a session bound to the org. Nothing is created when
+// any check fails.
 func (s *Service) Callback(ctx context.Context, code, state string) (account.AuthResult, error) {
 	var probs domain.Problems
 	if code == "" {
@@ -144,64 +143,63 @@ func (s *Service) Callback(ctx context.Context, code, state string) (account.Aut
 	return s.signIn(ctx, c, idt.Subject, cl)
 }
 
+// checkEmail refuses an email the provider should not have sent: not a
+// plain address (surrounding spaces, a display name, no domain with a dot),
+// unverified, or of a domain the org does not allow.
 func checkEmail(cl claims, allowed []string) error {
-	at := strings.LastIndex(cl.Email, "@")
-	if at < 1 {
+	if cl.Email == "" {
 		return domain.Forbidden("the identity provider sent no email address")
+	}
+	if !account.ValidEmail(cl.Email) || !hasDomain(cl.Email) {
+		return domain.Forbidden("the identity provider sent an email address that is not valid (a plain address such as name@example.com)")
 	}
 	if cl.EmailVerified != nil && !*cl.EmailVerified {
 		return domain.Forbidden("the identity provider has not verified this email address")
 	}
-	if len(allowed) > 0 {
-		d := strings.ToLower(cl.Email[at+1:])
-		ok := false
-		for _, a := range allowed {
-			ok = ok || d == a
-		}
-		if !ok {
-			return domain.Forbidden("this email domain may not sign in to the organization")
-		}
+	if len(allowed) > 0 && !slices.Contains(allowed, emailDomain(cl.Email)) {
+		return domain.Forbidden("this email domain may not sign in to the organization")
 	}
 	return nil
 }
 
-// signIn finds or creates the user and membership and starts the session.
+// emailDomain is the lower-case domain of a valid address.
+func emailDomain(email string) string {
+	return strings.ToLower(email[strings.LastIndex(email, "@")+1:])
+}
+
+// hasDomain reports whether the address's domain is a DNS name of at least
+// two labels (letters, digits, hyphens; no leading or trailing hyphen).
+func hasDomain(email string) bool {
+	at := strings.LastIndex(email, "@")
+	return at > 0 && ValidDomain(strings.ToLower(email[at+1:]))
+}
+
+// errTaken refuses to sign in as an account the org's identity provider
+// does not vouch for.
+func errTaken(email string) error {
+	return domain.Conflict("an account with this email already exists and is not a member of this organization: "+
+		"an Admin of the organization can invite it, or the organization can verify the email's domain", "email: "+email)
+}
+
+var errLinkedElsewhere = domain.Conflict("this account is already linked to another identity of this organization's identity provider",
+	"subject: does not match")
+
+// signIn finds the user the sign-in is for, or creates one, and starts a
+// session bound to the org. An org's identity provider vouches for that org
+// only, so it reaches an existing account only when the account belongs to
+// the org, or the org has verified the email's domain, and then only
+// through the identity linked first; it never creates a second account for
+// a taken email. Whatever is refused, nothing is created.
 func (s *Service) signIn(ctx context.Context, c ssodb.Config, subject string, cl claims) (account.AuthResult, error) {
 	var out account.AuthResult
 	err := s.db.InTx(ctx, func(q store.Querier) error {
 		now := s.clock.Now()
+		created := false
 		userID, err := ssodb.UserBySubject(ctx, q, c.OrgID, c.IssuerURL, subject)
 		if errors.Is(err, store.ErrNotFound) {
-			u, err := accountdb.UserByEmail(ctx, q, cl.Email)
-			switch {
-			case err == nil:
-				// A placeholder an import made is claimed by the provider's
-				// verified email: registering can no longer claim it.
-				userID = u.ID
-				if err := accountdb.ClearPlaceholder(ctx, q, u.ID, now); err != nil {
-					return err
-				}
-			case errors.Is(err, store.ErrNotFound):
-				userID = domain.NewID()
-				name := strings.TrimSpace(cl.Name)
-				if name == "" {
-					name = cl.Email[:strings.LastIndex(cl.Email, "@")]
-				}
-				if err := accountdb.InsertUser(ctx, q, accountdb.User{ID: userID, Email: cl.Email, DisplayName: name,
-					Active: true, CreatedAt: now, UpdatedAt: now}); err != nil {
-					return err
-				}
-				if err := domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: c.OrgID, EntityType: "user", EntityID: userID,
-					Action: "created_by_sso", Changes: []domain.FieldChange{{Field: "email", New: cl.Email}}}); err != nil {
-					return err
-				}
-			default:
-				return err
-			}
-			if err := ssodb.LinkSubject(ctx, q, c.OrgID, c.IssuerURL, subject, userID, now); err != nil {
-				return err
-			}
-		} else if err != nil {
+			userID, created, err = s.link(ctx, q, c, subject, cl, now)
+		}
+		if err != nil {
 			return err
 		}
 		u, err := accountdb.UserByID(ctx, q, userID)
@@ -211,20 +209,70 @@ func (s *Service) signIn(ctx context.Context, c ssodb.Config, subject string, cl
 		if !u.Active {
 			return domain.Unauthorized("this account is deactivated")
 		}
-		role, err := s.membership(ctx, q, c, userID, now)
+		role, err := s.membership(ctx, q, c, u, created, now)
 		if err != nil {
 			return err
 		}
-		out, err = s.accounts.SessionFor(ctx, q, userID, c.OrgID, role, now)
+		out, err = s.accounts.SSOSession(ctx, q, userID, c.OrgID, role, now)
 		return err
 	})
 	return out, err
 }
 
-// membership returns the user's role in the org, adding a membership with
-// the default role if missing; a suspended membership may not sign in.
-func (s *Service) membership(ctx context.Context, q store.Querier, c ssodb.Config, userID uuid.UUID, now time.Time) (domain.Role, error) {
-	m, err := ssodb.MembershipOf(ctx, q, c.OrgID, userID)
+// link finds the account of a subject signing in for the first time (by
+// email) or creates it (created), and links the subject to it. Whether the
+// provider may sign in as an existing account is membership's call.
+func (s *Service) link(ctx context.Context, q store.Querier, c ssodb.Config, subject string, cl claims, now time.Time) (uuid.UUID, bool, error) {
+	u, err := accountdb.UserByEmail(ctx, q, cl.Email)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		// Just in time: a person no account has; a member of this org
+		// only (no personal org: the provider vouches for this org).
+		userID := domain.NewID()
+		name := strings.TrimSpace(cl.Name)
+		if name == "" {
+			name = cl.Email[:strings.LastIndex(cl.Email, "@")]
+		}
+		if err := accountdb.InsertUser(ctx, q, accountdb.User{ID: userID, Email: cl.Email, DisplayName: name,
+			Active: true, CreatedAt: now, UpdatedAt: now}); err != nil {
+			if errors.Is(err, store.ErrConflict) {
+				return uuid.Nil, false, errTaken(cl.Email)
+			}
+			return uuid.Nil, false, err
+		}
+		if err := domain.Record(ctx, q, domain.Change{At: now, OrgID: c.OrgID, EntityType: "user", EntityID: userID,
+			Action: "created_by_sso", Changes: []domain.FieldChange{{Field: "email", New: cl.Email}}}); err != nil {
+			return uuid.Nil, false, err
+		}
+		return userID, true, ssodb.LinkSubject(ctx, q, c.OrgID, c.IssuerURL, subject, userID, now)
+	case err != nil:
+		return uuid.Nil, false, err
+	}
+	// After the first link, the account is reached through that identity
+	// only: another subject asserting the same email is someone else.
+	other, err := ssodb.LinkedElsewhere(ctx, q, c.OrgID, c.IssuerURL, subject, u.ID)
+	if err != nil {
+		return uuid.Nil, false, err
+	}
+	if other {
+		return uuid.Nil, false, errLinkedElsewhere
+	}
+	// An unclaimed account (an import's placeholder, a SCIM-provisioned
+	// person) is now used: registering can no longer claim it.
+	if err := accountdb.ClearPlaceholder(ctx, q, u.ID, now); err != nil {
+		return uuid.Nil, false, err
+	}
+	return u.ID, false, ssodb.LinkSubject(ctx, q, c.OrgID, c.IssuerURL, subject, u.ID, now)
+}
+
+// membership returns the user's role in the org. A missing membership is
+// added with the default role (reached only by the org's sign-on) for an
+// account the sign-in just created, or one of a domain the org has
+// verified; for any other account the provider does not vouch (409), also
+// when a linked person has left or been removed. A suspended membership
+// may not sign in.
+func (s *Service) membership(ctx context.Context, q store.Querier, c ssodb.Config, u accountdb.User, created bool, now time.Time) (domain.Role, error) {
+	m, err := ssodb.MembershipOf(ctx, q, c.OrgID, u.ID)
 	if err == nil {
 		if m.SuspendedAt != nil {
 			return domain.RoleNone, domain.Unauthorized("this account is deactivated in the organization")
@@ -234,9 +282,18 @@ func (s *Service) membership(ctx context.Context, q store.Querier, c ssodb.Confi
 	if !errors.Is(err, store.ErrNotFound) {
 		return domain.RoleNone, err
 	}
-	if err := orgdb.InsertMembership(ctx, q, orgdb.Membership{OrgID: c.OrgID, UserID: userID, Role: c.DefaultRole, JoinedAt: now}); err != nil {
+	if !created {
+		verified, err := ssodb.DomainVerified(ctx, q, c.OrgID, emailDomain(u.Email))
+		if err != nil {
+			return domain.RoleNone, err
+		}
+		if !verified {
+			return domain.RoleNone, errTaken(u.Email)
+		}
+	}
+	if err := ssodb.InsertMembership(ctx, q, c.OrgID, u.ID, c.DefaultRole, now); err != nil {
 		return domain.RoleNone, err
 	}
-	return domain.ParseRole(c.DefaultRole), domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: c.OrgID, ActorID: &userID, EntityType: "membership",
-		EntityID: userID, Action: "joined_by_sso", Changes: []domain.FieldChange{{Field: "role", New: domain.ParseRole(c.DefaultRole).String()}}})
+	return domain.ParseRole(c.DefaultRole), domain.Record(ctx, q, domain.Change{At: now, OrgID: c.OrgID, ActorID: &u.ID, EntityType: "membership",
+		EntityID: u.ID, Action: "joined_by_sso", Changes: []domain.FieldChange{{Field: "role", New: domain.ParseRole(c.DefaultRole).String()}}})
 }

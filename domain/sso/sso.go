@@ -1,8 +1,9 @@
 // Package sso holds per-org single sign-on by OpenID Connect with PKCE: the
 // Owner's provider configuration (validated by discovery when saved, client
-// secret sealed with secretbox), and the sign-in (discover, then callback)
-// that finds or creates the user, adds a membership with the org's default
-// role and starts the same session as a password login.
+// secret sealed with secretbox), the email domains an org verifies, and the
+// sign-in (discover, then callback) that finds the user the org's provider
+// may vouch for (or creates one), adds a membership with the org's default
+// role and starts a session bound to the org.
 package sso
 
 import (
@@ -38,6 +39,8 @@ type Service struct {
 	clock    domain.Clock
 	accounts *account.Service
 	client   *http.Client
+	// resolver verifies org domains (DNS TXT challenges).
+	resolver Resolver
 	// publicURL is SERVICE_PUBLIC_URL: the redirect URI's base and where
 	// browsers are sent after sign-in.
 	publicURL string
@@ -55,10 +58,11 @@ type cachedProvider struct {
 }
 
 // New builds the service. client makes every call to identity providers
-// (discovery, key sets, token exchange).
+// (discovery, key sets, token exchange); resolver looks up the TXT records
+// that verify org domains (DNSResolver).
 func New(db *store.DB, box *secretbox.Box, clock domain.Clock, accounts *account.Service, client *http.Client,
-	publicURL string, allowPrivate bool) *Service {
-	return &Service{db: db, box: box, clock: clock, accounts: accounts, client: client, publicURL: publicURL,
+	resolver Resolver, publicURL string, allowPrivate bool) *Service {
+	return &Service{db: db, box: box, clock: clock, accounts: accounts, client: client, resolver: resolver, publicURL: publicURL,
 		allowPrivate: allowPrivate, providers: map[string]cachedProvider{}}
 }
 

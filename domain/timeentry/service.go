@@ -192,10 +192,10 @@ func (s *Service) ListSubmitted(ctx context.Context, p domain.Principal, orgID u
 // orgFilter authorizes a read across orgID and restricts it to the projects
 // a Reporter is assigned to and an API key is limited to. When orgID is nil
 // the read spans every org the caller belongs to (and shares with
-// withUser, when set); an API key never reaches past the org it was made in,
-// so for a key that is its own org.
+// withUser, when set); an API key or a single sign-on session never reaches
+// past its org, so for them that is their own org.
 func (s *Service) orgFilter(ctx context.Context, q store.Querier, p domain.Principal, orgID, withUser uuid.UUID) (timedb.Filter, error) {
-	if orgID == uuid.Nil && p.IsKey() {
+	if orgID == uuid.Nil && p.Bound() {
 		orgID = p.OrgID
 	}
 	if orgID != uuid.Nil {

@@ -2,6 +2,7 @@ package accountdb
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -20,16 +21,19 @@ type RefreshToken struct {
 	ExpiresAt time.Time  `db:"expires_at"`
 	RevokedAt *time.Time `db:"revoked_at"`
 	CreatedAt time.Time  `db:"created_at"`
+	// BoundToOrg: a session started by single sign-on, which reaches
+	// OrgID only.
+	BoundToOrg bool `db:"bound_to_org"`
 }
 
 func refreshColumns() []string {
-	return []string{"id", "user_id", "org_id", "family_id", "token_hash", "expires_at", "revoked_at", "created_at"}
+	return []string{"id", "user_id", "org_id", "family_id", "token_hash", "expires_at", "revoked_at", "created_at", "bound_to_org"}
 }
 
 // InsertRefreshToken stores a refresh token's hash.
 func InsertRefreshToken(ctx context.Context, q store.Querier, t RefreshToken) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("refresh_tokens").Columns(refreshColumns()...).
-		Values(t.ID, t.UserID, t.OrgID, t.FamilyID, t.TokenHash, t.ExpiresAt, t.RevokedAt, t.CreatedAt))
+		Values(t.ID, t.UserID, t.OrgID, t.FamilyID, t.TokenHash, t.ExpiresAt, t.RevokedAt, t.CreatedAt, t.BoundToOrg))
 	return err
 }
 
@@ -52,4 +56,18 @@ func RevokeFamily(ctx context.Context, q store.Querier, familyID uuid.UUID, at t
 	_, err := store.Exec(ctx, q, store.SQL.Update("refresh_tokens").Set("revoked_at", at).
 		Where(sq.Eq{"family_id": familyID, "revoked_at": nil}))
 	return err
+}
+
+// SessionRole is the user's role in orgID for a session there, "" when
+// none: a suspended membership counts as none, and so does one only the
+// org's single sign-on reaches unless the session is bound to the org
+// (started by that sign-on).
+func SessionRole(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, bound bool) (string, error) {
+	role, err := store.Scalar[string](ctx, q, store.SQL.Select("role").From("memberships").
+		Where(sq.Eq{"org_id": orgID, "user_id": userID, "suspended_at": nil}).
+		Where(sq.Or{sq.Expr("?::boolean", bound), sq.Eq{"sso_only": false}}))
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	return role, err
 }

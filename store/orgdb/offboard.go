@@ -16,14 +16,23 @@ func MembershipForUpdate(ctx context.Context, q store.Querier, orgID, userID uui
 		From("memberships").Where(sq.Eq{"org_id": orgID, "user_id": userID}).Suffix("FOR UPDATE"))
 }
 
-// LockOwners locks the org's Owner memberships and counts them, so two
-// concurrent demotions or removals cannot both leave the org without one.
-func LockOwners(ctx context.Context, q store.Querier, orgID uuid.UUID) (int, error) {
-	ids, err := store.Select[struct {
+// LockOwners locks the org's Owner memberships (in user id order, so every
+// path takes them alike) and returns the user ids of the active ones (not
+// suspended), so two concurrent demotions, removals or SCIM deactivations
+// cannot together leave the org without an active Owner.
+func LockOwners(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]uuid.UUID, error) {
+	rows, err := store.Select[struct {
 		UserID uuid.UUID `db:"user_id"`
-	}](ctx, q, store.SQL.Select("user_id").From("memberships").
-		Where(sq.Eq{"org_id": orgID, "role": "owner"}).Suffix("FOR UPDATE"))
-	return len(ids), err
+		Active bool      `db:"active"`
+	}](ctx, q, store.SQL.Select("user_id", "suspended_at IS NULL AS active").From("memberships").
+		Where(sq.Eq{"org_id": orgID, "role": "owner"}).OrderBy("user_id").Suffix("FOR UPDATE"))
+	var active []uuid.UUID
+	for _, r := range rows {
+		if r.Active {
+			active = append(active, r.UserID)
+		}
+	}
+	return active, err
 }
 
 // UpdateRole changes a member's role.

@@ -56,11 +56,13 @@ func InsertMembership(ctx context.Context, q store.Querier, m Membership) error 
 	return err
 }
 
-// FirstMembership is the user's oldest membership: the org a login session
-// starts in.
+// FirstMembership is the user's oldest membership that a password reaches:
+// the org a login session starts in (a membership only the org's single
+// sign-on reaches is skipped).
 func FirstMembership(ctx context.Context, q store.Querier, userID uuid.UUID) (Membership, error) {
 	return store.Get[Membership](ctx, q, store.SQL.Select("org_id", "user_id", "role", "joined_at").
-		From("memberships").Where(sq.Eq{"user_id": userID, "suspended_at": nil}).OrderBy("joined_at", "org_id").Limit(1))
+		From("memberships").Where(sq.Eq{"user_id": userID, "suspended_at": nil, "sso_only": false}).
+		OrderBy("joined_at", "org_id").Limit(1))
 }
 
 // Member is a member listing item.

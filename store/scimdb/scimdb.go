@@ -108,10 +108,11 @@ func MembershipOf(ctx context.Context, q store.Querier, orgID, userID uuid.UUID)
 		From("memberships").Where(sq.Eq{"org_id": orgID, "user_id": userID}).Suffix("FOR UPDATE"))
 }
 
-// InsertMembership adds a membership made by SCIM.
+// InsertMembership adds a membership made by SCIM: only the org's single
+// sign-on reaches it (memberships.sso_only).
 func InsertMembership(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, role string, at time.Time) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("memberships").
-		Columns("org_id", "user_id", "role", "joined_at", "scim_modified_at").Values(orgID, userID, role, at, at))
+		Columns("org_id", "user_id", "role", "joined_at", "scim_modified_at", "sso_only").Values(orgID, userID, role, at, at, true))
 	return err
 }
 
@@ -144,12 +145,6 @@ func SetUser(ctx context.Context, q store.Querier, userID uuid.UUID, email, disp
 func OtherMemberships(ctx context.Context, q store.Querier, orgID, userID uuid.UUID) (int64, error) {
 	return store.Scalar[int64](ctx, q, store.SQL.Select("count(*)").From("memberships").
 		Where(sq.Eq{"user_id": userID}).Where(sq.NotEq{"org_id": orgID}))
-}
-
-// ActiveOwnersBesides counts the org's unsuspended owners other than userID.
-func ActiveOwnersBesides(ctx context.Context, q store.Querier, orgID, userID uuid.UUID) (int64, error) {
-	return store.Scalar[int64](ctx, q, store.SQL.Select("count(*)").From("memberships").
-		Where(sq.Eq{"org_id": orgID, "role": "owner", "suspended_at": nil}).Where(sq.NotEq{"user_id": userID}))
 }
 
 // Suspend suspends the membership (kept for history) and, with deleted,

@@ -94,6 +94,13 @@ func UserBySubject(ctx context.Context, q store.Querier, orgID uuid.UUID, issuer
 		Where(sq.Eq{"org_id": orgID, "issuer_url": issuer, "subject": subject}))
 }
 
+// LinkedElsewhere reports whether the user is linked in the org to a
+// subject of issuer other than subject.
+func LinkedElsewhere(ctx context.Context, q store.Querier, orgID uuid.UUID, issuer, subject string, userID uuid.UUID) (bool, error) {
+	return store.Scalar[bool](ctx, q, store.SQL.Select().Column(sq.Expr(`EXISTS (SELECT 1 FROM sso_identities
+		WHERE org_id = ? AND issuer_url = ? AND user_id = ? AND subject <> ?)`, orgID, issuer, userID, subject)))
+}
+
 // LinkSubject records a provider subject for a user in an org.
 func LinkSubject(ctx context.Context, q store.Querier, orgID uuid.UUID, issuer, subject string, userID uuid.UUID, at time.Time) error {
 	_, err := store.Exec(ctx, q, sq.Expr(`INSERT INTO sso_identities (org_id, issuer_url, subject, user_id, created_at)
@@ -105,6 +112,14 @@ func LinkSubject(ctx context.Context, q store.Querier, orgID uuid.UUID, issuer, 
 type Membership struct {
 	Role        string     `db:"role"`
 	SuspendedAt *time.Time `db:"suspended_at"`
+}
+
+// InsertMembership adds a membership that the org's single sign-on made:
+// only sessions that sign-on starts reach it (memberships.sso_only).
+func InsertMembership(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, role string, at time.Time) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("memberships").Columns("org_id", "user_id", "role", "joined_at", "sso_only").
+		Values(orgID, userID, role, at, true))
+	return err
 }
 
 // MembershipOf reads a user's membership in org (suspended ones too).
