@@ -36,6 +36,8 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/integrations/chat", h.connect)
 	r.Get("/orgs/:org_id/integrations/chat", api.ListUnder("org_id", "organization", h.chat.Workspaces))
 	r.Delete("/orgs/:org_id/integrations/chat/:team_id", h.disconnect)
+	r.Get("/orgs/:org_id/integrations/chat/settings", h.getSettings)
+	r.Put("/orgs/:org_id/integrations/chat/settings", h.putSettings)
 	r.Put("/integrations/chat/identities/me", h.linkMe)
 	r.Get("/integrations/chat/identities/me", h.me)
 	r.Delete("/integrations/chat/identities/me", h.unlinkMe)
@@ -112,6 +114,38 @@ func (h Handlers) disconnect(c *fiber.Ctx) error {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (h Handlers) getSettings(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	out, err := h.chat.GetSettings(c.UserContext(), api.Principal(c), orgID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+type settingsReq struct {
+	AcceptUnconnectedWorkspaces *bool `json:"accept_unconnected_workspaces"`
+}
+
+func (h Handlers) putSettings(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req settingsReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.chat.PutSettings(c.UserContext(), api.Principal(c), orgID, req.AcceptUnconnectedWorkspaces)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
 }
 
 type linkReq struct {

@@ -13,6 +13,7 @@ import (
 
 	"tracker/api"
 	"tracker/api/exchange"
+	"tracker/domain/chat"
 	"tracker/internal/secretbox"
 	"tracker/internal/tracing"
 )
@@ -35,12 +36,16 @@ type Config struct {
 	ChatBotToken        string
 	ChatDefaultChannel  string
 	ChatAPIURL          string
-	S3Endpoint          string
-	S3Bucket            string
-	S3AccessKey         string
-	S3SecretKey         string
-	S3Region            string
-	Attachments         AttachmentConfig
+	// ChatTenancy is SERVICE_CHAT_TENANCY: installation (a workspace
+	// connected to no org acts in the orgs that accept it) or connected
+	// (only connected workspaces act).
+	ChatTenancy string
+	S3Endpoint  string
+	S3Bucket    string
+	S3AccessKey string
+	S3SecretKey string
+	S3Region    string
+	Attachments AttachmentConfig
 	// Exchange holds the export/import knobs (zero: os.TempDir and
 	// exchange.DefaultImportLimit; tests set them here, not in the package).
 	Exchange      exchange.Settings
@@ -139,6 +144,19 @@ func loadConfig() (Config, []string, error) {
 	default:
 		return c, nil, fmt.Errorf("SERVICE_PROFILE: must be development or production, not %q", c.Profile)
 	}
+	// A multi-tenant service must not let any workspace of its chat app
+	// act in an org: production serves connected workspaces only unless
+	// told otherwise.
+	defaultTenancy := chat.TenancyInstallation
+	if c.Profile == "production" {
+		defaultTenancy = chat.TenancyConnected
+	}
+	c.ChatTenancy = env("SERVICE_CHAT_TENANCY", defaultTenancy)
+	switch c.ChatTenancy {
+	case chat.TenancyInstallation, chat.TenancyConnected:
+	default:
+		return c, nil, fmt.Errorf("SERVICE_CHAT_TENANCY: must be installation or connected, not %q", c.ChatTenancy)
+	}
 	if c.JWTSecret == "" {
 		if c.Profile == "production" {
 			return c, nil, errors.New("SERVICE_JWT_SECRET is required when SERVICE_PROFILE=production")
@@ -190,6 +208,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("webhook_allow_private", c.WebhookAllowPrivate),
 		slog.String("codehost_webhook_secret", mask(c.CodehostSecret)),
 		slog.String("chat_signing_secret", mask(c.ChatSigningSecret)), slog.String("chat_bot_token", mask(c.ChatBotToken)),
+		slog.String("chat_tenancy", c.ChatTenancy),
 		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 		slog.String("s3_access_key", mask(c.S3AccessKey)), slog.String("s3_secret_key", mask(c.S3SecretKey)),
 		slog.Any("attachments", c.Attachments),

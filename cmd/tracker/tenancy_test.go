@@ -196,7 +196,7 @@ func (f *tenantFixture) body() map[string]any {
 		"period": "2026-10", "reason": "x", "auto_close": true, "email": "x@example.test", "role": "member", "cascade": true,
 		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID,
 		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100",
-		"team_id": f.team, "slack_user_id": "UWALK"}
+		"team_id": f.team, "slack_user_id": "UWALK", "accept_unconnected_workspaces": false}
 }
 
 // snapshot counts what a stray write would change.
@@ -233,6 +233,7 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM chat_subscriptions WHERE org_id = $1),
 		(SELECT string_agg(team_id, ';') FROM chat_workspaces WHERE org_id = $1),
 		(SELECT string_agg(slack_user_id, ';') FROM chat_identities WHERE org_id = $1 AND user_id = $5),
+		(SELECT accept_unconnected_workspaces::text FROM chat_settings WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
 		(SELECT auto_close_periods FROM organizations WHERE id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)

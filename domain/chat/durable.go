@@ -225,7 +225,7 @@ func (s *Service) PlanFollowup(ctx context.Context, jobID uuid.UUID, job Followu
 // integration is the actor); already mapped to it is success.
 func (s *Service) MapAnnouncement(ctx context.Context, orgID, ticketID uuid.UUID, channel, ts string) error {
 	return s.DB.InTx(ctx, func(q store.Querier) error {
-		m, err := chatdb.MappingOfThread(ctx, q, channel, ts)
+		m, err := chatdb.MappingOfThread(ctx, q, orgID, channel, ts)
 		if err == nil {
 			if m.TicketID != ticketID {
 				return domain.Conflict("this chat thread is already mapped to another ticket")
