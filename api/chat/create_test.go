@@ -66,7 +66,7 @@ func TestCreateAsLinkedMembers(t *testing.T) {
 func TestCommandLinksByEmailFromUsersInfo(t *testing.T) {
 	t.Parallel()
 	f := newChat(t, signingSecret)
-	f.env.Do("POST", "/api/v1/orgs/"+f.owner.OrgID.String()+"/integrations/chat", f.owner.Token, map[string]any{"team_id": "T2"}).Expect(t, 201)
+	f.connect(t, f.owner, f.owner.OrgID, "T2")
 	f.slack.AddUser("UBYMAIL", strings.ToUpper(f.member.Email), "")
 	f.command(t, "T2", "UBYMAIL", "create ABC Linked by email")
 	var reporter uuid.UUID

@@ -57,7 +57,8 @@ func newChatIn(t *testing.T, secret, tenancy string) *chatFixture {
 	w := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		ts := ticket.New(e.DB, e.Clock)
 		svc = chat.New(e.DB, domain.SystemClock{}, chat.Config{Tenancy: tenancy, SigningSecret: secret, BotToken: "xoxb-service",
-			APIURL: sa.URL + "/api/", PublicURL: "http://tracker.test", Box: box, Tickets: ts})
+			APIURL: sa.URL + "/api/", PublicURL: "http://tracker.test", Box: box, Tickets: ts,
+			ClientID: chattest.ClientID, ClientSecret: chattest.ClientSecret})
 		return []api.Module{tickets.New(ts, search.New(e.DB, e.Clock)), comments.New(comment.New(e.DB, e.Clock)),
 			chatapi.New(svc)}
 	}})
@@ -74,10 +75,11 @@ func (f *chatFixture) projectIn(t *testing.T, org uuid.UUID, key string) uuid.UU
 	return testfactory.Project(t, f.env.DB, org, testfactory.ProjectOpts{Key: key, Name: "P"}).ID
 }
 
-// connect connects workspace team to org as admin.
+// connect connects workspace team to org as admin, through the chat app's
+// install.
 func (f *chatFixture) connect(t *testing.T, admin apitest.User, org uuid.UUID, team string) {
 	t.Helper()
-	f.env.Do("POST", "/api/v1/orgs/"+org.String()+"/integrations/chat", admin.Token, map[string]any{"team_id": team}).Expect(t, 201)
+	f.env.InstallChat(f.slack, admin, org, team).Expect(t, 201)
 }
 
 // linkT1 connects workspace T1 to the owner's org and links the Member as

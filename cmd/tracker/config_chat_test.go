@@ -28,10 +28,13 @@ func TestChatConfig(t *testing.T) {
 		"production may choose installation":   {env: with(prod, "SERVICE_CHAT_TENANCY", "installation"), want: "installation"},
 		"development may choose connected":     {env: map[string]string{"SERVICE_CHAT_TENANCY": "connected"}, want: "connected"},
 		"unknown tenancy":                      {env: map[string]string{"SERVICE_CHAT_TENANCY": "everyone"}, wantErr: "SERVICE_CHAT_TENANCY"},
+		"client id without secret":             {env: map[string]string{"SERVICE_CHAT_CLIENT_ID": "1.2"}, wantErr: "SERVICE_CHAT_CLIENT_SECRET"},
+		"client secret masked": {env: map[string]string{"SERVICE_CHAT_CLIENT_ID": "1.2", "SERVICE_CHAT_CLIENT_SECRET": "s3cr3t"},
+			want: "installation"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			for _, k := range []string{"SERVICE_PROFILE", "SERVICE_JWT_SECRET", "SERVICE_SECRETS_KEY", "SERVICE_LOCAL_STORE_ALLOW_PRODUCTION",
-				"SERVICE_CHAT_TENANCY"} {
+				"SERVICE_CHAT_TENANCY", "SERVICE_CHAT_CLIENT_ID", "SERVICE_CHAT_CLIENT_SECRET"} {
 				t.Setenv(k, tc.env[k])
 			}
 			c, _, err := loadConfig()
@@ -44,7 +47,7 @@ func TestChatConfig(t *testing.T) {
 			if err != nil || c.ChatTenancy != tc.want {
 				t.Fatalf("tenancy %q, want %q (err %v)", c.ChatTenancy, tc.want, err)
 			}
-			if s := c.LogValue().String(); !strings.Contains(s, "chat_tenancy="+tc.want) {
+			if s := c.LogValue().String(); !strings.Contains(s, "chat_tenancy="+tc.want) || strings.Contains(s, "s3cr3t") {
 				t.Fatalf("start log %s", s)
 			}
 		})

@@ -121,7 +121,8 @@ func secretsBox(cfg Config) *secretbox.Box {
 // chatConfig is the chat integration's configuration.
 func chatConfig(cfg Config, box *secretbox.Box, tickets *ticket.Service) chat.Config {
 	return chat.Config{Tenancy: cfg.ChatTenancy, DefaultChannel: cfg.ChatDefaultChannel, SigningSecret: cfg.ChatSigningSecret, BotToken: cfg.ChatBotToken,
-		APIURL: cfg.ChatAPIURL, PublicURL: cfg.PublicURL, Box: box, Tickets: tickets}
+		APIURL: cfg.ChatAPIURL, PublicURL: cfg.PublicURL, Box: box, Tickets: tickets,
+		ClientID: cfg.ChatClientID, ClientSecret: cfg.ChatClientSecret}
 }
 
 func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
@@ -244,6 +245,9 @@ func work(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracing
 
 // logChatTenancy says at start who chat commands and events act for.
 func logChatTenancy(log *slog.Logger, cfg Config) {
+	if cfg.ChatClientID == "" {
+		log.Info("chat install: SERVICE_CHAT_CLIENT_ID is not set; workspaces cannot be connected (installs answer 503)")
+	}
 	if cfg.ChatTenancy == chat.TenancyConnected {
 		log.Info("chat tenancy: connected; commands and events act only for workspaces connected to an organization (SERVICE_CHAT_TENANCY)")
 		return

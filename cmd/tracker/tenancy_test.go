@@ -14,6 +14,7 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/domain"
+	"tracker/domain/chat/chattest"
 	"tracker/store/storetest"
 )
 
@@ -37,6 +38,7 @@ func ownScope(method, path string) bool {
 // tenantFixture is org A with one of everything, made through the API.
 type tenantFixture struct {
 	env                                          *apitest.Env
+	slack                                        *chattest.SlackAPI
 	owner, viewer, outsider                      apitest.User
 	org, project, ticket, comment, label, sprint uuid.UUID
 	view                                         uuid.UUID
@@ -64,12 +66,20 @@ func (f *tenantFixture) create(path string, body any) uuid.UUID {
 }
 
 func newTenantFixture(t *testing.T) *tenantFixture {
+	return newTenantFixtureWith(t, func(*Config) {})
+}
+
+// newTenantFixtureWith is the fixture with the config changed by set.
+func newTenantFixtureWith(t *testing.T, set func(*Config)) *tenantFixture {
 	db := storetest.New(t)
+	sa := chattest.NewSlackAPI(t)
 	// Temporal is unreachable: on-demand exports are recorded as failed runs,
 	// imports wait in the outbox; neither matters to access checks.
 	cfg := Config{JWTSecret: apitest.Secret, Registration: "open", PublicURL: "http://tracker.test",
 		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy",
-		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret}
+		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret,
+		ChatAPIURL: sa.URL + "/api/", ChatClientID: chattest.ClientID, ChatClientSecret: chattest.ClientSecret}
+	set(&cfg)
 	cfg.Attachments.LocalDir = t.TempDir()
 	s := newServices(cfg, db, domain.SystemClock{})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -79,7 +89,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	// The walks are held to docs/openapi.yaml like every suite: each
 	// refusal they provoke (403, 404, 422, 413...) must be declared.
 	env := &apitest.Env{T: t, DB: db, App: app}
-	f := &tenantFixture{env: env}
+	f := &tenantFixture{env: env, slack: sa}
 	f.owner = env.Register("Owner")
 	f.viewer = env.Member(f.owner, "viewer")
 	f.outsider = env.Register("Outsider")
@@ -117,7 +127,7 @@ func newTenantFixture(t *testing.T) *tenantFixture {
 	f.notification = f.create("/api/v1/integrations/chat/notify", map[string]any{"notification_type": "mention",
 		"ticket_id": f.ticket, "channel_id": "C1"})
 	f.codehost = f.create("/api/v1/orgs/"+org+"/integrations/codehost", map[string]any{"repositories": []string{"acme/app"}})
-	f.create("/api/v1/orgs/"+org+"/integrations/chat", map[string]any{"team_id": "TTEN", "bot_token": "xoxb-tenancy"})
+	env.InstallChat(sa, f.owner, f.org, "TTEN").Expect(t, 201)
 	env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.owner.Token, map[string]any{"org_id": org, "slack_user_id": "UOWNER"}).Expect(t, 200)
 	return f
 }

@@ -7,6 +7,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"time"
@@ -63,7 +64,7 @@ const (
 // NotConnected is the answer to a workspace connected to no org in the
 // connected tenancy.
 const NotConnected = "This workspace is not connected to an organization: an admin of your organization connects it " +
-	"by installing the chat app from Tracker."
+	"by installing the chat app from Tracker (POST /api/v1/orgs/{org_id}/integrations/chat/install)."
 
 // Config is the chat integration's configuration and collaborators.
 type Config struct {
@@ -80,8 +81,15 @@ type Config struct {
 	// BotToken is SERVICE_CHAT_BOT_TOKEN, used where a workspace has no
 	// token of its own (users.info for identity linking).
 	BotToken string
-	// APIURL replaces the chat Web API's base URL (SERVICE_CHAT_API_URL).
+	// APIURL replaces the chat Web API's base URL (SERVICE_CHAT_API_URL);
+	// the install's authorize page is then on its origin.
 	APIURL string
+	// ClientID and ClientSecret are the chat app's OAuth credentials
+	// (SERVICE_CHAT_CLIENT_ID, SERVICE_CHAT_CLIENT_SECRET): the install
+	// exchanges its code with them. Unset: installs answer 503.
+	ClientID, ClientSecret string
+	// HTTP calls oauth.v2.access (nil: a client with a 10 s timeout).
+	HTTP *http.Client
 	// PublicURL links answers to the service.
 	PublicURL string
 	// Box seals workspace bot tokens.

@@ -121,10 +121,10 @@ func (s *Service) HandleCommand(ctx context.Context, c Command) (Reply, error) {
 	return ephemeral("Unknown command.\n" + Usage), nil
 }
 
-// connectedWorkspace is the org connection of a team (nil: connected to
-// no org).
+// connectedWorkspace is the org connection of a team, proven by the app's
+// install (nil: connected to no org).
 func (s *Service) connectedWorkspace(ctx context.Context, teamID string) (*chatdb.Workspace, error) {
-	w, err := chatdb.GetWorkspace(ctx, s.DB.Q(), teamID)
+	w, err := chatdb.ConnectedWorkspace(ctx, s.DB.Q(), teamID)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
 	}

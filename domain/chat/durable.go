@@ -48,7 +48,7 @@ func (s *Service) ClientFor(ctx context.Context, orgID uuid.UUID, teamID string)
 func (s *Service) workspaceOf(ctx context.Context, orgID uuid.UUID, teamID string) (*chatdb.Workspace, error) {
 	q := s.DB.Q()
 	if teamID != "" {
-		w, err := chatdb.GetWorkspace(ctx, q, teamID)
+		w, err := chatdb.ConnectedWorkspace(ctx, q, teamID)
 		if err == nil && w.OrgID == orgID {
 			return &w, nil
 		}

@@ -122,7 +122,7 @@ const (
 // mapping is ever read for a connected team, so one org's mapping of a
 // thread never captures another's replies.
 func (s *Service) threadMapping(ctx context.Context, q store.Querier, teamID, channel, threadTS string) (chatdb.Mapping, string, error) {
-	w, err := chatdb.GetWorkspace(ctx, q, teamID)
+	w, err := chatdb.ConnectedWorkspace(ctx, q, teamID)
 	switch {
 	case err == nil:
 		mp, err := chatdb.MappingOfThread(ctx, q, w.OrgID, channel, threadTS)
