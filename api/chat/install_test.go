@@ -96,7 +96,7 @@ func TestInstallProvesTheWorkspace(t *testing.T) {
 	}
 
 	// The browser comes back; the code buys the workspace and its token.
-	back := f.slack.Authorize(t, start["authorize_url"].(string), "TALICE", nil)
+	back := f.slack.Authorize(t, start["authorize_url"].(string), "TALICE", f.slack.AsInstaller("UALICEADMIN", alice.Email))
 	w := f.land(back).Expect(t, 201)
 	got := w.Map(t)
 	if got["team_id"] != "TALICE" || got["org_id"] != org || got["has_bot_token"] != true || got["installed_at"] == nil ||
@@ -136,7 +136,7 @@ func TestInstallProvesTheWorkspace(t *testing.T) {
 	// The state is bound to its org: a callback naming another org still
 	// connects the one that started it.
 	mstart := f.start(t, mallory, mallory.OrgID.String())
-	mback := f.slack.Authorize(t, mstart["authorize_url"].(string), "TMAL", nil)
+	mback := f.slack.Authorize(t, mstart["authorize_url"].(string), "TMAL", f.slack.AsInstaller("UMALADMIN", mallory.Email))
 	q = mback.Query()
 	q.Set("org_id", org)
 	mback.RawQuery = q.Encode()
@@ -180,7 +180,7 @@ func TestInstallRefusals(t *testing.T) {
 
 	// A code the chat service does not know (forged, or already used).
 	start = f.start(t, f.owner, org)
-	back := f.slack.Authorize(t, start["authorize_url"].(string), "T1", nil)
+	back := f.slack.Authorize(t, start["authorize_url"].(string), "T1", f.slack.AsInstaller("UOWNER", f.owner.Email))
 	q := back.Query()
 	q.Set("code", "code-999")
 	back.RawQuery = q.Encode()
@@ -196,7 +196,11 @@ func TestInstallRefusals(t *testing.T) {
 	admin := f.env.Member(f.owner, "admin")
 	start = f.start(t, admin, org)
 	f.env.Exec(t, `UPDATE memberships SET role = 'member' WHERE user_id = $1`, admin.ID)
-	apitest.ExpectCode(t, f.land(f.slack.Authorize(t, start["authorize_url"].(string), "T1", nil)), 403, "FORBIDDEN")
+	installer := f.slack.AsInstaller("UADMIN", admin.Email)
+	r = apitest.ExpectCode(t, f.land(f.slack.Authorize(t, start["authorize_url"].(string), "T1", installer)), 403, "FORBIDDEN")
+	if !strings.Contains(r.Error().Message, "Admin role") {
+		t.Fatalf("demoted starter %s", r.Body)
+	}
 
 	if n := f.count(t, `SELECT count(*) FROM chat_workspaces`); n != before {
 		t.Fatalf("refused installs connected %d workspaces", n-before)
@@ -243,5 +247,37 @@ func TestInstallNotConfigured(t *testing.T) {
 	w.Env.Do("POST", path, w.Member.Token, nil).Expect(t, 403)
 	if r := apitest.ExpectCode(t, w.Env.Do("POST", path, w.Owner.Token, nil), 503, "SERVICE_UNAVAILABLE"); !strings.Contains(r.Error().Message, "SERVICE_CHAT_CLIENT_ID") {
 		t.Fatalf("503 %s", r.Body)
+	}
+}
+
+// TestInstallApprovedByAnotherOrgsAdminIsRefused: Mallory starts an install
+// for his org and has Alice (an admin of workspace TALICE, not of his org)
+// approve it; the chat service's page cannot tell her which org it is for.
+// The approving account's email is no Admin's of Mallory's org: 403, and
+// nothing is connected; Alice's own install then connects TALICE to her org.
+func TestInstallApprovedByAnotherOrgsAdminIsRefused(t *testing.T) {
+	t.Parallel()
+	f := newChat(t, signingSecret)
+	alice, mallory := f.owner, f.outsider
+	start := f.start(t, mallory, mallory.OrgID.String())
+	back := f.slack.Authorize(t, start["authorize_url"].(string), "TALICE", f.slack.AsInstaller("UALICEADMIN", alice.Email))
+	r := apitest.ExpectCode(t, f.land(back), 403, "FORBIDDEN")
+	if !strings.Contains(r.Error().Message, "approved the install is not an Admin") {
+		t.Fatalf("refusal %s", r.Body)
+	}
+	// A member who is not an Admin approving is refused too.
+	start = f.start(t, alice, alice.OrgID.String())
+	back = f.slack.Authorize(t, start["authorize_url"].(string), "TALICE", f.slack.AsInstaller("UMEMBER", f.member.Email))
+	apitest.ExpectCode(t, f.land(back), 403, "FORBIDDEN")
+	// An account without an email in the chat service.
+	start = f.start(t, alice, alice.OrgID.String())
+	back = f.slack.Authorize(t, start["authorize_url"].(string), "TALICE", url.Values{"user": {"UNOBODY"}})
+	apitest.ExpectCode(t, f.land(back), 403, "FORBIDDEN")
+	if n := f.count(t, `SELECT count(*) FROM chat_workspaces`); n != 0 {
+		t.Fatalf("%d workspaces connected", n)
+	}
+	w := f.env.InstallChat(f.slack, alice, alice.OrgID, "TALICE").Expect(t, 201).Map(t)
+	if w["org_id"] != alice.OrgID.String() {
+		t.Fatalf("Alice's install %v", w)
 	}
 }

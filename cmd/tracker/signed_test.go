@@ -109,11 +109,12 @@ func TestChatInstallCallbackRefusesForgeries(t *testing.T) {
 	t.Parallel()
 	f := newTenantFixture(t)
 	start := f.env.Do("POST", "/api/v1/orgs/"+f.org.String()+"/integrations/chat/install", f.owner.Token, nil).Expect(t, 200).Map(t)
-	back := f.slack.Authorize(t, start["authorize_url"].(string), "TFORGED", nil)
+	installer := f.slack.AsInstaller("UOWNERI", f.owner.Email)
+	back := f.slack.Authorize(t, start["authorize_url"].(string), "TFORGED", installer)
 	f.env.Do("GET", back.RequestURI(), "", nil).Expect(t, 201) // the org's own install: its state is now spent
 	f.env.Do("DELETE", "/api/v1/orgs/"+f.org.String()+"/integrations/chat/TFORGED", f.owner.Token, nil).Expect(t, 204)
 	start = f.env.Do("POST", "/api/v1/orgs/"+f.org.String()+"/integrations/chat/install", f.owner.Token, nil).Expect(t, 200).Map(t)
-	fresh := f.slack.Authorize(t, start["authorize_url"].(string), "TFORGED", nil).Query().Get("code") // honoured if exchanged
+	fresh := f.slack.Authorize(t, start["authorize_url"].(string), "TFORGED", installer).Query().Get("code") // honoured if exchanged
 	before, exchanged := f.snapshot(t), len(f.slack.Exchanges())
 	for name, q := range map[string]string{
 		"unsigned":      "code=" + fresh,

@@ -118,7 +118,8 @@ var errorCodePattern = regexp.MustCompile(`^[a-z_]{1,64}$`)
 // credential). The state is claimed first, in its own statement, so it is
 // spent even when the install then fails. The code is exchanged with
 // oauth.v2.access; the workspace it names is connected to the state's org,
-// with its bot token sealed, if the Admin who started is still an Admin:
+// with its bot token sealed, if the Admin who started is still an Admin
+// and the chat account that approved (users.info email) is an Admin too:
 // created (true) for a workspace connected nowhere or only claimed by team
 // id; a reinstall in the same org refreshes the token (false); a workspace
 // the app's install connected to another org is a 409 and nothing changes.
@@ -153,11 +154,29 @@ func (s *Service) FinishInstall(ctx context.Context, in Callback) (Workspace, bo
 	if err != nil {
 		return Workspace{}, false, err
 	}
+	email, err := s.installerEmail(ctx, granted)
+	if err != nil {
+		return Workspace{}, false, err
+	}
 	var out Workspace
 	created := false
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
 		if _, err := domain.OrgAccess(ctx, q, principal(st.OrgID, st.CreatedBy), st.OrgID, domain.RoleAdmin, "organization"); err != nil {
 			return err
+		}
+		// The person who approved in the chat service must be an Admin of
+		// the org too: an authorize URL started by another org's admin and
+		// approved by this workspace's admin (who cannot tell the orgs
+		// apart on the chat service's page) connects nothing.
+		installer, err := chatdb.MemberByEmail(ctx, q, st.OrgID, email)
+		if err == nil {
+			_, err = domain.OrgAccess(ctx, q, principal(st.OrgID, installer), st.OrgID, domain.RoleAdmin, "organization")
+		}
+		if err != nil {
+			if domain.AsError(err).Kind == domain.KindInternal {
+				return err
+			}
+			return errInstallerNotAdmin
 		}
 		now := s.now()
 		w := chatdb.Workspace{TeamID: granted.Team.ID, OrgID: st.OrgID, CreatedBy: &st.CreatedBy, CreatedAt: now, InstalledAt: &now,
@@ -197,6 +216,30 @@ func (s *Service) FinishInstall(ctx context.Context, in Callback) (Workspace, bo
 			EntityID: st.OrgID, Action: action, Changes: []domain.FieldChange{{Field: "team_id", New: w.TeamID}}})
 	})
 	return out, created, err
+}
+
+var errInstallerNotAdmin = domain.Forbidden("the chat account that approved the install is not an Admin of the organization " +
+	"the install was started for: its email (in the chat service's profile) must be the email of one of its Admins")
+
+// installerEmail is the email of the chat account that approved the
+// install (oauth.v2.access's authed_user), read with the new bot token.
+func (s *Service) installerEmail(ctx context.Context, r *slack.OAuthV2Response) (string, error) {
+	if !userPattern.MatchString(r.AuthedUser.ID) {
+		return "", errInstallerNotAdmin
+	}
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	u, err := SlackClient(r.AccessToken, s.APIURL).GetUserInfoContext(lctx, r.AuthedUser.ID)
+	var se slack.SlackErrorResponse
+	switch {
+	case errors.As(err, &se):
+		return "", errInstallerNotAdmin
+	case err != nil:
+		return "", domain.Unavailable("the chat service did not answer the install; start it again")
+	case u.Profile.Email == "" || u.IsBot:
+		return "", errInstallerNotAdmin
+	}
+	return u.Profile.Email, nil
 }
 
 func installFailed(reason string) error {

@@ -17,15 +17,17 @@ const (
 
 // grant is what an install code buys at oauth.v2.access, once.
 type grant struct {
-	team, teamName, enterprise, redirectURI, token string
-	used                                           bool
+	team, teamName, enterprise, redirectURI, token, installer string
+	used                                                      bool
 }
 
 // authorize is the chat service's authorize page after its user approved:
 // the workspace is the one the browser chose (the team parameter, which
 // Slack's page takes too), and the browser goes back to redirect_uri with
-// a code and the state. deny=1 plays a user who cancels (error=access_denied);
-// enterprise=E… an org-wide (Enterprise Grid) install.
+// a code and the state. user is the chat account approving (default
+// UINSTALLER; AsInstaller gives it an email); deny=1 plays a user who
+// cancels (error=access_denied); enterprise=E… an org-wide (Enterprise
+// Grid) install.
 func (s *SlackAPI) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	redirect, err := url.Parse(q.Get("redirect_uri"))
@@ -41,7 +43,10 @@ func (s *SlackAPI) authorize(w http.ResponseWriter, r *http.Request) {
 	} else {
 		code := fmt.Sprintf("code-%d", len(s.grants)+1)
 		g := &grant{team: q.Get("team"), teamName: q.Get("team_name"), enterprise: q.Get("enterprise"), redirectURI: q.Get("redirect_uri"),
-			token: fmt.Sprintf("xoxb-%s-%d", q.Get("team"), len(s.grants)+1)}
+			token: fmt.Sprintf("xoxb-%s-%d", q.Get("team"), len(s.grants)+1), installer: q.Get("user")}
+		if g.installer == "" {
+			g.installer = "UINSTALLER"
+		}
 		if g.teamName == "" {
 			g.teamName = "Workspace " + g.team
 		}
@@ -83,7 +88,7 @@ func (s *SlackAPI) access(w http.ResponseWriter, r *http.Request) {
 	}
 	g.used = true
 	out := map[string]any{"ok": true, "access_token": g.token, "token_type": "bot", "scope": "commands,chat:write,users:read,users:read.email",
-		"bot_user_id": "UBOT" + g.team, "app_id": "A0STANDIN", "authed_user": map[string]any{"id": "UINSTALLER"},
+		"bot_user_id": "UBOT" + g.team, "app_id": "A0STANDIN", "authed_user": map[string]any{"id": g.installer},
 		"is_enterprise_install": g.enterprise != "", "enterprise": nil, "team": map[string]any{"id": g.team, "name": g.teamName}}
 	if g.enterprise != "" {
 		out["enterprise"] = map[string]any{"id": g.enterprise, "name": "Grid"}
@@ -137,3 +142,10 @@ func (s *SlackAPI) Exchanges() []url.Values {
 // Token is the bot token the stand-in grants on its n-th install code
 // (from 1) for team.
 func Token(team string, n int) string { return fmt.Sprintf("xoxb-%s-%d", team, n) }
+
+// AsInstaller makes chat account id, with email, the one approving an
+// install: pass its answer to Authorize.
+func (s *SlackAPI) AsInstaller(id, email string) url.Values {
+	s.AddUser(id, email, "")
+	return url.Values{"user": {id}}
+}
