@@ -12,6 +12,7 @@ import (
 	acts "tracker/activities/chatwf"
 	"tracker/domain"
 	"tracker/domain/chat"
+	"tracker/domain/chat/chattest"
 	"tracker/workflows/chatwf"
 	"tracker/workflows/workflowtest"
 )
@@ -72,8 +73,8 @@ func TestCreateFollowupAnnouncesMapsAndResponds(t *testing.T) {
 	f := newChat(t, signingSecret)
 	org := f.owner.OrgID.String()
 	// The workspace's own bot token posts its org's messages.
-	f.env.Do("POST", "/api/v1/orgs/"+org+"/integrations/chat", f.owner.Token, map[string]any{"team_id": "T1",
-		"bot_token": "xoxb-workspace-1"}).Expect(t, 201)
+	f.connect(t, f.owner, f.owner.OrgID, "T1")
+	token := chattest.Token("T1", 1)
 	f.env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.member.Token, map[string]any{"slack_user_id": "UMEMBER", "org_id": org}).Expect(t, 200)
 	f.command(t, "T1", "UMEMBER", "create ABC Export fails")
 	var ticketID uuid.UUID
@@ -94,7 +95,7 @@ func TestCreateFollowupAnnouncesMapsAndResponds(t *testing.T) {
 	p := posts[0]
 	wantText := "*ABC-2* Export fails\nReplies in this thread become comments on the ticket. <http://tracker.test/api/v1/tickets/" +
 		ticketID.String() + "|Open ABC-2>"
-	if p.Get("channel") != "C100" || p.Get("text") != wantText || p.Has("thread_ts") || (p.Get("token") != "xoxb-workspace-1" && p.Get("auth") != "Bearer xoxb-workspace-1") {
+	if p.Get("channel") != "C100" || p.Get("text") != wantText || p.Has("thread_ts") || (p.Get("token") != token && p.Get("auth") != "Bearer "+token) {
 		t.Fatalf("chat.postMessage %v", p)
 	}
 	r := responses[0]

@@ -72,7 +72,7 @@ func TestEventsQueueThreadRepliesOnce(t *testing.T) {
 		}
 	}
 	// A workspace connected to another org does not reach this org's thread.
-	f.env.Do("POST", "/api/v1/orgs/"+f.outsider.OrgID.String()+"/integrations/chat", f.outsider.Token, map[string]any{"team_id": "TOTHER"}).Expect(t, 201)
+	f.connect(t, f.outsider, f.outsider.OrgID, "TOTHER")
 	if r := send(message("Ev09", "TOTHER", "U1", "", "", "C5", "1700000011.000200", "1700000000.000100", "cross")); r["status"] != "ignored" {
 		t.Fatalf("cross-org %v", r)
 	}

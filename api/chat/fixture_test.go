@@ -42,15 +42,23 @@ type chatFixture struct {
 	secret                string
 }
 
+// newChat is the fixture in the installation tenancy (the spec's model).
 func newChat(t *testing.T, secret string) *chatFixture {
+	t.Helper()
+	return newChatIn(t, secret, chat.TenancyInstallation)
+}
+
+// newChatIn is the fixture in the given tenancy.
+func newChatIn(t *testing.T, secret, tenancy string) *chatFixture {
 	t.Helper()
 	box := apitest.SecretBox(t)
 	sa := chattest.NewSlackAPI(t)
 	var svc *chat.Service
 	w := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		ts := ticket.New(e.DB, e.Clock)
-		svc = chat.New(e.DB, domain.SystemClock{}, chat.Config{SigningSecret: secret, BotToken: "xoxb-service",
-			APIURL: sa.URL + "/api/", PublicURL: "http://tracker.test", Box: box, Tickets: ts})
+		svc = chat.New(e.DB, domain.SystemClock{}, chat.Config{Tenancy: tenancy, SigningSecret: secret, BotToken: "xoxb-service",
+			APIURL: sa.URL + "/api/", PublicURL: "http://tracker.test", Box: box, Tickets: ts,
+			ClientID: chattest.ClientID, ClientSecret: chattest.ClientSecret})
 		return []api.Module{tickets.New(ts, search.New(e.DB, e.Clock)), comments.New(comment.New(e.DB, e.Clock)),
 			chatapi.New(svc)}
 	}})
@@ -67,12 +75,19 @@ func (f *chatFixture) projectIn(t *testing.T, org uuid.UUID, key string) uuid.UU
 	return testfactory.Project(t, f.env.DB, org, testfactory.ProjectOpts{Key: key, Name: "P"}).ID
 }
 
+// connect connects workspace team to org as admin, through the chat app's
+// install.
+func (f *chatFixture) connect(t *testing.T, admin apitest.User, org uuid.UUID, team string) {
+	t.Helper()
+	f.env.InstallChat(f.slack, admin, org, team).Expect(t, 201)
+}
+
 // linkT1 connects workspace T1 to the owner's org and links the Member as
 // chat user UMEMBER and the Viewer as UVIEWER.
 func (f *chatFixture) linkT1(t *testing.T) {
 	t.Helper()
 	org := f.owner.OrgID.String()
-	f.env.Do("POST", "/api/v1/orgs/"+org+"/integrations/chat", f.owner.Token, map[string]any{"team_id": "T1"}).Expect(t, 201)
+	f.connect(t, f.owner, f.owner.OrgID, "T1")
 	f.env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.member.Token, map[string]any{"slack_user_id": "UMEMBER", "org_id": org}).Expect(t, 200)
 	f.env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.viewer.Token, map[string]any{"slack_user_id": "UVIEWER", "org_id": org}).Expect(t, 200)
 }
@@ -97,6 +112,19 @@ func (f *chatFixture) command(t *testing.T, team, user, text string) map[string]
 		"command": {"/ticket"}, "text": {text}, "response_url": {f.slack.URL + "/commands/1/2"}}
 	return f.post(t, "/api/v1/integrations/chat/commands", "application/x-www-form-urlencoded", []byte(form.Encode()), time.Now(), nil).
 		Expect(t, 200).Map(t)
+}
+
+// event delivers a signed event payload and returns the acknowledgement.
+func (f *chatFixture) event(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	return f.post(t, "/api/v1/integrations/chat/events", "application/json", body, time.Now(), nil).Expect(t, 200).Map(t)
+}
+
+// mapThread maps (channel, ts) to a ticket as user.
+func (f *chatFixture) mapThread(t *testing.T, u apitest.User, ticketID uuid.UUID, channel, ts string) apitest.Resp {
+	t.Helper()
+	return f.env.Do("POST", "/api/v1/integrations/chat/thread-mappings", u.Token, map[string]any{"ticket_id": ticketID,
+		"channel_id": channel, "thread_ts": ts})
 }
 
 func (f *chatFixture) count(t *testing.T, sql string, args ...any) int {

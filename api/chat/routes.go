@@ -1,5 +1,6 @@
 // Package chat serves the chat integration: the signature-verified slash
-// commands and events (no credentials), and the authenticated routes:
+// commands and events and the install callback (no credentials), and the
+// authenticated routes:
 // notifications (queued, 202) and their delivery records, ticket thread
 // mappings, channel subscriptions to ticket events, workspaces connected to
 // orgs and members' linked chat identities.
@@ -34,8 +35,12 @@ func (h Handlers) Routes(r api.Router) {
 	r.Public().Post("/integrations/chat/commands", h.command)
 	r.Public().Post("/integrations/chat/events", h.event)
 	r.Post("/orgs/:org_id/integrations/chat", h.connect)
+	r.Post("/orgs/:org_id/integrations/chat/install", h.install)
+	r.Public().Get("/integrations/chat/oauth/callback", h.callback)
 	r.Get("/orgs/:org_id/integrations/chat", api.ListUnder("org_id", "organization", h.chat.Workspaces))
 	r.Delete("/orgs/:org_id/integrations/chat/:team_id", h.disconnect)
+	r.Get("/orgs/:org_id/integrations/chat/settings", h.getSettings)
+	r.Put("/orgs/:org_id/integrations/chat/settings", h.putSettings)
 	r.Put("/integrations/chat/identities/me", h.linkMe)
 	r.Get("/integrations/chat/identities/me", h.me)
 	r.Delete("/integrations/chat/identities/me", h.unlinkMe)
@@ -80,27 +85,44 @@ func (h Handlers) event(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-type connectReq struct {
-	TeamID   string `json:"team_id" validate:"required"`
-	TeamName string `json:"team_name"`
-	BotToken string `json:"bot_token"`
-}
-
+// connect refuses a workspace named by its team id (after the Admin
+// check): the install proves it instead.
 func (h Handlers) connect(c *fiber.Ctx) error {
 	orgID, err := api.PathID(c, "org_id", "organization")
 	if err != nil {
 		return err
 	}
-	var req connectReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.Connect(c.UserContext(), api.Principal(c), orgID, chat.ConnectRequest{TeamID: req.TeamID,
-		TeamName: req.TeamName, BotToken: req.BotToken})
+	return h.chat.ConnectByTeamID(c.UserContext(), api.Principal(c), orgID)
+}
+
+// install answers the authorize URL an Admin opens to install the chat app
+// in a workspace for the org.
+func (h Handlers) install(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	out, err := h.chat.StartInstall(c.UserContext(), api.Principal(c), orgID)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.JSON(out)
+}
+
+// callback is where the chat service sends the installing browser back:
+// 201 with the connected workspace, 200 for a reinstall.
+func (h Handlers) callback(c *fiber.Ctx) error {
+	out, created, err := h.chat.FinishInstall(c.UserContext(), chat.Callback{Code: c.Query("code"), State: c.Query("state"),
+		Error: c.Query("error")})
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	if created {
+		c.Status(fiber.StatusCreated)
+	}
+	return c.JSON(out)
 }
 
 func (h Handlers) disconnect(c *fiber.Ctx) error {
@@ -112,6 +134,38 @@ func (h Handlers) disconnect(c *fiber.Ctx) error {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
+}
+
+func (h Handlers) getSettings(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	out, err := h.chat.GetSettings(c.UserContext(), api.Principal(c), orgID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+type settingsReq struct {
+	AcceptUnconnectedWorkspaces *bool `json:"accept_unconnected_workspaces"`
+}
+
+func (h Handlers) putSettings(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req settingsReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.chat.PutSettings(c.UserContext(), api.Principal(c), orgID, req.AcceptUnconnectedWorkspaces)
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
 }
 
 type linkReq struct {

@@ -1,7 +1,6 @@
 package chat_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 )
@@ -11,24 +10,14 @@ func TestWorkspacesAndIdentities(t *testing.T) {
 	f := newChat(t, signingSecret)
 	org := f.owner.OrgID.String()
 	path := "/api/v1/orgs/" + org + "/integrations/chat"
-	f.env.Do("POST", path, f.member.Token, map[string]any{"team_id": "T9"}).Expect(t, 403)
-	f.env.Do("POST", path, f.outsider.Token, map[string]any{"team_id": "T9"}).Expect(t, 404)
-	f.env.Do("POST", path, f.owner.Token, map[string]any{"team_id": "lower"}).Expect(t, 422)
-	f.env.Do("POST", path, f.owner.Token, map[string]any{"team_id": "T9", "bot_token": "nope"}).Expect(t, 422)
-	w := f.env.Do("POST", path, f.owner.Token, map[string]any{"team_id": "T9", "team_name": "Acme", "bot_token": "xoxb-123-abc"}).Expect(t, 201)
-	if strings.Contains(string(w.Body), "xoxb") || w.Map(t)["has_bot_token"] != true {
-		t.Fatalf("connect %s", w.Body)
-	}
-	var sealed []byte
-	if err := f.env.DB.Pool.QueryRow(context.Background(), `SELECT bot_token_enc FROM chat_workspaces WHERE team_id = 'T9'`).Scan(&sealed); err != nil ||
-		strings.Contains(string(sealed), "xoxb") {
-		t.Fatalf("stored token %q %v", sealed, err)
-	}
-	f.env.Do("POST", path, f.owner.Token, map[string]any{"team_id": "T9"}).Expect(t, 409)
-	f.env.Do("POST", "/api/v1/orgs/"+f.outsider.OrgID.String()+"/integrations/chat", f.outsider.Token, map[string]any{"team_id": "T9"}).Expect(t, 409)
+	f.connect(t, f.owner, f.owner.OrgID, "T9")
 	list := f.env.Do("GET", path, f.owner.Token, nil).Expect(t, 200)
-	if items := list.Map(t)["items"].([]any); len(items) != 1 || strings.Contains(string(list.Body), "xoxb") {
+	items := list.Map(t)["items"].([]any)
+	if len(items) != 1 || strings.Contains(string(list.Body), "xoxb") {
 		t.Fatalf("list %s", list.Body)
+	}
+	if w := items[0].(map[string]any); w["team_id"] != "T9" || w["team_name"] != "Workspace T9" || w["has_bot_token"] != true || w["installed_at"] == nil {
+		t.Fatalf("workspace %v", w)
 	}
 	f.env.Do("GET", path, f.member.Token, nil).Expect(t, 403)
 	f.env.Do("DELETE", path+"/T9", f.member.Token, nil).Expect(t, 403)

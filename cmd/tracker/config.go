@@ -15,6 +15,7 @@ import (
 
 	"tracker/api"
 	"tracker/api/exchange"
+	"tracker/domain/chat"
 	"tracker/internal/secretbox"
 	"tracker/internal/tracing"
 )
@@ -37,12 +38,20 @@ type Config struct {
 	ChatBotToken        string
 	ChatDefaultChannel  string
 	ChatAPIURL          string
-	S3Endpoint          string
-	S3Bucket            string
-	S3AccessKey         string
-	S3SecretKey         string
-	S3Region            string
-	Attachments         AttachmentConfig
+	// ChatTenancy is SERVICE_CHAT_TENANCY: installation (a workspace
+	// connected to no org acts in the orgs that accept it) or connected
+	// (only connected workspaces act).
+	ChatTenancy string
+	// ChatClientID and ChatClientSecret are the chat app's OAuth
+	// credentials (SERVICE_CHAT_CLIENT_ID, SERVICE_CHAT_CLIENT_SECRET): a
+	// workspace is connected by installing the app with them.
+	ChatClientID, ChatClientSecret string
+	S3Endpoint                     string
+	S3Bucket                       string
+	S3AccessKey                    string
+	S3SecretKey                    string
+	S3Region                       string
+	Attachments                    AttachmentConfig
 	// Exchange holds the export/import knobs (zero: os.TempDir and
 	// exchange.DefaultImportLimit; tests set them here, not in the package).
 	Exchange      exchange.Settings
@@ -136,6 +145,8 @@ func loadConfig() (Config, []string, error) {
 		ChatBotToken:       env("SERVICE_CHAT_BOT_TOKEN", ""),
 		ChatDefaultChannel: env("SERVICE_CHAT_DEFAULT_CHANNEL", ""),
 		ChatAPIURL:         env("SERVICE_CHAT_API_URL", ""),
+		ChatClientID:       env("SERVICE_CHAT_CLIENT_ID", ""),
+		ChatClientSecret:   env("SERVICE_CHAT_CLIENT_SECRET", ""),
 		S3Endpoint:         env("SERVICE_S3_ENDPOINT", ""),
 		S3Bucket:           env("SERVICE_S3_BUCKET", ""),
 		S3AccessKey:        env("SERVICE_S3_ACCESS_KEY", ""),
@@ -183,6 +194,22 @@ func loadConfig() (Config, []string, error) {
 	case "development", "production":
 	default:
 		return c, nil, fmt.Errorf("SERVICE_PROFILE: must be development or production, not %q", c.Profile)
+	}
+	// A multi-tenant service must not let any workspace of its chat app
+	// act in an org: production serves connected workspaces only unless
+	// told otherwise.
+	defaultTenancy := chat.TenancyInstallation
+	if c.Profile == "production" {
+		defaultTenancy = chat.TenancyConnected
+	}
+	c.ChatTenancy = env("SERVICE_CHAT_TENANCY", defaultTenancy)
+	switch c.ChatTenancy {
+	case chat.TenancyInstallation, chat.TenancyConnected:
+	default:
+		return c, nil, fmt.Errorf("SERVICE_CHAT_TENANCY: must be installation or connected, not %q", c.ChatTenancy)
+	}
+	if (c.ChatClientID == "") != (c.ChatClientSecret == "") {
+		return c, nil, errors.New("SERVICE_CHAT_CLIENT_ID and SERVICE_CHAT_CLIENT_SECRET must be set together")
 	}
 	if c.JWTSecret == "" {
 		if c.Profile == "production" {
@@ -240,6 +267,8 @@ func (c Config) LogValue() slog.Value {
 		slog.Bool("webhook_allow_private", c.WebhookAllowPrivate), slog.String("dns_resolver", c.DNSResolver),
 		slog.String("codehost_webhook_secret", mask(c.CodehostSecret)),
 		slog.String("chat_signing_secret", mask(c.ChatSigningSecret)), slog.String("chat_bot_token", mask(c.ChatBotToken)),
+		slog.String("chat_tenancy", c.ChatTenancy), slog.String("chat_client_id", c.ChatClientID),
+		slog.String("chat_client_secret", mask(c.ChatClientSecret)),
 		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 		slog.String("s3_access_key", mask(c.S3AccessKey)), slog.String("s3_secret_key", mask(c.S3SecretKey)),
 		slog.Any("attachments", c.Attachments),

@@ -120,8 +120,9 @@ func secretsBox(cfg Config) *secretbox.Box {
 
 // chatConfig is the chat integration's configuration.
 func chatConfig(cfg Config, box *secretbox.Box, tickets *ticket.Service) chat.Config {
-	return chat.Config{DefaultChannel: cfg.ChatDefaultChannel, SigningSecret: cfg.ChatSigningSecret, BotToken: cfg.ChatBotToken,
-		APIURL: cfg.ChatAPIURL, PublicURL: cfg.PublicURL, Box: box, Tickets: tickets}
+	return chat.Config{Tenancy: cfg.ChatTenancy, DefaultChannel: cfg.ChatDefaultChannel, SigningSecret: cfg.ChatSigningSecret, BotToken: cfg.ChatBotToken,
+		APIURL: cfg.ChatAPIURL, PublicURL: cfg.PublicURL, Box: box, Tickets: tickets,
+		ClientID: cfg.ChatClientID, ClientSecret: cfg.ChatClientSecret}
 }
 
 func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
@@ -204,6 +205,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracin
 	if cfg.CodehostSecret == "" {
 		log.Info("code-host webhook: SERVICE_CODEHOST_WEBHOOK_SECRET is not set; the service-wide URL refuses every delivery (per-org connections still work)")
 	}
+	logChatTenancy(log, cfg)
 	app := api.New(api.Deps{Log: log, Metrics: metrics, Auth: s.Accounts, Health: domain.System{DB: db},
 		Version: version, Profile: cfg.Profile, TrustedProxies: cfg.TrustedProxies,
 		RateLimit: api.RateLimit{PerMinute: cfg.RateLimit}, Idempotency: s.Idempotency, Tracing: tr}, modules(cfg, s, log)...)
@@ -252,4 +254,21 @@ func work(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracing
 // statementTimeout (0: the database's setting).
 func openDB(ctx context.Context, url string, statementTimeout time.Duration, tr *tracing.Tracing) (*store.DB, error) {
 	return store.Open(ctx, url, store.WithTracer(tr.PgxTracer()), store.WithStatementTimeout(statementTimeout))
+}
+
+// logChatTenancy says at start who chat commands and events act for.
+func logChatTenancy(log *slog.Logger, cfg Config) {
+	if cfg.ChatClientID == "" {
+		log.Info("chat install: SERVICE_CHAT_CLIENT_ID is not set; workspaces cannot be connected (installs answer 503)")
+	}
+	if cfg.ChatTenancy == chat.TenancyConnected {
+		log.Info("chat tenancy: connected; commands and events act only for workspaces connected to an organization (SERVICE_CHAT_TENANCY)")
+		return
+	}
+	msg := "chat tenancy: installation; a workspace connected to no organization acts in the organizations that accept it (SERVICE_CHAT_TENANCY)"
+	if cfg.Profile == "production" {
+		log.Warn(msg + "; a multi-tenant service should run with connected")
+		return
+	}
+	log.Info(msg)
 }

@@ -20,12 +20,14 @@ const tenancyCodehostSecret = "tenancy-codehost-secret"
 const tenancyChatSecret = "tenancy-chat-secret"
 
 // signedRoutes are the signature-verified integration endpoints: public,
-// refused with 401 unless signed.
+// refused with 401 unless signed (the chat install's callback: unless it
+// carries the state of an install an Admin started).
 var signedRoutes = []string{
 	"POST /api/v1/integrations/codehost/webhook",
 	"POST /api/v1/integrations/codehost/webhook/:connection_id",
 	"POST /api/v1/integrations/chat/commands",
 	"POST /api/v1/integrations/chat/events",
+	"GET /api/v1/integrations/chat/oauth/callback",
 }
 
 // TestSignedRoutesRefuseForgeries sends every signature-verified route
@@ -92,6 +94,38 @@ func TestSignedRoutesRefuseForgeries(t *testing.T) {
 			}
 			f.expectRefused(t, req, name)
 		}
+	}
+	if after := f.snapshot(t); after != before {
+		t.Fatalf("org A changed:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// TestChatInstallCallbackRefusesForgeries: the chat install's callback
+// connects a workspace only with the state of an install an Admin started,
+// once: with a code the chat service would honour but no state, a guessed
+// one, a spent one or a bearer token instead, it is a 401 and nothing
+// changes.
+func TestChatInstallCallbackRefusesForgeries(t *testing.T) {
+	t.Parallel()
+	f := newTenantFixture(t)
+	start := f.env.Do("POST", "/api/v1/orgs/"+f.org.String()+"/integrations/chat/install", f.owner.Token, nil).Expect(t, 200).Map(t)
+	installer := f.slack.AsInstaller("UOWNERI", f.owner.Email)
+	back := f.slack.Authorize(t, start["authorize_url"].(string), "TFORGED", installer)
+	f.env.Do("GET", back.RequestURI(), "", nil).Expect(t, 201) // the org's own install: its state is now spent
+	f.env.Do("DELETE", "/api/v1/orgs/"+f.org.String()+"/integrations/chat/TFORGED", f.owner.Token, nil).Expect(t, 204)
+	start = f.env.Do("POST", "/api/v1/orgs/"+f.org.String()+"/integrations/chat/install", f.owner.Token, nil).Expect(t, 200).Map(t)
+	fresh := f.slack.Authorize(t, start["authorize_url"].(string), "TFORGED", installer).Query().Get("code") // honoured if exchanged
+	before, exchanged := f.snapshot(t), len(f.slack.Exchanges())
+	for name, q := range map[string]string{
+		"unsigned":      "code=" + fresh,
+		"guessed state": "code=" + fresh + "&state=" + strings.Repeat("A", 43),
+		"spent state":   "code=" + fresh + "&state=" + back.Query().Get("state"),
+		"bearer only":   "code=" + fresh + "&org_id=" + f.org.String(),
+	} {
+		f.expectRefused(t, httptest.NewRequest("GET", "/api/v1/integrations/chat/oauth/callback?"+q, nil), name)
+	}
+	if n := len(f.slack.Exchanges()); n != exchanged {
+		t.Fatalf("forged callbacks exchanged %d codes", n-exchanged)
 	}
 	if after := f.snapshot(t); after != before {
 		t.Fatalf("org A changed:\nbefore %s\nafter  %s", before, after)

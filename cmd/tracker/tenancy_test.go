@@ -14,6 +14,7 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/domain"
+	"tracker/domain/chat/chattest"
 	"tracker/internal/dnstest"
 	"tracker/store/storetest"
 )
@@ -41,6 +42,7 @@ func ownScope(method, path string) bool {
 // tenantFixture is org A with one of everything, made through the API.
 type tenantFixture struct {
 	env                                          *apitest.Env
+	slack                                        *chattest.SlackAPI
 	owner, viewer, outsider                      apitest.User
 	org, project, ticket, comment, label, sprint uuid.UUID
 	view                                         uuid.UUID
@@ -75,11 +77,13 @@ func newTenantFixture(t *testing.T) *tenantFixture { return newTenantFixtureWith
 func newTenantFixtureWith(t *testing.T, configure func(*Config)) *tenantFixture {
 	db := storetest.New(t)
 	dns := dnstest.Start(t)
+	sa := chattest.NewSlackAPI(t)
 	// Temporal is unreachable: on-demand exports are recorded as failed runs,
 	// imports wait in the outbox; neither matters to access checks.
 	cfg := Config{JWTSecret: apitest.Secret, Registration: "open", PublicURL: "http://tracker.test",
 		TemporalAddress: "127.0.0.1:1", TemporalNamespace: "default", TaskQueue: "tenancy",
-		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret, DNSResolver: dns.Addr}
+		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret, DNSResolver: dns.Addr,
+		ChatAPIURL: sa.URL + "/api/", ChatClientID: chattest.ClientID, ChatClientSecret: chattest.ClientSecret}
 	cfg.Attachments.LocalDir = t.TempDir()
 	if configure != nil {
 		configure(&cfg)
@@ -92,7 +96,7 @@ func newTenantFixtureWith(t *testing.T, configure func(*Config)) *tenantFixture 
 	// The walks are held to docs/openapi.yaml like every suite: each
 	// refusal they provoke (403, 404, 422, 413...) must be declared.
 	env := &apitest.Env{T: t, DB: db, App: app}
-	f := &tenantFixture{env: env, dns: dns}
+	f := &tenantFixture{env: env, dns: dns, slack: sa}
 	f.owner = env.Register("Owner")
 	f.viewer = env.Member(f.owner, "viewer")
 	f.outsider = env.Register("Outsider")
@@ -130,7 +134,7 @@ func newTenantFixtureWith(t *testing.T, configure func(*Config)) *tenantFixture 
 	f.notification = f.create("/api/v1/integrations/chat/notify", map[string]any{"notification_type": "mention",
 		"ticket_id": f.ticket, "channel_id": "C1"})
 	f.codehost = f.create("/api/v1/orgs/"+org+"/integrations/codehost", map[string]any{"repositories": []string{"acme/app"}})
-	f.create("/api/v1/orgs/"+org+"/integrations/chat", map[string]any{"team_id": "TTEN", "bot_token": "xoxb-tenancy"})
+	env.InstallChat(sa, f.owner, f.org, "TTEN").Expect(t, 201)
 	env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.owner.Token, map[string]any{"org_id": org, "slack_user_id": "UOWNER"}).Expect(t, 200)
 	f.create("/api/v1/orgs/"+org+"/domains", map[string]any{"domain": tenancyDomain})
 	return f
@@ -213,7 +217,7 @@ func (f *tenantFixture) body() map[string]any {
 		"period": "2026-10", "reason": "x", "auto_close": true, "email": "x@example.test", "role": "member", "cascade": true,
 		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID,
 		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100",
-		"team_id": f.team, "slack_user_id": "UWALK", "domain": "walk.example"}
+		"team_id": f.team, "slack_user_id": "UWALK", "domain": "walk.example", "accept_unconnected_workspaces": false}
 }
 
 // snapshot counts what a stray write would change.
@@ -251,6 +255,7 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM chat_subscriptions WHERE org_id = $1),
 		(SELECT string_agg(team_id, ';') FROM chat_workspaces WHERE org_id = $1),
 		(SELECT string_agg(slack_user_id, ';') FROM chat_identities WHERE org_id = $1 AND user_id = $5),
+		(SELECT accept_unconnected_workspaces::text FROM chat_settings WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
 		(SELECT auto_close_periods FROM organizations WHERE id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)

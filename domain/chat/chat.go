@@ -7,6 +7,7 @@ package chat
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"time"
@@ -49,8 +50,28 @@ type Service struct {
 	Config
 }
 
+// Tenancy models: who a workspace connected to no org may act for.
+const (
+	// TenancyInstallation is the spec's model: the installation trusts the
+	// workspaces its chat app is installed in, and a workspace connected to
+	// no org resolves project keys across the orgs that accept it.
+	TenancyInstallation = "installation"
+	// TenancyConnected serves connected workspaces only: anything else is
+	// told it is not connected, and nothing is read or written.
+	TenancyConnected = "connected"
+)
+
+// NotConnected is the answer to a workspace connected to no org in the
+// connected tenancy.
+const NotConnected = "This workspace is not connected to an organization: an admin of your organization connects it " +
+	"by installing the chat app from Tracker (POST /api/v1/orgs/{org_id}/integrations/chat/install)."
+
 // Config is the chat integration's configuration and collaborators.
 type Config struct {
+	// Tenancy is SERVICE_CHAT_TENANCY, TenancyInstallation or
+	// TenancyConnected; empty is TenancyConnected (the safe choice for a
+	// service built without it).
+	Tenancy string
 	// DefaultChannel is SERVICE_CHAT_DEFAULT_CHANNEL: where a notification
 	// goes with no channel given and no thread mapped.
 	DefaultChannel string
@@ -60,8 +81,15 @@ type Config struct {
 	// BotToken is SERVICE_CHAT_BOT_TOKEN, used where a workspace has no
 	// token of its own (users.info for identity linking).
 	BotToken string
-	// APIURL replaces the chat Web API's base URL (SERVICE_CHAT_API_URL).
+	// APIURL replaces the chat Web API's base URL (SERVICE_CHAT_API_URL);
+	// the install's authorize page is then on its origin.
 	APIURL string
+	// ClientID and ClientSecret are the chat app's OAuth credentials
+	// (SERVICE_CHAT_CLIENT_ID, SERVICE_CHAT_CLIENT_SECRET): the install
+	// exchanges its code with them. Unset: installs answer 503.
+	ClientID, ClientSecret string
+	// HTTP calls oauth.v2.access (nil: a client with a 10 s timeout).
+	HTTP *http.Client
 	// PublicURL links answers to the service.
 	PublicURL string
 	// Box seals workspace bot tokens.
@@ -94,6 +122,10 @@ func checkTS(p *domain.Problems, field, v string) {
 }
 
 func (s *Service) now() time.Time { return s.Clock.Now() }
+
+// installationTenancy says whether workspaces connected to no org act at
+// all (in the orgs that accept them).
+func (s *Service) installationTenancy() bool { return s.Tenancy == TenancyInstallation }
 
 // ticketFor reads a visible ticket with the caller's access and checks min.
 func ticketFor(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID, min domain.Role) (ticketdb.Keyed, error) {

@@ -88,7 +88,17 @@ const TopicCommandFollowup = "job.chat_command_followup"
 // three-second budget: reads and the ticket insert only; the rest is
 // queued. Nothing here is a 5xx for the user's input: refusals are
 // ephemeral answers.
+//
+// In the connected tenancy a workspace connected to no org is told so,
+// whatever it asked, and nothing else is read or written.
 func (s *Service) HandleCommand(ctx context.Context, c Command) (Reply, error) {
+	w, err := s.connectedWorkspace(ctx, c.TeamID)
+	if err != nil {
+		return Reply{}, err
+	}
+	if w == nil && !s.installationTenancy() {
+		return ephemeral(NotConnected), nil
+	}
 	fields := strings.Fields(c.Text)
 	switch {
 	case len(fields) == 0, strings.EqualFold(fields[0], "help"):
@@ -100,15 +110,28 @@ func (s *Service) HandleCommand(ctx context.Context, c Command) (Reply, error) {
 		key := fields[1]
 		title := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(c.Text)[len("create"):], " "))
 		title = strings.TrimSpace(strings.TrimSpace(title)[len(key):])
-		return s.create(ctx, c, key, title)
+		return s.create(ctx, c, w, key, title)
 	case len(fields) == 1:
 		key, number, ok := ticket.ParseRef(fields[0])
 		if !ok {
 			return ephemeral(fmt.Sprintf("%q is not a ticket reference such as ABC-12.\n%s", bounded(fields[0], 40), Usage)), nil
 		}
-		return s.lookup(ctx, c, key, number)
+		return s.lookup(ctx, c, w, key, number)
 	}
 	return ephemeral("Unknown command.\n" + Usage), nil
+}
+
+// connectedWorkspace is the org connection of a team, proven by the app's
+// install (nil: connected to no org).
+func (s *Service) connectedWorkspace(ctx context.Context, teamID string) (*chatdb.Workspace, error) {
+	w, err := chatdb.ConnectedWorkspace(ctx, s.DB.Q(), teamID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &w, nil
 }
 
 // scope is who a command acts as: the org, the workspace if connected, and
@@ -120,23 +143,21 @@ type scope struct {
 }
 
 // resolve finds the org for a key: the connected workspace's org, else the
-// one org holding the key (none or several: a refusal text).
-func (s *Service) resolve(ctx context.Context, teamID, key string) (scope, string, error) {
+// one org holding the key among those that accept workspaces connected to
+// no org (none or several: a refusal text). An org closed to them is not
+// counted: the answer is the one for a key that does not exist.
+func (s *Service) resolve(ctx context.Context, w *chatdb.Workspace, key string) (scope, string, error) {
 	q := s.DB.Q()
-	w, err := chatdb.GetWorkspace(ctx, q, teamID)
-	switch {
-	case err == nil:
+	if w != nil {
 		if _, err := chatdb.ProjectByKey(ctx, q, w.OrgID, key); err != nil {
 			if errors.Is(err, store.ErrNotFound) {
 				return scope{}, "No project " + strings.ToUpper(key) + " in this workspace's organization.", nil
 			}
 			return scope{}, "", err
 		}
-		return scope{orgID: w.OrgID, workspace: &w}, "", nil
-	case !errors.Is(err, store.ErrNotFound):
-		return scope{}, "", err
+		return scope{orgID: w.OrgID, workspace: w}, "", nil
 	}
-	orgs, err := ticketdb.OrgsWithKey(ctx, q, key, nil)
+	orgs, err := chatdb.OpenOrgsWithKey(ctx, q, key)
 	if err != nil {
 		return scope{}, "", err
 	}
@@ -191,8 +212,8 @@ func principal(orgID, userID uuid.UUID) domain.Principal {
 	return domain.Principal{UserID: userID, OrgID: orgID, Scopes: []string{domain.ScopeAll}}
 }
 
-func (s *Service) lookup(ctx context.Context, c Command, key string, number int64) (Reply, error) {
-	sc, refusal, err := s.resolve(ctx, c.TeamID, key)
+func (s *Service) lookup(ctx context.Context, c Command, w *chatdb.Workspace, key string, number int64) (Reply, error) {
+	sc, refusal, err := s.resolve(ctx, w, key)
 	if err != nil || refusal != "" {
 		return ephemeral(refusal), err
 	}
@@ -219,8 +240,8 @@ func (s *Service) lookup(ctx context.Context, c Command, key string, number int6
 	return s.ticketReply(ctx, k.Row, k.ProjectKey, "")
 }
 
-func (s *Service) create(ctx context.Context, c Command, key, title string) (Reply, error) {
-	sc, refusal, err := s.resolve(ctx, c.TeamID, key)
+func (s *Service) create(ctx context.Context, c Command, w *chatdb.Workspace, key, title string) (Reply, error) {
+	sc, refusal, err := s.resolve(ctx, w, key)
 	if err != nil || refusal != "" {
 		return ephemeral(refusal), err
 	}

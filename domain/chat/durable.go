@@ -48,7 +48,7 @@ func (s *Service) ClientFor(ctx context.Context, orgID uuid.UUID, teamID string)
 func (s *Service) workspaceOf(ctx context.Context, orgID uuid.UUID, teamID string) (*chatdb.Workspace, error) {
 	q := s.DB.Q()
 	if teamID != "" {
-		w, err := chatdb.GetWorkspace(ctx, q, teamID)
+		w, err := chatdb.ConnectedWorkspace(ctx, q, teamID)
 		if err == nil && w.OrgID == orgID {
 			return &w, nil
 		}
@@ -225,7 +225,7 @@ func (s *Service) PlanFollowup(ctx context.Context, jobID uuid.UUID, job Followu
 // integration is the actor); already mapped to it is success.
 func (s *Service) MapAnnouncement(ctx context.Context, orgID, ticketID uuid.UUID, channel, ts string) error {
 	return s.DB.InTx(ctx, func(q store.Querier) error {
-		m, err := chatdb.MappingOfThread(ctx, q, channel, ts)
+		m, err := chatdb.MappingOfThread(ctx, q, orgID, channel, ts)
 		if err == nil {
 			if m.TicketID != ticketID {
 				return domain.Conflict("this chat thread is already mapped to another ticket")

@@ -87,20 +87,9 @@ func (s *Service) HandleEvent(ctx context.Context, body []byte) (EventAck, error
 	}
 	var ack EventAck
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
-		mp, err := chatdb.MappingOfThread(ctx, q, m.Channel, m.ThreadTimeStamp)
-		if errors.Is(err, store.ErrNotFound) {
-			ack = EventAck{Status: "ignored", Reason: "thread not mapped to a ticket"}
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		w, err := chatdb.GetWorkspace(ctx, q, cb.TeamID)
-		switch {
-		case err == nil && w.OrgID != mp.OrgID:
-			ack = EventAck{Status: "ignored", Reason: "thread mapped in another organization"}
-			return nil
-		case err != nil && !errors.Is(err, store.ErrNotFound):
+		mp, reason, err := s.threadMapping(ctx, q, cb.TeamID, m.Channel, m.ThreadTimeStamp)
+		if err != nil || reason != "" {
+			ack = EventAck{Status: "ignored", Reason: reason}
 			return err
 		}
 		fresh, err := chatdb.ClaimEvent(ctx, q, eventID, &mp.OrgID, s.now())
@@ -117,4 +106,43 @@ func (s *Service) HandleEvent(ctx context.Context, body []byte) (EventAck, error
 			SlackUserID: m.User, Text: m.Text}, s.now())
 	})
 	return ack, err
+}
+
+// Why a reply in a thread is not queued.
+const (
+	reasonNotMapped    = "thread not mapped to a ticket"
+	reasonNotConnected = "this workspace is not connected to an organization"
+	reasonAmbiguous    = "thread mapped in several organizations; an admin must connect this workspace to one organization"
+)
+
+// threadMapping is the mapping a reply delivered by a team comes under: the
+// one of the team's connected org; for a team connected to no org, in the
+// installation tenancy, the one mapping among the orgs that accept such
+// workspaces. Otherwise reason says why there is none. No other org's
+// mapping is ever read for a connected team, so one org's mapping of a
+// thread never captures another's replies.
+func (s *Service) threadMapping(ctx context.Context, q store.Querier, teamID, channel, threadTS string) (chatdb.Mapping, string, error) {
+	w, err := chatdb.ConnectedWorkspace(ctx, q, teamID)
+	switch {
+	case err == nil:
+		mp, err := chatdb.MappingOfThread(ctx, q, w.OrgID, channel, threadTS)
+		if errors.Is(err, store.ErrNotFound) {
+			return mp, reasonNotMapped, nil
+		}
+		return mp, "", err
+	case !errors.Is(err, store.ErrNotFound):
+		return chatdb.Mapping{}, "", err
+	case !s.installationTenancy():
+		return chatdb.Mapping{}, reasonNotConnected, nil
+	}
+	mps, err := chatdb.OpenMappingsOfThread(ctx, q, channel, threadTS)
+	switch {
+	case err != nil:
+		return chatdb.Mapping{}, "", err
+	case len(mps) == 0:
+		return chatdb.Mapping{}, reasonNotMapped, nil
+	case len(mps) > 1:
+		return chatdb.Mapping{}, reasonAmbiguous, nil
+	}
+	return mps[0], "", nil
 }

@@ -26,7 +26,8 @@ func toMapping(r chatdb.Mapping) Mapping {
 }
 
 // CreateMapping maps a chat thread to a ticket (Member on the ticket's
-// project); a thread maps to one ticket (409).
+// project); a thread maps to one ticket of an org (409), whatever other
+// orgs mapped it to.
 func (s *Service) CreateMapping(ctx context.Context, p domain.Principal, ticketID uuid.UUID, channel, threadTS string) (Mapping, error) {
 	var probs domain.Problems
 	if channel == "" {
@@ -55,7 +56,8 @@ func (s *Service) CreateMapping(ctx context.Context, p domain.Principal, ticketI
 func (s *Service) insertMapping(ctx context.Context, q store.Querier, actor *uuid.UUID, m chatdb.Mapping, out *Mapping) error {
 	if err := chatdb.InsertMapping(ctx, q, m); err != nil {
 		if errors.Is(err, store.ErrConflict) {
-			return domain.Conflict("this chat thread is already mapped to a ticket", "channel_id: "+m.ChannelID, "thread_ts: "+m.ThreadTS)
+			return domain.Conflict("this chat thread is already mapped to a ticket of this organization", "channel_id: "+m.ChannelID,
+				"thread_ts: "+m.ThreadTS)
 		}
 		return err
 	}

@@ -14,25 +14,26 @@ import (
 )
 
 // Workspace is a chat workspace connected to an org; the bot token is never
-// shown (has_bot_token says whether one is stored).
+// shown (has_bot_token says whether one is stored). installed_at is when
+// the app's install proved the workspace; null is a claim made by team id
+// alone before the install existed, which routes nothing to the org.
 type Workspace struct {
-	TeamID      string    `json:"team_id"`
-	OrgID       uuid.UUID `json:"org_id"`
-	TeamName    *string   `json:"team_name"`
-	HasBotToken bool      `json:"has_bot_token"`
-	CreatedAt   time.Time `json:"created_at"`
+	TeamID      string     `json:"team_id"`
+	OrgID       uuid.UUID  `json:"org_id"`
+	TeamName    *string    `json:"team_name"`
+	HasBotToken bool       `json:"has_bot_token"`
+	InstalledAt *time.Time `json:"installed_at"`
+	CreatedAt   time.Time  `json:"created_at"`
 }
 
 func toWorkspace(r chatdb.Workspace) Workspace {
-	return Workspace{TeamID: r.TeamID, OrgID: r.OrgID, TeamName: r.TeamName, HasBotToken: len(r.BotTokenEnc) > 0,
+	w := Workspace{TeamID: r.TeamID, OrgID: r.OrgID, TeamName: r.TeamName, HasBotToken: len(r.BotTokenEnc) > 0,
 		CreatedAt: r.CreatedAt.UTC()}
-}
-
-// ConnectRequest is the body of POST /orgs/{org_id}/integrations/chat.
-type ConnectRequest struct {
-	TeamID   string
-	TeamName string
-	BotToken string
+	if r.InstalledAt != nil {
+		at := r.InstalledAt.UTC()
+		w.InstalledAt = &at
+	}
+	return w
 }
 
 var (
@@ -40,52 +41,17 @@ var (
 	tokenPattern = regexp.MustCompile(`^xox[a-z]-[A-Za-z0-9-]{1,250}$`)
 )
 
-// Connect connects a chat workspace to an org (Admin). A workspace belongs
-// to one org (409 when connected anywhere). An optional bot token (xoxb-…)
-// is stored encrypted and used for this org's posts and identity lookups
-// instead of SERVICE_CHAT_BOT_TOKEN.
-func (s *Service) Connect(ctx context.Context, p domain.Principal, orgID uuid.UUID, in ConnectRequest) (Workspace, error) {
-	var out Workspace
-	err := s.DB.InTx(ctx, func(q store.Querier) error {
-		// Access first: a team id is not the org's secret, but whether the
-		// caller may connect anything is answered before what they sent.
-		if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleAdmin, "organization"); err != nil {
-			return err
-		}
-		var probs domain.Problems
-		if !teamPattern.MatchString(in.TeamID) {
-			probs.Add("team_id", "must be a chat workspace id such as T0123ABCD")
-		}
-		if len(in.TeamName) > 255 || !domain.ValidText(in.TeamName) {
-			probs.Add("team_name", "at most 255 characters of text")
-		}
-		if in.BotToken != "" && !tokenPattern.MatchString(in.BotToken) {
-			probs.Add("bot_token", "must be a chat bot token (xoxb-…)")
-		}
-		if err := probs.Err(); err != nil {
-			return err
-		}
-		w := chatdb.Workspace{TeamID: in.TeamID, OrgID: orgID, CreatedBy: &p.UserID, CreatedAt: s.now()}
-		if in.TeamName != "" {
-			w.TeamName = &in.TeamName
-		}
-		if in.BotToken != "" {
-			if s.Box == nil {
-				return domain.Unavailable("no secrets key is configured (SERVICE_SECRETS_KEY)")
-			}
-			w.BotTokenEnc = s.Box.Seal([]byte(in.BotToken), orgID[:])
-		}
-		if err := chatdb.InsertWorkspace(ctx, q, w); err != nil {
-			if errors.Is(err, store.ErrConflict) {
-				return domain.Conflict("this chat workspace is already connected to an organization", "team_id: "+in.TeamID)
-			}
-			return err
-		}
-		out = toWorkspace(w)
-		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "organization",
-			EntityID: orgID, Action: "chat_workspace_connected", Changes: []domain.FieldChange{{Field: "team_id", New: in.TeamID}}})
-	})
-	return out, err
+// ConnectByTeamID refuses to connect a workspace named by its team id
+// (Admin, then 422): a team id is no proof that the caller's org owns the
+// workspace, and a wrong claim would take the real owner's commands. The
+// app's install proves it (StartInstall).
+func (s *Service) ConnectByTeamID(ctx context.Context, p domain.Principal, orgID uuid.UUID) error {
+	if _, err := domain.OrgAccess(ctx, s.DB.Q(), p, orgID, domain.RoleAdmin, "organization"); err != nil {
+		return err
+	}
+	return &domain.Error{Kind: domain.KindValidation, Message: "a chat workspace is connected by installing the chat app, " +
+		"never by team_id: POST /api/v1/orgs/" + orgID.String() + "/integrations/chat/install answers the authorize_url to open",
+		Details: []string{"team_id: not accepted; the chat service names the workspace when the app is installed"}}
 }
 
 // Workspaces lists an org's connected workspaces (Admin).

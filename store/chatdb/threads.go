@@ -24,7 +24,8 @@ func mappingColumns() []string {
 	return []string{"id", "org_id", "ticket_id", "channel_id", "thread_ts", "created_at"}
 }
 
-// InsertMapping adds a mapping; a thread already mapped is store.ErrConflict.
+// InsertMapping adds a mapping; a thread the org already mapped is
+// store.ErrConflict (another org's mapping of it is not).
 func InsertMapping(ctx context.Context, q store.Querier, m Mapping) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("chat_thread_mappings").Columns(mappingColumns()...).
 		Values(m.ID, m.OrgID, m.TicketID, m.ChannelID, m.ThreadTS, m.CreatedAt))
@@ -43,10 +44,27 @@ func LatestMapping(ctx context.Context, q store.Querier, orgID, ticketID uuid.UU
 		Where(sq.Eq{"org_id": orgID, "ticket_id": ticketID}).OrderBy("id DESC").Limit(1))
 }
 
-// MappingOfThread reads the mapping of a thread.
-func MappingOfThread(ctx context.Context, q store.Querier, channelID, threadTS string) (Mapping, error) {
+// MappingOfThread reads an org's mapping of a thread.
+func MappingOfThread(ctx context.Context, q store.Querier, orgID uuid.UUID, channelID, threadTS string) (Mapping, error) {
 	return store.Get[Mapping](ctx, q, store.SQL.Select(mappingColumns()...).From("chat_thread_mappings").
-		Where(sq.Eq{"channel_id": channelID, "thread_ts": threadTS}))
+		Where(sq.Eq{"org_id": orgID, "channel_id": channelID, "thread_ts": threadTS}))
+}
+
+// OpenMappingsOfThread lists a thread's mappings in the orgs that
+// workspaces connected to no org may reach (at most two are read: one is
+// the answer, two are ambiguous).
+func OpenMappingsOfThread(ctx context.Context, q store.Querier, channelID, threadTS string) ([]Mapping, error) {
+	return store.SelectRaw[Mapping](ctx, q, `SELECT `+store.Cols(prefixed("m", mappingColumns()))+`
+		FROM chat_thread_mappings m WHERE m.channel_id = $1 AND m.thread_ts = $2 AND `+openOrg("m.org_id")+`
+		ORDER BY m.id LIMIT 2`, channelID, threadTS)
+}
+
+func prefixed(alias string, cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = alias + "." + c
+	}
+	return out
 }
 
 // Subscription is a chat_subscriptions row.

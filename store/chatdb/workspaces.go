@@ -11,7 +11,8 @@ import (
 )
 
 // Workspace is a chat_workspaces row: a chat workspace (team) connected to
-// one org.
+// one org. InstalledAt is when the app's install proved it for the org;
+// nil is a claim made by team id alone, which routes nothing.
 type Workspace struct {
 	TeamID      string     `db:"team_id"`
 	OrgID       uuid.UUID  `db:"org_id"`
@@ -19,24 +20,43 @@ type Workspace struct {
 	BotTokenEnc []byte     `db:"bot_token_enc"`
 	CreatedBy   *uuid.UUID `db:"created_by"`
 	CreatedAt   time.Time  `db:"created_at"`
+	InstalledAt *time.Time `db:"installed_at"`
 }
 
 func workspaceColumns() []string {
-	return []string{"team_id", "org_id", "team_name", "bot_token_enc", "created_by", "created_at"}
+	return []string{"team_id", "org_id", "team_name", "bot_token_enc", "created_by", "created_at", "installed_at"}
 }
 
 // InsertWorkspace connects a workspace; a team already connected (to any
 // org) is store.ErrConflict.
 func InsertWorkspace(ctx context.Context, q store.Querier, w Workspace) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("chat_workspaces").Columns(workspaceColumns()...).
-		Values(w.TeamID, w.OrgID, w.TeamName, w.BotTokenEnc, w.CreatedBy, w.CreatedAt))
+		Values(w.TeamID, w.OrgID, w.TeamName, w.BotTokenEnc, w.CreatedBy, w.CreatedAt, w.InstalledAt))
 	return err
 }
 
-// GetWorkspace reads a connected workspace by team id (the signed requests
-// name only the team).
-func GetWorkspace(ctx context.Context, q store.Querier, teamID string) (Workspace, error) {
-	return store.Get[Workspace](ctx, q, store.SQL.Select(workspaceColumns()...).From("chat_workspaces").Where(sq.Eq{"team_id": teamID}))
+// ReplaceWorkspace rewrites a team's row whole (a reinstall, or an install
+// taking the team from an unproven claim).
+func ReplaceWorkspace(ctx context.Context, q store.Querier, w Workspace) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("chat_workspaces").Set("org_id", w.OrgID).Set("team_name", w.TeamName).
+		Set("bot_token_enc", w.BotTokenEnc).Set("created_by", w.CreatedBy).Set("created_at", w.CreatedAt).
+		Set("installed_at", w.InstalledAt).Where(sq.Eq{"team_id": w.TeamID}))
+	return err
+}
+
+// GetWorkspaceForUpdate reads a team's row, proven or not, locked for the install
+// that decides what becomes of it.
+func GetWorkspaceForUpdate(ctx context.Context, q store.Querier, teamID string) (Workspace, error) {
+	return store.Get[Workspace](ctx, q, store.SQL.Select(workspaceColumns()...).From("chat_workspaces").
+		Where(sq.Eq{"team_id": teamID}).Suffix("FOR UPDATE"))
+}
+
+// ConnectedWorkspace reads the org connection of a team, proven by the
+// app's install (the signed requests name only the team): an unproven
+// claim is store.ErrNotFound.
+func ConnectedWorkspace(ctx context.Context, q store.Querier, teamID string) (Workspace, error) {
+	return store.Get[Workspace](ctx, q, store.SQL.Select(workspaceColumns()...).From("chat_workspaces").
+		Where(sq.Eq{"team_id": teamID}).Where("installed_at IS NOT NULL"))
 }
 
 // WorkspaceOfOrg is an org's first connected workspace (its bot token posts

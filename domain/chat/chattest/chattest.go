@@ -16,8 +16,9 @@ import (
 // SlackAPI is a real HTTP server speaking the chat Web API:
 // chat.postMessage answers ok with a fresh ts (or the error codes set with
 // FailPosts, in order), users.info answers the profiles set with AddUser
-// (else user_not_found), and /commands/… takes response_url posts. Every
-// call is recorded.
+// (else user_not_found), and /commands/… takes response_url posts. It is
+// also the chat service's side of the app's OAuth install (oauth.go): the
+// authorize page and oauth.v2.access. Every call is recorded.
 type SlackAPI struct {
 	*httptest.Server
 	mu        sync.Mutex
@@ -27,6 +28,8 @@ type SlackAPI struct {
 	posts     []url.Values      // chat.postMessage forms
 	responses []map[string]any  // response_url posts
 	failPosts []string
+	grants    map[string]*grant // install code → what it grants
+	exchanges []url.Values      // oauth.v2.access forms
 }
 
 // TS is the ts the stand-in answers to the n-th chat.postMessage (from 1).
@@ -35,7 +38,7 @@ func TS(n int) string { return fmt.Sprintf("1700001000.%06d", n) }
 // NewSlackAPI starts a stand-in; it closes when the test ends. Point the
 // service at URL+"/api/".
 func NewSlackAPI(t testing.TB) *SlackAPI {
-	s := &SlackAPI{emails: map[string]string{}, names: map[string]string{}}
+	s := &SlackAPI{emails: map[string]string{}, names: map[string]string{}, grants: map[string]*grant{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -53,8 +56,14 @@ func (s *SlackAPI) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`ok`))
 		return
 	}
+	if r.URL.Path == "/oauth/v2/authorize" {
+		s.authorize(w, r)
+		return
+	}
 	_ = r.ParseForm()
 	switch {
+	case strings.HasSuffix(r.URL.Path, "/oauth.v2.access"):
+		s.access(w, r)
 	case strings.HasSuffix(r.URL.Path, "/chat.postMessage"):
 		f := url.Values{}
 		for k, v := range r.PostForm {
