@@ -157,7 +157,7 @@ func detail(err error) string {
 }
 
 // BenchmarkJSONNames is the names pass on bodies at the 1 MiB limit of an
-// ordinary route: one long text, an object of some 60,000 members (past
+// ordinary route: one long text, an object of some 71,000 members (past
 // the few a list holds: the map), an array of 20,000 small objects of the
 // body's struct.
 func BenchmarkJSONNames(b *testing.B) {
