@@ -32,15 +32,18 @@ const MaxClosedPaths = 20
 // locks (batchRun.periodsOpen): a close that lands after this check fails
 // the import instead.
 func periodsOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, doc export.Document) error {
+	// The document's entries by month (year*12 + month): formatting a
+	// path or a period for each of a large document's entries would cost
+	// more than the check; only the refused ones are named.
 	type dated struct {
-		path   string
-		ticket int // index in refs
-		period string
+		p, t, e int // project, ticket, entry
+		ticket  int // index in refs
+		month   int
 	}
 	var (
 		refs    []importdb.TicketRef
 		entries []dated
-		months  []string
+		months  = map[int]bool{}
 	)
 	for i, p := range doc.Projects {
 		for j, t := range p.Tickets {
@@ -58,17 +61,23 @@ func periodsOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, doc expo
 					}
 					ticket, refs = len(refs), append(refs, ref)
 				}
-				per := period.Of(day)
-				months = append(months, per)
-				entries = append(entries, dated{fmt.Sprintf("projects[%d].tickets[%d].time_entries[%d]", i, j, k), ticket, per})
+				m := day.Year()*12 + int(day.Month()) - 1
+				months[m] = true
+				entries = append(entries, dated{i, j, k, ticket, m})
 			}
 		}
 	}
 	if len(months) == 0 {
 		return nil
 	}
-	slices.Sort(months)
-	closes, err := perioddb.InForceAmong(ctx, q, orgID, slices.Compact(months))
+	periodOf := map[int]string{}
+	names := make([]string, 0, len(months))
+	for m := range months {
+		periodOf[m] = period.Of(time.Date(m/12, time.Month(m%12+1), 1, 0, 0, 0, 0, time.UTC))
+		names = append(names, periodOf[m])
+	}
+	slices.Sort(names)
+	closes, err := perioddb.InForceAmong(ctx, q, orgID, names)
 	if err != nil || len(closes) == 0 {
 		return err
 	}
@@ -83,7 +92,8 @@ func periodsOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, doc expo
 	var first *perioddb.Close
 	var paths []string
 	for _, e := range entries {
-		c, ok := closed[e.period]
+		per := periodOf[e.month]
+		c, ok := closed[per]
 		if !ok || present[e.ticket] {
 			continue
 		}
@@ -91,7 +101,7 @@ func periodsOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, doc expo
 			first = &c
 		}
 		if len(paths) < MaxClosedPaths {
-			paths = append(paths, e.path+": dated in closed period "+e.period)
+			paths = append(paths, fmt.Sprintf("projects[%d].tickets[%d].time_entries[%d]: dated in closed period %s", e.p, e.t, e.e, per))
 		}
 	}
 	if first == nil {
