@@ -39,7 +39,9 @@ func newValidator() *validator.Validate {
 // that is not JSON is a 400; wrong types and failed rules are a 422 listing
 // each field. An empty body reads as {}. Invalid UTF-8 and NUL characters
 // (which PostgreSQL cannot store) are a 422, and so is a number no double
-// holds (1e400), even in a field dst does not have.
+// holds (1e400), even in a field dst does not have, an object that names a
+// member twice, and a member named as a field of dst only ignoring case
+// (domain.JSONNames: names match exactly).
 func Bind(c *fiber.Ctx, dst any) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 {
@@ -49,6 +51,9 @@ func Bind(c *fiber.Ctx, dst any) error {
 		return domain.BadRequest("malformed JSON body")
 	}
 	if err := domain.JSONText(body); err != nil {
+		return err
+	}
+	if err := domain.JSONNames(body, reflect.TypeOf(dst)); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(body, dst); err != nil {

@@ -50,7 +50,8 @@ func FuzzBind(f *testing.F) {
 		return c.SendStatus(204)
 	})
 	for _, s := range []string{`{"name":"x"}`, `{"name":"\u0000"}`, "{\"name\":\"\xff\"}", `{"count":-1}`, `[]`, `{"ids":["x"]}`,
-		`{"nested":{"budget_cents":1e30}}`, `{"body":null,"name":"a"}`, `{`, ``} {
+		`{"nested":{"budget_cents":1e30}}`, `{"body":null,"name":"a"}`, `{`, ``,
+		`{"name":"a","name":"b"}`, `{"name":"a","Name":"b"}`, `{"nested":{"Budget_Cents":1}}`, `{"ids":[],"x":{"y":1,"y":2}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {

@@ -187,3 +187,36 @@ func TestBodyLimits(t *testing.T) {
 	expectEnvelope(t, send(t, env, "POST", "/api/v1/auth/login", "", bytes.NewReader([]byte{0x1f, 0x8b}),
 		map[string]string{"Content-Encoding": "gzip"}), 400, "BAD_REQUEST")
 }
+
+// TestMemberNamesAreExactAndUnique: a body that names a member twice, or
+// names a field other than exactly (encoding/json matched names ignoring
+// case, so the last spelling won), is a 422 naming the member, and changes
+// nothing; unknown members are still ignored.
+func TestMemberNamesAreExactAndUnique(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{})
+	u := env.Register("Names")
+	for name, c := range map[string]struct{ path, body, detail string }{
+		"case variant after the field": {"/api/v1/api-keys", `{"name":"first","Name":"second","scopes":["read"]}`, `Name: must be spelled "name"`},
+		"case variant alone":           {"/api/v1/api-keys", `{"NAME":"only","scopes":["read"]}`, `NAME: must be spelled "name"`},
+		"long s for s":                 {"/api/v1/api-keys", `{"name":"k","\u017Fcopes":["admin"]}`, `must be spelled "scopes"`},
+		"duplicate":                    {"/api/v1/api-keys", `{"name":"first","name":"second","scopes":["read"]}`, "name: duplicate member name"},
+		"duplicate, escaped":           {"/api/v1/api-keys", `{"name":"first","n\u0061me":"second","scopes":["read"]}`, "name: duplicate member name"},
+		"duplicate unknown member":     {"/api/v1/api-keys", `{"name":"k","scopes":["read"],"x":1,"x":2}`, "x: duplicate member name"},
+		"duplicate in an array":        {"/api/v1/api-keys", `{"name":"k","scopes":["read"],"project_ids":[],"extra":[{"a":1,"a":1}]}`, "extra[0].a: duplicate member name"},
+		"register":                     {"/api/v1/auth/register", `{"email":"n@example.test","password":"12345678","display_name":"a","Display_Name":"b"}`, `Display_Name: must be spelled "display_name"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := env.Do("POST", c.path, u.Token, c.body)
+			expectEnvelope(t, r, 422, "VALIDATION_ERROR")
+			if c.detail != "" && !strings.Contains(strings.Join(r.Error().Details, ";"), c.detail) {
+				t.Fatalf("details %q, want %q", r.Error().Details, c.detail)
+			}
+		})
+	}
+	if n := apitest.Scalar[int](t, env, `SELECT count(*) FROM api_keys WHERE user_id = $1`, u.ID); n != 0 {
+		t.Fatalf("%d keys made by refused bodies", n)
+	}
+	// Unknown members, in any case, are ignored as before.
+	env.Do("POST", "/api/v1/api-keys", u.Token, `{"name":"k","scopes":["read"],"Comment":"x","comment":"y"}`).Expect(t, 201)
+}

@@ -367,6 +367,11 @@ func mergeUnique(name, where string, dst, src *yaml.Node) error {
 // Operation is one (method, path) of the document.
 type Operation struct {
 	Method, Path, OperationID, Summary string
+	// JSONBody: the operation takes an application/json request body.
+	JSONBody bool
+	// Signed: the operation takes no credentials but a signature over the
+	// body (the integration endpoints), checked before the body is read.
+	Signed bool
 }
 
 // Operations lists the document's operations, method in upper case, in
@@ -393,6 +398,12 @@ func Operations(doc []byte) ([]Operation, error) {
 			}
 			if v := get(op, "summary"); v != nil {
 				o.Summary = v.Value
+			}
+			if rb := get(op, "requestBody"); rb != nil {
+				o.JSONBody = get(get(rb, "content"), "application/json") != nil
+			}
+			if sec := get(op, "security"); sec != nil && len(sec.Content) > 0 && !bearer(sec) {
+				o.Signed = true
 			}
 			out = append(out, o)
 		}

@@ -178,7 +178,7 @@ func TestExtendAddsAFixtureRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	base, _ := Operations(YAML)
-	if len(ops) != len(base)+1 || ops[len(ops)-1] != (Operation{"POST", "/api/v1/fixture", "fixture", "Fixture"}) {
+	if len(ops) != len(base)+1 || ops[len(ops)-1] != (Operation{Method: "POST", Path: "/api/v1/fixture", OperationID: "fixture", Summary: "Fixture", JSONBody: true}) {
 		t.Fatalf("%d operations (base %d), last %+v", len(ops), len(base), ops[len(ops)-1])
 	}
 	var doc struct {

@@ -3,6 +3,7 @@ package domain
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 )
 
 // Opt is a PATCH field: absent (Set false), explicit null (Null true), or a
@@ -22,6 +23,10 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 	}
 	return json.Unmarshal(b, &o.Value)
 }
+
+// JSONInner is the type Opt's JSON decodes into: JSONNames checks the
+// member names inside an Opt as that type's.
+func (Opt[T]) JSONInner() reflect.Type { return reflect.TypeFor[T]() }
 
 // Some is a set, non-null Opt.
 func Some[T any](v T) Opt[T] { return Opt[T]{Set: true, Value: v} }

@@ -2,6 +2,7 @@ package chat_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +79,31 @@ func TestEventsQueueThreadRepliesOnce(t *testing.T) {
 	}
 	if n := f.count(t, `SELECT count(*) FROM outbox WHERE topic = $1`, chat.TopicReplyComment); n != 1 {
 		t.Fatalf("%d reply jobs after ignored events", n)
+	}
+}
+
+// A signed event whose object names a member twice (the reply's text or
+// team twice: which one a reader keeps is its own choice) is refused like
+// any JSON body: 422, nothing queued.
+func TestEventsWithDuplicateNamesQueueNothing(t *testing.T) {
+	t.Parallel()
+	f := newChat(t, signingSecret)
+	f.env.Do("POST", "/api/v1/integrations/chat/thread-mappings", f.owner.Token, map[string]any{"ticket_id": f.ticket.ID,
+		"channel_id": "C5", "thread_ts": "1700000000.000100"}).Expect(t, 201)
+	reply := string(message("Ev01", "T1", "U1", "", "", "C5", "1700000005.000200", "1700000000.000100", "Repro"))
+	for _, body := range []string{
+		strings.Replace(reply, `"text":"Repro"`, `"text":"Repro","text":"something else"`, 1),
+		strings.Replace(reply, `"team_id":"T1"`, `"team_id":"TOTHER","team_id":"T1"`, 1),
+	} {
+		if body == reply {
+			t.Fatalf("no duplicate made in %s", reply)
+		}
+		r := f.post(t, "/api/v1/integrations/chat/events", "application/json", []byte(body), time.Now(), nil)
+		if r.Status != 422 || r.ErrorCode() != "VALIDATION_ERROR" {
+			t.Errorf("%s: %d %s", body, r.Status, r.Body)
+		}
+	}
+	if n := f.count(t, `SELECT count(*) FROM outbox WHERE topic = $1`, chat.TopicReplyComment); n != 0 {
+		t.Fatalf("%d reply jobs", n)
 	}
 }

@@ -7,10 +7,13 @@
 package chat
 
 import (
+	"encoding/json"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/chat"
 )
 
@@ -77,6 +80,13 @@ func (h Handlers) event(c *fiber.Ctx) error {
 	body, err := h.signed(c)
 	if err != nil {
 		return err
+	}
+	// The payload's shape is the chat service's (slack-go reads it); its
+	// names are unique like every JSON body's.
+	if json.Valid(body) {
+		if err := domain.JSONNames(body, nil); err != nil {
+			return err
+		}
 	}
 	out, err := h.chat.HandleEvent(c.UserContext(), body)
 	if err != nil {

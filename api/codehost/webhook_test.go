@@ -352,3 +352,21 @@ func TestConnections(t *testing.T) {
 	}
 	_ = json.Valid
 }
+
+// A signed payload whose object names a member twice (one reader acts on
+// "labeled", another on "opened") or a field in another case is refused
+// like any JSON body: 422, no ticket moved.
+func TestAmbiguousNamesMoveNothing(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	tk := f.ticket(t, f.owner.Token, f.project, "Backlog")
+	body := string(pr("opened", ref(tk, "ABC"), "", false, "a/b"))
+	for _, b := range []string{`{"action":"labeled",` + body[1:], strings.Replace(body, `"title":`, `"Title":"nothing","title":`, 1)} {
+		if r := f.send(t, delivery{body: []byte(b)}); r.Status != 422 || r.ErrorCode() != "VALIDATION_ERROR" {
+			t.Errorf("%s: %d %s", b, r.Status, r.Body)
+		}
+	}
+	if f.status(t, tk.ID) != "Backlog" {
+		t.Fatal("ticket moved")
+	}
+}

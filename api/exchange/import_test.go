@@ -180,3 +180,39 @@ func TestImportCreatesUsersAndCapsRoles(t *testing.T) {
 		t.Fatalf("202 body %s", r.Body)
 	}
 }
+
+// An import document holds to the rule of every JSON body: no object names
+// a member twice, and names match exactly (encoding/json read "Title" as
+// title, and kept the last of two); a 422 naming the member, nothing
+// recorded.
+func TestImportMemberNames(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exporttest.Options{})
+	path := "/api/v1/import?org_id=" + f.b.String()
+	raw, err := json.Marshal(smallDoc("ann@example.test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	for edit, detail := range map[[2]string]string{
+		{`"source":"test"`, `"source":"test","source":"other"`}:                                     "source: duplicate member name",
+		{`"title":"One"`, `"title":"One","Title":"Two"`}:                                            `projects[0].tickets[0].Title: must be spelled "title"`,
+		{`"duration_minutes":60`, `"duration_minutes":60,"Duration_Minutes":600`}:                   `projects[0].tickets[0].time_entries[0].Duration_Minutes: must be spelled "duration_minutes"`,
+		{`"key":"SM"`, `"key":"SM","key":"XX"`}:                                                     "projects[0].key: duplicate member name",
+		{`"body":"hi"`, `"body":"hi","extra":{"a":1,"a":2}`}:                                        "projects[0].tickets[0].comments[0].extra.a: duplicate member name",
+		{`"email":"ann@example.test","role":"Member"`, `"email":"ann@example.test","ROLE":"Owner"`}: `users[0].ROLE: must be spelled "role"`,
+	} {
+		if !strings.Contains(doc, edit[0]) {
+			t.Fatalf("the document has no %s: %s", edit[0], doc)
+		}
+		body := strings.Replace(doc, edit[0], edit[1], 1)
+		r := f.env.Do("POST", path, f.owner.Token, body).Expect(t, 422)
+		if e := r.Error(); e.Code != "VALIDATION_ERROR" || !slices.Contains(e.Details, detail) && !strings.Contains(strings.Join(e.Details, ";"), detail) {
+			t.Errorf("%s: %s, want %q", edit[1], r.Body, detail)
+		}
+	}
+	var n int
+	if err := f.env.DB.Pool.QueryRow(t.Context(), `SELECT count(*) FROM imports WHERE org_id = $1`, f.b).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d imports recorded (%v)", n, err)
+	}
+}

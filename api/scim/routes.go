@@ -8,6 +8,7 @@ package scim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -95,7 +96,9 @@ func sendResource(c *fiber.Ctx, status int, res map[string]any) error {
 }
 
 // body reads the request body: valid UTF-8 JSON without NUL characters
-// whose numbers fit a double (domain.JSONText).
+// whose numbers fit a double (domain.JSONText), no object of which names
+// an attribute twice, in any case (domain.JSONNamesCaseless: SCIM's names
+// are case-insensitive, so userName and username are one attribute).
 func body(c *fiber.Ctx) ([]byte, error) {
 	b := bytes.TrimSpace(c.Body())
 	if len(b) == 0 || !json.Valid(b) {
@@ -104,7 +107,19 @@ func body(c *fiber.Ctx) ([]byte, error) {
 	if domain.JSONText(b) != nil {
 		return nil, badSyntax("the body must be valid UTF-8 without NUL characters, its numbers doubles")
 	}
+	if err := domain.JSONNamesCaseless(b); err != nil {
+		return nil, badSyntax("an object names an attribute twice (names are case-insensitive): " + detailOf(err))
+	}
 	return b, nil
+}
+
+// detailOf is the first detail of a domain error (the path and problem).
+func detailOf(err error) string {
+	var de *domain.Error
+	if errors.As(err, &de) && len(de.Details) > 0 {
+		return de.Details[0]
+	}
+	return err.Error()
 }
 
 func badSyntax(msg string) error {

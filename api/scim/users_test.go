@@ -404,3 +404,29 @@ func TestHostileBodies(t *testing.T) {
 		}
 	}
 }
+
+// A SCIM body that names an attribute twice, in the same case or another
+// (SCIM's names are case-insensitive: userName and USERNAME are one
+// attribute, and which one a reader keeps is anyone's guess) is a 400
+// invalidSyntax; nothing is created or changed.
+func TestDuplicateAttributeNames(t *testing.T) {
+	t.Parallel()
+	w := setup(t)
+	id := w.do(t, 201, "POST", "/scim/v2/Users", newUser("dup.names@example.test", "Dup", "Names")).Body["id"].(string)
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/scim/v2/Users", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"a@example.test","USERNAME":"b@example.test"}`},
+		{"POST", "/scim/v2/Users", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"a@example.test","userName":"b@example.test"}`},
+		{"PATCH", "/scim/v2/Users/" + id, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"replace","path":"active","value":false,"VALUE":true}]}`},
+		{"PUT", "/scim/v2/Users/" + id, `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"dup.names@example.test","active":true,"Active":false}`},
+		{"POST", "/scim/v2/Groups", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:Group"],"displayName":"a","displayname":"b"}`},
+	} {
+		scimError(t, w.scimDo(t, c.method, c.path, w.token, c.body), 400, "invalidSyntax")
+	}
+	u := w.do(t, 200, "GET", "/scim/v2/Users/"+id, nil).Body
+	if u["active"] != true {
+		t.Fatalf("changed by a refused body: %v", u)
+	}
+	if l := w.do(t, 200, "GET", "/scim/v2/Users?"+filterQ(`userName eq "a@example.test"`), nil).Body; l["totalResults"].(float64) != 0 {
+		t.Fatalf("created by a refused body: %v", l)
+	}
+}

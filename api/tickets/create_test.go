@@ -176,3 +176,25 @@ func TestCreateConcurrentNumbers(t *testing.T) {
 		t.Errorf("%d numbers, want %d", len(seen), n)
 	}
 }
+
+// A body naming title twice, or once exactly and once in another case, is
+// refused (encoding/json kept the last: "second" was stored), on create
+// and on update; nothing changes.
+func TestTicketBodyNamesAreExactAndUnique(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	tk := f.ticket(t, "original")
+	for _, body := range []string{`{"title":"first","Title":"second"}`, `{"title":"first","title":"second"}`,
+		`{"Title":"second"}`, `{"title":"first","priority":"Low","PRIORITY":"Critical"}`} {
+		for _, c := range []struct{ method, path string }{{"POST", path("/projects/%s/tickets", f.project)}, {"PATCH", path("/tickets/%s", tk.ID)}} {
+			if r := f.env.Do(c.method, c.path, f.owner.Token, body); r.Status != 422 || r.ErrorCode() != "VALIDATION_ERROR" {
+				t.Errorf("%s %s: %d %s", c.method, body, r.Status, r.Body)
+			}
+		}
+	}
+	var titles []string
+	f.env.ScanRow(t, &titles, `SELECT array_agg(title ORDER BY title) FROM tickets WHERE project_id = $1`, f.project)
+	if len(titles) != 1 || titles[0] != "original" {
+		t.Fatalf("titles %q", titles)
+	}
+}

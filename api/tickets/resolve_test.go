@@ -3,6 +3,7 @@ package tickets_test
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -104,8 +105,11 @@ func TestResolve(t *testing.T) {
 		resolve(t, f.owner.Token, "ref=ABC-1&org_id=nope", 422)
 	})
 
-	t.Run("403 reporter on an unassigned project", func(t *testing.T) {
-		resolve(t, f.reporter.Token, fmt.Sprintf("ref=XYZ-%d&org_id=%s", twin.TicketNumber, f.owner.OrgID), 403)
+	t.Run("200 null for a reporter on an unassigned project", func(t *testing.T) {
+		res := resolve(t, f.reporter.Token, fmt.Sprintf("ref=XYZ-%d&org_id=%s", twin.TicketNumber, f.owner.OrgID), 200)
+		if res.Ticket != nil || slices.ContainsFunc(res.Suggestions, func(r ticket.Ref) bool { return r.ID == twin.ID }) {
+			t.Fatalf("a ticket of an unassigned project answered: %+v", res)
+		}
 		// without org_id the caller's session org (the reporter's personal org) is searched
 		if res := resolve(t, f.reporter.Token, fmt.Sprintf("ref=XYZ-%d", twin.TicketNumber), 200); res.Ticket != nil {
 			t.Fatal("found outside the session org")
@@ -193,4 +197,53 @@ func TestResolveSuggestions(t *testing.T) {
 			same(t, suggest(t, f.owner.Token, ref))
 		}
 	})
+}
+
+// TestResolveHiddenIsMissing: a ticket the caller may not see (a project
+// outside an API key's projects, an unassigned project of a Reporter)
+// resolves exactly as a ticket that does not exist, by KEY-NUMBER and by
+// id: 200, ticket null, the same suggestions, never the hidden ticket.
+func TestResolveHiddenIsMissing(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	env := f.env
+	visible := f.ticket(t, "Visible one")
+	hiddenProject := f.newProject(t, "HID")
+	hidden := f.create(t, f.owner.Token, hiddenProject, map[string]any{"title": "Hidden one"})
+	if hidden.TicketNumber != visible.TicketNumber {
+		t.Fatalf("numbers %d and %d: the suggestions below compare tickets of the same number", hidden.TicketNumber, visible.TicketNumber)
+	}
+	org := f.owner.OrgID.String()
+	key := env.APIKey(f.owner, []string{"read"}, f.project)
+	answer := func(t *testing.T, token, ref string) string {
+		t.Helper()
+		r := env.Do("GET", path("/tickets/resolve?%s", url.Values{"ref": {ref}, "org_id": {org}}.Encode()), token, nil).Expect(t, 200)
+		var res ticket.Resolution
+		r.Decode(t, &res)
+		if res.Ticket != nil || slices.ContainsFunc(res.Suggestions, func(s ticket.Ref) bool { return s.ID == hidden.ID }) {
+			t.Fatalf("%s: the hidden ticket answered: %s", ref, r.Body)
+		}
+		return string(r.Body)
+	}
+	for name, token := range map[string]string{"restricted key": key, "unassigned reporter": f.reporter.Token} {
+		t.Run(name, func(t *testing.T) {
+			n := hidden.TicketNumber
+			got, missing := answer(t, token, fmt.Sprintf("HID-%d", n)), answer(t, token, fmt.Sprintf("NOPE-%d", n))
+			if got != missing {
+				t.Fatalf("hidden and missing answer differently:\nhidden  %s\nmissing %s", got, missing)
+			}
+			if !contains(got, visible.ID.String()) {
+				t.Fatalf("the visible ticket of the same number is not suggested: %s", got)
+			}
+			if got, missing := answer(t, token, hidden.ID.String()), answer(t, token, uuid.NewString()); got != missing {
+				t.Fatalf("hidden and missing ids answer differently:\nhidden  %s\nmissing %s", got, missing)
+			}
+		})
+	}
+	// The owner still finds it.
+	var res ticket.Resolution
+	env.Do("GET", path("/tickets/resolve?ref=HID-%d&org_id=%s", hidden.TicketNumber, org), f.owner.Token, nil).Expect(t, 200).Decode(t, &res)
+	if res.Ticket == nil || res.Ticket.ID != hidden.ID {
+		t.Fatalf("owner: %+v", res)
+	}
 }

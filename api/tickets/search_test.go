@@ -1,6 +1,7 @@
 package tickets_test
 
 import (
+	"encoding/base64"
 	"net/url"
 	"slices"
 	"strings"
@@ -280,4 +281,45 @@ func TestSearchOrgVisibility(t *testing.T) {
 		t.Errorf("total %v", p.Total)
 	}
 	_ = apitest.User{}
+}
+
+// A hand-made cursor whose value no row can have in its sort (a number
+// past the int4 column, a priority rank outside the list) or that the
+// service would not have written is a 422 on every list that takes one,
+// never a 500 from SQL.
+func TestSearchCursorOutOfRange(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	tk := f.ticket(t, "one")
+	cursor := func(fields string) string {
+		return base64.RawURLEncoding.EncodeToString([]byte(`{"s":` + fields + `,"i":"` + tk.ID.String() + `"}`))
+	}
+	lists := []string{path("/projects/%s/tickets", f.project), path("/orgs/%s/tickets", f.owner.OrgID), path("/tickets/%s/children", tk.ID)}
+	for _, c := range []struct{ q, fields string }{
+		{"sort:number", `"number-asc","n":2147483648`},
+		{"sort:number", `"number-asc","n":-2147483649`},
+		{"sort:number", `"number-asc","n":9223372036854775807`},
+		{"sort:number-desc", `"number-desc","n":4294967296`},
+		{"sort:priority", `"priority-desc","n":5`},
+		{"sort:priority", `"priority-desc","n":-1`},
+		{"sort:priority", `"priority-desc","n":9223372036854775807`},
+		// Not as the service writes it: a time with an offset, a key in
+		// another case, a field twice.
+		{"sort:created", `"created-desc","t":"2026-01-01T02:00:00+02:00"`},
+		{"sort:number", `"number-asc","N":3`},
+		{"sort:number", `"number-asc","n":3,"n":4`},
+	} {
+		for _, list := range lists {
+			u := list + "?q=" + url.QueryEscape(c.q) + "&cursor=" + cursor(c.fields)
+			if r := f.env.Do("GET", u, f.owner.Token, nil); r.Status != 422 || r.ErrorCode() != "VALIDATION_ERROR" {
+				t.Errorf("%s cursor {%s}: %d %s", list, c.fields, r.Status, r.Body)
+			}
+		}
+	}
+	// The largest values a row can have still page.
+	for _, c := range []struct{ q, fields string }{{"sort:number", `"number-asc","n":2147483647`}, {"sort:priority", `"priority-desc","n":4`}} {
+		for _, list := range lists {
+			f.env.Do("GET", list+"?q="+url.QueryEscape(c.q)+"&cursor="+cursor(c.fields), f.owner.Token, nil).Expect(t, 200)
+		}
+	}
 }

@@ -3,10 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
+
+	"tracker/api/apitest"
+	"tracker/docs"
 )
 
 // hostileBodies are request bodies no route may answer with a 5xx, and
@@ -59,6 +65,42 @@ func (f *tenantFixture) hostileBodies() map[string]any {
 	return out
 }
 
+// namesBodies are bodies that name members twice, or as a field only
+// ignoring case (encoding/json kept the last of two, and matched names
+// ignoring case): every route that takes a JSON body refuses them, a 422
+// naming the member. They hold every member of body() (and the import
+// document's own), so each route meets one of its fields.
+func (f *tenantFixture) namesBodies() map[string][]byte {
+	valid := f.body()
+	// The import document's members, and those of the routes whose fields
+	// body() has none of.
+	valid["version"], valid["source"], valid["exported_at"] = 1, "walk", time.Now().UTC()
+	valid["refresh_token"], valid["repositories"] = "x", []string{"acme/app"}
+	valid["issuer_url"], valid["client_id"], valid["client_secret"] = "https://idp.example.test", "x", "x"
+	keys := make([]string, 0, len(valid))
+	for k := range valid {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	object := func(second func(k string) string) []byte {
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for i, k := range keys {
+			v, _ := json.Marshal(valid[k])
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%q:%s,%q:%s", k, v, second(k), v)
+		}
+		b.WriteByte('}')
+		return b.Bytes()
+	}
+	return map[string][]byte{
+		"duplicate member names":       object(func(k string) string { return k }),
+		"member names in another case": object(strings.ToUpper),
+	}
+}
+
 // hostileQueries are query strings and path values with NUL, invalid UTF-8
 // and absurd values.
 var hostileQueries = []string{"?org_id=%00", "?cursor=%FF%FE", "?limit=-1", "?limit=99999999999999999999",
@@ -72,11 +114,22 @@ func TestHostileInputWalk(t *testing.T) {
 	t.Parallel()
 	f := newTenantFixture(t)
 	bodies := f.hostileBodies()
-	walked := 0
+	names := f.namesBodies()
+	ops, err := docs.Operations(docs.YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A signed route refuses an unsigned body (401) before reading it; its
+	// names rule is held by its own tests (codehost, chat).
+	jsonBody := map[string]bool{}
+	for _, o := range ops {
+		jsonBody[o.Method+" "+o.Path] = o.JSONBody && !o.Signed
+	}
+	walked, refusedNames := 0, 0
 	// A request the Owner may make can succeed (a hostile query on a valid
 	// DELETE still deletes); a refused one must change nothing.
 	state := f.snapshot(t)
-	check := func(t *testing.T, name, method, path string, body any) {
+	check := func(t *testing.T, name, method, path string, body any) apitest.Resp {
 		t.Helper()
 		res := f.env.Do(method, path, f.owner.Token, body)
 		if res.Status >= 500 {
@@ -92,6 +145,7 @@ func TestHostileInputWalk(t *testing.T) {
 			}
 		}
 		state = after
+		return res
 	}
 	for _, r := range f.env.App.GetRoutes(true) {
 		if r.Method == "HEAD" || !strings.HasPrefix(r.Path, "/api/v1/") {
@@ -115,9 +169,23 @@ func TestHostileInputWalk(t *testing.T) {
 			for name, body := range bodies {
 				check(t, name, r.Method, path, body)
 			}
+			for name, body := range names {
+				res := check(t, name, r.Method, path, body)
+				if !jsonBody[r.Method+" "+docs.FiberPath(r.Path)] {
+					continue
+				}
+				if d := strings.Join(res.Error().Details, "; "); res.Status != 422 ||
+					!strings.Contains(d, "duplicate member name") && !strings.Contains(d, "must be spelled") {
+					t.Errorf("%s %s: %d %.300s, want a 422 naming the member", name, path, res.Status, res.Body)
+				}
+				refusedNames++
+			}
 		})
 	}
 	if walked < 60 {
 		t.Fatalf("walked only %d routes", walked)
+	}
+	if refusedNames < 2*40 {
+		t.Fatalf("only %d refusals of ambiguous names: too few routes with a JSON body", refusedNames)
 	}
 }

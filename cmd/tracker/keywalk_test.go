@@ -49,9 +49,12 @@ func TestRestrictedKeyReachesNoOrgLevelRoute(t *testing.T) {
 	other := f.create("/api/v1/projects", map[string]any{"org_id": f.org, "key": "OTH", "name": "Other"})
 	key := f.env.APIKey(f.owner, []string{"admin"}, other)
 	before := f.snapshot(t)
-	// Resolve filters too, but its ref names the fixture's ticket: 403.
 	filtered := map[string]bool{ // reads filtered to the key's projects
-		"GET /api/v1/projects":                    true,
+		"GET /api/v1/projects": true,
+		// Its ref names the fixture's ticket, which the key cannot see:
+		// answered as a ticket that does not exist (null, no suggestion
+		// from the fixture's project), so the answer tells nothing.
+		"GET /api/v1/tickets/resolve":             true,
 		"GET /api/v1/orgs/:org_id/tags/search":    true,
 		"GET /api/v1/orgs/:org_id/tickets":        true,
 		"GET /api/v1/users/:user_id/time-entries": true,

@@ -145,6 +145,22 @@ func TestSCIMRoutesWalk(t *testing.T) {
 			for name, b := range bodies {
 				check(name, base, b)
 			}
+			// An attribute named twice, in any case (SCIM's names are
+			// case-insensitive), is invalidSyntax on every route with a
+			// body, and changes nothing.
+			for _, b := range []string{
+				`{"schemas":[],"userName":"a@example.test","USERNAME":"b@example.test","displayName":"x","Operations":[]}`,
+				`{"schemas":[],"displayName":"x","displayName":"y","members":[],"Operations":[{"op":"replace","OP":"add"}]}`,
+			} {
+				before := f.snapshot(t)
+				res := f.env.Do(method, base, own, b)
+				if res.Status != 400 || !isSCIMError(res, 400) || !strings.Contains(string(res.Body), "invalidSyntax") {
+					t.Errorf("duplicate names %s: %d %.300s", b, res.Status, res.Body)
+				}
+				if after := f.snapshot(t); after != before {
+					t.Errorf("duplicate names %s changed org A", b)
+				}
+			}
 		})
 	}
 }

@@ -13,9 +13,11 @@ while read -r pkg target; do
 done <<'TARGETS'
 ./api FuzzBind
 ./api FuzzDecodeCursor
+./domain FuzzJSONNames
 ./domain/capex FuzzSafeCell
 ./domain/codehost FuzzExtractRefs
 ./domain/importer FuzzDecode
+./domain/search FuzzSearchCursor
 ./domain/search/query FuzzParse
 ./domain/ticket FuzzParseRef
 TARGETS

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 
 	"github.com/google/uuid"
@@ -176,6 +177,9 @@ func (s *Service) Handle(ctx context.Context, d Delivery) (Result, error) {
 	var ev pullRequestEvent
 	if err := json.Unmarshal(d.Body, &ev); err != nil {
 		return Result{}, domain.BadRequest("malformed JSON body")
+	}
+	if err := domain.JSONNames(d.Body, reflect.TypeOf(ev)); err != nil {
+		return Result{}, err
 	}
 	if ev.PullRequest == nil {
 		return Result{}, domain.BadRequest("pull_request event without a pull_request object")

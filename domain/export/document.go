@@ -186,6 +186,10 @@ type TimeEntry struct {
 	ApprovedAt      *time.Time `json:"approved_at"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
+	// SourceApprovedBy (additive to version 1, left out when null) is the
+	// approver named by the document the entry was imported from, as text:
+	// ApprovedBy is then the admin who imported it.
+	SourceApprovedBy *string `json:"source_approved_by,omitempty"`
 }
 
 // Source names the exporting service and organization; the importer keys

@@ -140,7 +140,7 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 	}
 	for i, e := range t.TimeEntries {
 		if err := s.insert("time_entries", key, t.Number, i, e.User, e.Date, e.DurationMinutes, e.Description,
-			e.ActivityType, e.Status, e.ApprovedBy, optTS(e.ApprovedAt), ts(e.CreatedAt), ts(e.UpdatedAt)); err != nil {
+			e.ActivityType, e.Status, e.ApprovedBy, optTS(e.ApprovedAt), ts(e.CreatedAt), ts(e.UpdatedAt), e.SourceApprovedBy); err != nil {
 			return err
 		}
 	}

@@ -217,7 +217,7 @@ func (r *sqliteReader) timeEntry(v []any) error {
 	}
 	e := TimeEntry{User: str(v[3]), Date: str(v[4]), DurationMinutes: num(v[5]), Description: optStr(v[6]),
 		ActivityType: str(v[7]), Status: str(v[8]), ApprovedBy: optStr(v[9]),
-		CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12])}
+		CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]), SourceApprovedBy: optStr(v[13])}
 	if v[10] != nil {
 		at := r.time(v[10])
 		e.ApprovedAt = &at

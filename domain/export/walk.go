@@ -232,7 +232,7 @@ func (w *projectWalker) timeEntries(ids []uuid.UUID) (map[uuid.UUID][]TimeEntry,
 		}
 		te := TimeEntry{User: user, Date: e.Date.Format(dateLayout), DurationMinutes: e.DurationMinutes,
 			Description: e.Description, ActivityType: e.ActivityType, Status: e.Status,
-			CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+			CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), SourceApprovedBy: e.SourceApprovedBy}
 		if te.ApprovedBy, err = w.optEmail(e.ApprovedBy); err != nil {
 			return nil, err
 		}

@@ -72,6 +72,8 @@ type batchRun struct {
 	labels  map[string]uuid.UUID
 	proj    map[string]uuid.UUID
 	sprints map[string]uuid.UUID
+	// requester is the importing admin's email, read once it is needed.
+	requester string
 }
 
 // pending is a ticket of the batch on its way in.

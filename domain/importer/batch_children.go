@@ -61,11 +61,14 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 			if te.UserID, err = b.user(e.User); err != nil {
 				return err
 			}
-			if te.ApprovedBy, err = b.optUser(e.ApprovedBy); err != nil {
+			if te.ApprovedBy, te.SourceApprovedBy, err = b.approval(e); err != nil {
 				return err
 			}
 			entries = append(entries, te)
 		}
+	}
+	if err := b.periodsOpen(entries); err != nil {
+		return err
 	}
 	b.counts.CommentsCreated += len(comments)
 	b.counts.TimeEntriesCreated += len(entries)

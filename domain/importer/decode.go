@@ -43,8 +43,11 @@ type decoded struct {
 	complete bool
 }
 
-// decode reads a document: a body that is not JSON is a 400; a version
-// other than 1 is a *VersionError, whatever else is wrong. The body is
+// decode reads a document: a body that is not JSON is a 400; a text every
+// JSON body is refused for (invalid UTF-8, NUL, a number no double holds,
+// a member named twice or only ignoring case: domain.JSONText, JSONNames)
+// a 422; then a version other than 1 is a *VersionError, whatever else is
+// wrong. The body is
 // decoded once, into the document's types; only when some value has the
 // wrong type is it read again, as a stream of tokens that never builds the
 // generic form of the document (a large import would take ten times its
@@ -57,6 +60,9 @@ func decode(body []byte) (decoded, error) {
 		return d, domain.BadRequest("malformed JSON body")
 	}
 	if err := domain.JSONText(body); err != nil {
+		return d, err
+	}
+	if err := domain.JSONNames(body, documentType); err != nil {
 		return d, err
 	}
 	if err == nil {
@@ -80,7 +86,10 @@ func decode(body []byte) (decoded, error) {
 	return d, nil
 }
 
-var timeType = reflect.TypeOf(time.Time{})
+var (
+	timeType     = reflect.TypeOf(time.Time{})
+	documentType = reflect.TypeOf(export.Document{})
+)
 
 type typeChecker struct {
 	out *decoded

@@ -134,9 +134,10 @@ func stageItems(doc export.Document) ([][]byte, error) {
 			for _, c := range t.Comments {
 				mention(&c.Author)
 			}
+			// An entry's approver is text (the importing admin approves),
+			// never an account.
 			for _, e := range t.TimeEntries {
 				mention(&e.User)
-				mention(e.ApprovedBy)
 			}
 			b, err := json.Marshal(staged{Project: p.Key, Ticket: t})
 			if err != nil {

@@ -45,7 +45,9 @@ func (s *Service) now() time.Time { return s.clock.Now() }
 // Submit authorizes and validates an import into orgID and records it with
 // its document and the outbox row that starts its workflow, in one
 // transaction. The importer must be Admin of the org; an API key
-// restricted to projects cannot import (the import creates projects).
+// restricted to projects cannot import (the import creates projects). A
+// document that would write a time entry into a closed month is a 409
+// naming the month.
 func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUID, body []byte) (uuid.UUID, error) {
 	access, err := domain.OrgAccess(ctx, s.DB.Q(), p, orgID, domain.RoleAdmin, "organization")
 	if err != nil {
@@ -61,6 +63,9 @@ func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	}
 	if len(problems) > 0 {
 		return uuid.Nil, domain.Invalid(problems...)
+	}
+	if err := periodsOpen(ctx, s.DB.Q(), orgID, d.doc); err != nil {
+		return uuid.Nil, err
 	}
 	role := domain.RoleAdmin
 	if access.Role >= domain.RoleOwner {

@@ -155,8 +155,20 @@ func (c *checker) timeEntry(path string, e export.TimeEntry) {
 		if e.ApprovedAt == nil {
 			c.add(path+".approved_at", "required for an Approved entry")
 		}
-	} else if e.ApprovedBy != nil || e.ApprovedAt != nil {
-		c.add(path+".approved_by", "must be null unless the entry is Approved")
+	} else {
+		if e.ApprovedBy != nil || e.ApprovedAt != nil {
+			c.add(path+".approved_by", "must be null unless the entry is Approved")
+		}
+		if e.SourceApprovedBy != nil {
+			c.add(path+".source_approved_by", "must be null unless the entry is Approved")
+		}
 	}
-	c.optEmail(path+".approved_by", e.ApprovedBy)
+	// The approvers are text: the import records the approval as the
+	// importing admin's.
+	c.length(path+".approved_by", e.ApprovedBy, 1, MaxApprover)
+	c.length(path+".source_approved_by", e.SourceApprovedBy, 1, MaxApprover)
 }
+
+// MaxApprover caps the text of a document's approver (an email address's
+// length, as the column time_entries.source_approved_by).
+const MaxApprover = 320

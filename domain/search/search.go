@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -212,7 +213,11 @@ func EncodeCursor(k searchdb.Key, s query.Sort) string {
 
 // DecodeCursor reads a cursor made by EncodeCursor for the same sort. A CR
 // or LF is refused: Go's base64 decoder skips them even in Strict mode, so
-// they would give one cursor a second spelling.
+// they would give one cursor a second spelling; so is any other text that
+// EncodeCursor would not write for the key it holds (another field order,
+// a time not in UTC). A key no row can have in the sort (a number beyond
+// the int4 column, a priority rank outside the list) is refused too: it
+// would reach SQL as a value its column cannot take (a 500, not a 422).
 func DecodeCursor(c string, s query.Sort) (searchdb.Key, bool) {
 	if strings.ContainsAny(c, "\r\n") {
 		return searchdb.Key{}, false
@@ -229,7 +234,30 @@ func DecodeCursor(c string, s query.Sort) (searchdb.Key, bool) {
 	if err := json.Unmarshal(b, &cu); err != nil || cu.Sort != s.String() || cu.ID == uuid.Nil {
 		return searchdb.Key{}, false
 	}
-	return searchdb.Key{ID: cu.ID, Time: cu.Time, Int: cu.Int, Rank: cu.Rank}, true
+	k := searchdb.Key{ID: cu.ID, Time: cu.Time, Int: cu.Int, Rank: cu.Rank}
+	if !inRange(k, s) || EncodeCursor(k, s) != c {
+		return searchdb.Key{}, false
+	}
+	return k, true
+}
+
+// inRange tells whether a key is one a row can have in sort s: the sort's
+// own value fits the column or expression SQL compares it with, and the
+// values of other sorts are unset (so a position has one cursor).
+func inRange(k searchdb.Key, s query.Sort) bool {
+	// A time decodes from JSON only within years 0000-9999, which
+	// timestamptz holds; a rank only as a finite float32.
+	switch s.Key {
+	case query.SortNumber:
+		return k.Int >= math.MinInt32 && k.Int <= math.MaxInt32 && k.Time.IsZero() && k.Rank == 0
+	case query.SortPriority:
+		return k.Int >= 0 && k.Int < int64(len(query.Priorities)) && k.Time.IsZero() && k.Rank == 0
+	case query.SortCreated, query.SortUpdated:
+		return k.Int == 0 && k.Rank == 0
+	case query.SortRelevance:
+		return k.Int == 0 && k.Time.IsZero()
+	}
+	return k.Int == 0 && k.Time.IsZero() && k.Rank == 0
 }
 
 // Progress is the state of a parent's children: how many, how many done,

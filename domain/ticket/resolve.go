@@ -45,8 +45,9 @@ type Resolution struct {
 // in orgID, default the caller's session org) or a bare number (in
 // projectID, required then). Not finding it is not an error: the answer has
 // ticket null and up to MaxSuggestions tickets with the same number in other
-// projects of the org or a title containing the reference. Any other text is
-// searched in titles only.
+// projects of the org or a title containing the reference. A ticket the
+// caller may not see is not found either, with the same answer. Any other
+// text is searched in titles only.
 func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, projectID, orgID uuid.UUID) (Resolution, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
@@ -64,8 +65,8 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 		}
 		// A ticket of another org (named, or one the caller is not in) is a
 		// miss like a missing one: its existence is not revealed.
-		if err == nil && (!explicitOrg || k.Row.OrgID == orgID) && k.AccessRow.Role != "" {
-			return found(p, k)
+		if err == nil && (!explicitOrg || k.Row.OrgID == orgID) && visible(p, k) {
+			return found(k), nil
 		}
 		return s.miss(ctx, q, p, orgID, "", 0, uuid.Nil)
 	}
@@ -79,10 +80,10 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 			return Resolution{}, err
 		}
 		k, err := ticketdb.KeyedByNumber(ctx, q, projectID, p.UserID, n)
-		if err == nil {
-			return found(p, k)
+		if err == nil && visible(p, k) {
+			return found(k), nil
 		}
-		if !errors.Is(err, store.ErrNotFound) {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return Resolution{}, err
 		}
 		return s.suggest(ctx, q, p, a, ref, n, projectID)
@@ -93,10 +94,10 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 			return Resolution{}, err
 		}
 		k, err := ticketdb.KeyedByKey(ctx, q, orgID, p.UserID, key, n)
-		if err == nil {
-			return found(p, k)
+		if err == nil && visible(p, k) {
+			return found(k), nil
 		}
-		if !errors.Is(err, store.ErrNotFound) {
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return Resolution{}, err
 		}
 		return s.suggest(ctx, q, p, a, ref, n, uuid.Nil)
@@ -104,12 +105,19 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 	return s.miss(ctx, q, p, orgID, ref, 0, uuid.Nil)
 }
 
-func found(p domain.Principal, k ticketdb.Keyed) (Resolution, error) {
-	if _, err := domain.Authorize(p, domain.MembershipFrom(k.AccessRow), domain.RoleViewer, "ticket"); err != nil {
-		return Resolution{}, err
-	}
+// visible tells whether the caller may read a ticket a reference found. One
+// it may not (another org's, a project outside an API key's projects, a
+// Reporter's unassigned project) is answered as a miss, with the
+// suggestions of a ticket that does not exist: a 403 would tell a hidden
+// ticket from a missing one.
+func visible(p domain.Principal, k ticketdb.Keyed) bool {
+	_, err := domain.Authorize(p, domain.MembershipFrom(k.AccessRow), domain.RoleViewer, "ticket")
+	return err == nil
+}
+
+func found(k ticketdb.Keyed) Resolution {
 	r := toRef(k)
-	return Resolution{Ticket: &r, Suggestions: []Ref{}}, nil
+	return Resolution{Ticket: &r, Suggestions: []Ref{}}
 }
 
 // miss is the answer for a reference that matched nothing, once the caller

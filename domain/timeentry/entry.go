@@ -51,6 +51,9 @@ type Entry struct {
 	ApprovedAt      *time.Time `json:"approved_at"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
+	// SourceApprovedBy is the approver an imported document named, as text:
+	// an import records the approval as the importing admin's (ApprovedBy).
+	SourceApprovedBy *string `json:"source_approved_by"`
 	// Version is the row's version, sent as the ETag (not in the body).
 	Version int64 `json:"-"`
 }
@@ -63,7 +66,7 @@ func toEntry(r timedb.Row) Entry {
 		ID: r.ID, UserID: r.UserID, TicketID: r.TicketID, ProjectID: r.ProjectID,
 		Date: r.Date.Format(DateLayout), DurationMinutes: r.DurationMinutes, Description: r.Description,
 		ActivityType: r.ActivityType, Status: r.Status, ApprovedBy: r.ApprovedBy,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), SourceApprovedBy: r.SourceApprovedBy, Version: r.RowVersion,
 	}
 	if r.ApprovedAt != nil {
 		t := r.ApprovedAt.UTC()

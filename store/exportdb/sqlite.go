@@ -38,9 +38,11 @@ var Tables = []Table{
 	{"ticket_labels", []string{"project_key", "ticket_number", "label"}, "project_key, ticket_number, label"},
 	{"comments", []string{"project_key", "ticket_number", "position", "author", "body", "parent",
 		"created_at", "updated_at"}, "project_key, ticket_number, position"},
+	// source_approved_by is additive to version 1 (files written before
+	// read it as NULL).
 	{"time_entries", []string{"project_key", "ticket_number", "position", "user", "date", "duration_minutes",
-		"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at"},
-		"project_key, ticket_number, position"},
+		"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at",
+		"source_approved_by"}, "project_key, ticket_number, position"},
 	// Additive to version 1: teams and their members (projects.team names one).
 	{"teams", []string{"name"}, "name"},
 	{"team_members", []string{"team", "user_email"}, "team, user_email"},

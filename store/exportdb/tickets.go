@@ -53,12 +53,14 @@ type TimeEntry struct {
 	ApprovedAt      *time.Time `db:"approved_at"`
 	CreatedAt       time.Time  `db:"created_at"`
 	UpdatedAt       time.Time  `db:"updated_at"`
+	// SourceApprovedBy is the approver an imported document named (text).
+	SourceApprovedBy *string `db:"source_approved_by"`
 }
 
 // TimeEntries reads the time entries of the given tickets in creation order.
 func TimeEntries(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]TimeEntry, error) {
 	return store.SelectRaw[TimeEntry](ctx, q, `SELECT id, ticket_id, user_id, date, duration_minutes, description,
-	        activity_type, status, approved_by, approved_at, created_at, updated_at
+	        activity_type, status, approved_by, approved_at, created_at, updated_at, source_approved_by
 	    FROM time_entries WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }
 

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
 )
@@ -93,9 +94,12 @@ type TimeEntry struct {
 	ApprovedBy                      *uuid.UUID
 	ApprovedAt                      *time.Time
 	CreatedAt, UpdatedAt            time.Time
+	SourceApprovedBy                *string // the document's approver, as text
 }
 
 // InsertTimeEntries inserts time entries with their status and approval.
+// The caller has checked their months open (domain/period) in the same
+// transaction.
 func InsertTimeEntries(ctx context.Context, q store.Querier, orgID uuid.UUID, es []TimeEntry) error {
 	if len(es) == 0 {
 		return nil
@@ -104,22 +108,22 @@ func InsertTimeEntries(ctx context.Context, q store.Querier, orgID uuid.UUID, es
 	ids, users, tickets, projects := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
 	dates, mins, descs := make([]string, n), make([]int, n), make([]*string, n)
 	acts, statuses, approvers, approvedAt := make([]string, n), make([]string, n), make([]*uuid.UUID, n), make([]*time.Time, n)
-	created, updated := make([]time.Time, n), make([]time.Time, n)
+	created, updated, sources := make([]time.Time, n), make([]time.Time, n), make([]*string, n)
 	for i, e := range es {
 		ids[i], users[i], tickets[i], projects[i] = e.ID, e.UserID, e.TicketID, e.ProjectID
 		dates[i], mins[i], descs[i] = e.Date, e.DurationMinutes, e.Description
 		acts[i], statuses[i], approvers[i], approvedAt[i] = e.ActivityType, e.Status, e.ApprovedBy, e.ApprovedAt
-		created[i], updated[i] = e.CreatedAt, e.UpdatedAt
+		created[i], updated[i], sources[i] = e.CreatedAt, e.UpdatedAt, e.SourceApprovedBy
 	}
 	_, err := q.Exec(ctx, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes,
-	        description, activity_type, status, approved_by, approved_at, created_at, updated_at)
+	        description, activity_type, status, approved_by, approved_at, created_at, updated_at, source_approved_by)
 	    SELECT u.id, $1, u.usr, u.ticket, u.project, u.day::date, u.mins, u.descr, u.act, u.status, u.approver,
-	        u.approved, u.created, u.updated
+	        u.approved, u.created, u.updated, u.source
 	    FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::int[], $8::text[], $9::text[],
-	        $10::text[], $11::uuid[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[])
-	        AS u(id, usr, ticket, project, day, mins, descr, act, status, approver, approved, created, updated)`,
+	        $10::text[], $11::uuid[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::text[])
+	        AS u(id, usr, ticket, project, day, mins, descr, act, status, approver, approved, created, updated, source)`,
 		orgID, ids, users, tickets, projects, dates, mins, descs, acts, statuses, approvers, approvedAt,
-		created, updated)
+		created, updated, sources)
 	return store.Translate(err)
 }
 
@@ -131,4 +135,51 @@ func SetParent(ctx context.Context, q store.Querier, child, parent uuid.UUID) (b
 		return false, store.Translate(err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// Email is a user's email (the importing admin's, whom an import records
+// as approver).
+func Email(ctx context.Context, q store.Querier, userID uuid.UUID) (string, error) {
+	var email string
+	err := q.QueryRow(ctx, `SELECT email FROM users WHERE id = $1`, userID).Scan(&email)
+	return email, store.Translate(err)
+}
+
+// TicketRef is a ticket of a document: its project's key, its number and
+// its created_at (nil when the document has none).
+type TicketRef struct {
+	ProjectKey string
+	Number     int
+	CreatedAt  *time.Time
+}
+
+// Present tells, for each ticket of a document, whether an import of it
+// into org from source would skip it as already there: imported from the
+// same source before (the key map), or its number in the live project of
+// its key held by a ticket created at the same instant (the same ticket,
+// deleted or not), as the batch step matches them.
+func Present(ctx context.Context, q store.Querier, orgID uuid.UUID, source string, refs []TicketRef) ([]bool, error) {
+	out := make([]bool, len(refs))
+	if len(refs) == 0 {
+		return out, nil
+	}
+	keys, nums, created := make([]string, len(refs)), make([]int, len(refs)), make([]*time.Time, len(refs))
+	for i, r := range refs {
+		keys[i], nums[i], created[i] = r.ProjectKey, r.Number, r.CreatedAt
+	}
+	rows, err := q.Query(ctx, `SELECT u.i FROM unnest($3::text[], $4::int[], $5::timestamptz[]) WITH ORDINALITY AS u(pkey, num, created, i)
+	    WHERE EXISTS (SELECT 1 FROM import_key_map k WHERE k.org_id = $1 AND k.source = $2 AND k.kind = 'ticket'
+	            AND k.source_key = upper(u.pkey) || '-' || u.num)
+	        OR EXISTS (SELECT 1 FROM projects p JOIN tickets t ON t.project_id = p.id
+	            WHERE p.org_id = $1 AND p.deleted_at IS NULL AND upper(p.key) = upper(u.pkey) AND t.ticket_number = u.num
+	            AND t.created_at > u.created - interval '1 microsecond' AND t.created_at < u.created + interval '1 microsecond')`,
+		orgID, source, keys, nums, created)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	for _, i := range found {
+		out[i-1] = true
+	}
+	return out, store.Translate(err)
 }

@@ -52,6 +52,14 @@ func InForce(ctx context.Context, q store.Querier, orgID uuid.UUID, period strin
 		Where(sq.Eq{"org_id": orgID, "period": period, "reopened_at": nil}))
 }
 
+// InForceAmong lists the closes in force of org among the given months,
+// by period: a read before the write's transaction (an import's check on
+// submission), which the write confirms under Lock.
+func InForceAmong(ctx context.Context, q store.Querier, orgID uuid.UUID, periods []string) ([]Close, error) {
+	return store.Select[Close](ctx, q, store.SQL.Select(Columns()...).From("period_closes").
+		Where(sq.Eq{"org_id": orgID, "period": periods, "reopened_at": nil}).OrderBy("period"))
+}
+
 // Insert records a close with its snapshot document and CSV.
 func Insert(ctx context.Context, q store.Querier, c Close, snapshot, csv []byte) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("period_closes").

@@ -29,6 +29,9 @@ type Row struct {
 	ApprovedAt      *time.Time `db:"approved_at"`
 	CreatedAt       time.Time  `db:"created_at"`
 	UpdatedAt       time.Time  `db:"updated_at"`
+	// SourceApprovedBy is the approver an imported document named, as
+	// text (approved_by is the importing admin); nil otherwise.
+	SourceApprovedBy *string `db:"source_approved_by"`
 	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
 	// A new row is at 1, the column's default.
 	RowVersion int64 `db:"row_version"`
@@ -37,7 +40,7 @@ type Row struct {
 // insertColumns are the columns Insert writes (row_version takes its
 // default).
 var insertColumns = []string{"id", "org_id", "user_id", "ticket_id", "project_id", "date", "duration_minutes",
-	"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at"}
+	"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at", "source_approved_by"}
 
 // Columns is the column list of Row.
 func Columns() []string {
@@ -61,7 +64,7 @@ const visible = "EXISTS (SELECT 1 FROM tickets t JOIN projects p ON p.id = t.pro
 func Insert(ctx context.Context, q store.Querier, r Row) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("time_entries").Columns(insertColumns...).
 		Values(r.ID, r.OrgID, r.UserID, r.TicketID, r.ProjectID, r.Date, r.DurationMinutes, r.Description,
-			r.ActivityType, r.Status, r.ApprovedBy, r.ApprovedAt, r.CreatedAt, r.UpdatedAt))
+			r.ActivityType, r.Status, r.ApprovedBy, r.ApprovedAt, r.CreatedAt, r.UpdatedAt, r.SourceApprovedBy))
 	return err
 }
 
