@@ -37,7 +37,6 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/orgs/:org_id/integrations/chat/subscriptions", api.ListUnder("org_id", "organization", h.chat.Subscriptions))
 	r.Public().Post("/integrations/chat/commands", h.command)
 	r.Public().Post("/integrations/chat/events", h.event)
-	r.Post("/orgs/:org_id/integrations/chat", h.connect)
 	r.Post("/orgs/:org_id/integrations/chat/install", h.install)
 	r.Public().Get("/integrations/chat/oauth/callback", h.callback)
 	r.Get("/orgs/:org_id/integrations/chat", api.ListUnder("org_id", "organization", h.chat.Workspaces))
@@ -93,16 +92,6 @@ func (h Handlers) event(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(out)
-}
-
-// connect refuses a workspace named by its team id (after the Admin
-// check): the install proves it instead.
-func (h Handlers) connect(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	return h.chat.ConnectByTeamID(c.UserContext(), api.Principal(c), orgID)
 }
 
 // install answers the authorize URL an Admin opens to install the chat app

@@ -92,10 +92,8 @@ func walkChatTenancy(t *testing.T, tenancy string) {
 		f.env.Do("POST", "/api/v1/integrations/chat/thread-mappings", m.u.Token, map[string]any{"ticket_id": m.ticket,
 			"channel_id": channel, "thread_ts": thread}).Expect(t, 201)
 	}
-	// Mallory cannot take A's workspace: by team id, or by installing the
-	// app in it for his org.
-	f.env.Do("POST", "/api/v1/orgs/"+mallory.owner.OrgID.String()+"/integrations/chat", mallory.owner.Token,
-		map[string]any{"team_id": "TTEN"}).Expect(t, 422)
+	// Mallory cannot take A's workspace by installing the app in it for
+	// his org (no route takes a bare team id).
 	f.env.InstallChat(f.slack, mallory.owner, mallory.owner.OrgID, "TTEN").Expect(t, 409)
 
 	before := f.snapshot(t)

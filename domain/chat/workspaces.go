@@ -41,19 +41,6 @@ var (
 	tokenPattern = regexp.MustCompile(`^xox[a-z]-[A-Za-z0-9-]{1,250}$`)
 )
 
-// ConnectByTeamID refuses to connect a workspace named by its team id
-// (Admin, then 422): a team id is no proof that the caller's org owns the
-// workspace, and a wrong claim would take the real owner's commands. The
-// app's install proves it (StartInstall).
-func (s *Service) ConnectByTeamID(ctx context.Context, p domain.Principal, orgID uuid.UUID) error {
-	if _, err := domain.OrgAccess(ctx, s.DB.Q(), p, orgID, domain.RoleAdmin, "organization"); err != nil {
-		return err
-	}
-	return &domain.Error{Kind: domain.KindValidation, Message: "a chat workspace is connected by installing the chat app, " +
-		"never by team_id: POST /api/v1/orgs/" + orgID.String() + "/integrations/chat/install answers the authorize_url to open",
-		Details: []string{"team_id: not accepted; the chat service names the workspace when the app is installed"}}
-}
-
 // Workspaces lists an org's connected workspaces (Admin).
 func (s *Service) Workspaces(ctx context.Context, p domain.Principal, orgID uuid.UUID, _ domain.Page) (domain.Paged[Workspace], error) {
 	q := s.DB.Q()
