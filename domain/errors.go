@@ -105,10 +105,19 @@ type Problems []string
 // Add records "field: problem".
 func (p *Problems) Add(field, problem string) { *p = append(*p, field+": "+problem) }
 
-// Err is nil when nothing was added.
+// MaxDetails caps the problems one 422 lists: a body of a million bad
+// entries answers a count of the rest, not a response as large as itself.
+const MaxDetails = 100
+
+// Err is nil when nothing was added; past MaxDetails problems the last
+// detail counts the rest.
 func (p Problems) Err() error {
 	if len(p) == 0 {
 		return nil
+	}
+	if len(p) > MaxDetails {
+		rest := len(p) - MaxDetails
+		p = append(p[:MaxDetails:MaxDetails], fmt.Sprintf("… and %d more problems", rest))
 	}
 	return Invalid(p...)
 }

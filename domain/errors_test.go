@@ -27,3 +27,24 @@ func TestRequireAllAndDedupe(t *testing.T) {
 		t.Fatalf("dedupe %v", got)
 	}
 }
+
+// TestProblemsAreCapped: a request with a million bad entries answers at
+// most MaxDetails of them and a count of the rest.
+func TestProblemsAreCapped(t *testing.T) {
+	var p domain.Problems
+	for i := 0; i < domain.MaxDetails+5; i++ {
+		p.Add("event_types", "bad")
+	}
+	var e *domain.Error
+	if !errors.As(p.Err(), &e) {
+		t.Fatal("no domain error")
+	}
+	if len(e.Details) != domain.MaxDetails+1 || e.Details[domain.MaxDetails] != "… and 5 more problems" {
+		t.Fatalf("%d details, last %q", len(e.Details), e.Details[len(e.Details)-1])
+	}
+	var q domain.Problems
+	q.Add("a", "b")
+	if !errors.As(q.Err(), &e) || len(e.Details) != 1 {
+		t.Fatalf("one problem: %v", e.Details)
+	}
+}
