@@ -1,7 +1,7 @@
 // Package activities holds what the features' activities share: the
 // SSRF-guarded HTTP client of outbound calls (webhook attempts, SSO
 // discovery). Each feature's activities live in their own package beside
-// it (activities/webhookwf, activities/cascadewf, activities/importwf, ...),
+// it (activities/webhookwf, activities/cascadewf, activities/exchange, ...),
 // with the feature's workflow in the same-named package under workflows/.
 package activities
 

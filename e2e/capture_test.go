@@ -20,11 +20,11 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"tracker/domain"
-	"tracker/domain/export/exporttest"
+	"tracker/domain/exchange/export/exporttest"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 	"tracker/workflows"
-	"tracker/workflows/capexport"
+	capexwf "tracker/workflows/capex"
 	"tracker/workflows/cascadewf"
 	"tracker/workflows/chatwf"
 )
@@ -115,13 +115,13 @@ func TestCaptureHistories(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	waitFor(t, 30*time.Second, "the export schedule", func() bool {
-		_, err := c.ScheduleClient().GetHandle(ctx, capexport.ScheduleID).Describe(ctx)
+		_, err := c.ScheduleClient().GetHandle(ctx, capexwf.ScheduleID).Describe(ctx)
 		return err == nil
 	})
-	if err := c.ScheduleClient().GetHandle(ctx, capexport.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+	if err := c.ScheduleClient().GetHandle(ctx, capexwf.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	save(t, c, out, "capex_export_scheduled", closed(t, c, "WorkflowType = '"+capexport.WorkflowName+"'", 1))
+	save(t, c, out, "capex_export_scheduled", closed(t, c, "WorkflowType = '"+capexwf.WorkflowName+"'", 1))
 
 	// ChatNotification: a notification that no longer exists (the
 	// workflow's permanent-failure path; posting needs a chat workspace).

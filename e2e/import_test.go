@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/export"
-	"tracker/domain/export/exporttest"
+	"tracker/domain/exchange/export"
+	"tracker/domain/exchange/export/exporttest"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 )

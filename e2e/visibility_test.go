@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
-	"tracker/domain/export/exporttest"
+	"tracker/domain/exchange/export/exporttest"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 )

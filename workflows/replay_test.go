@@ -10,10 +10,10 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"tracker/workflows/capexport"
+	capexwf "tracker/workflows/capex"
 	"tracker/workflows/cascadewf"
 	"tracker/workflows/chatwf"
-	"tracker/workflows/importwf"
+	exchangewf "tracker/workflows/exchange"
 	"tracker/workflows/webhookwf"
 )
 
@@ -25,9 +25,9 @@ var captured = map[string]string{
 	"webhook_takeover_retry.json":   webhookwf.WorkflowName,
 	"cascade_continued_1.json":      cascadewf.WorkflowName,
 	"cascade_continued_2.json":      cascadewf.WorkflowName,
-	"import_batches.json":           importwf.WorkflowName,
-	"import_batches_dbqueue.json":   importwf.WorkflowName,
-	"capex_export_scheduled.json":   capexport.WorkflowName,
+	"import_batches.json":           exchangewf.WorkflowName,
+	"import_batches_dbqueue.json":   exchangewf.WorkflowName,
+	"capex_export_scheduled.json":   capexwf.WorkflowName,
 	"chat_notification_gone.json":   chatwf.WorkflowName,
 	"chat_notification_posted.json": chatwf.WorkflowName,
 	"chat_command_followup.json":    chatwf.FollowupWorkflowName,
@@ -54,7 +54,7 @@ func TestReplayCapturedHistories(t *testing.T) {
 	for _, wt := range captured {
 		types[wt] = true
 	}
-	for _, wt := range []string{webhookwf.WorkflowName, cascadewf.WorkflowName, importwf.WorkflowName, capexport.WorkflowName,
+	for _, wt := range []string{webhookwf.WorkflowName, cascadewf.WorkflowName, exchangewf.WorkflowName, capexwf.WorkflowName,
 		chatwf.WorkflowName, chatwf.FollowupWorkflowName, chatwf.ReplyWorkflowName} {
 		if !types[wt] {
 			t.Errorf("no captured history of the %s workflow", wt)
@@ -78,8 +78,8 @@ func TestReplayCapturedHistories(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(webhookwf.WebhookDelivery, workflow.RegisterOptions{Name: webhookwf.WorkflowName})
 			r.RegisterWorkflowWithOptions(cascadewf.CascadeDelete, workflow.RegisterOptions{Name: cascadewf.WorkflowName})
-			r.RegisterWorkflowWithOptions(importwf.Import, workflow.RegisterOptions{Name: importwf.WorkflowName})
-			r.RegisterWorkflowWithOptions(capexport.CapitalizationExport, workflow.RegisterOptions{Name: capexport.WorkflowName})
+			r.RegisterWorkflowWithOptions(exchangewf.Import, workflow.RegisterOptions{Name: exchangewf.WorkflowName})
+			r.RegisterWorkflowWithOptions(capexwf.CapitalizationExport, workflow.RegisterOptions{Name: capexwf.WorkflowName})
 			r.RegisterWorkflowWithOptions(chatwf.ChatNotification, workflow.RegisterOptions{Name: chatwf.WorkflowName})
 			r.RegisterWorkflowWithOptions(chatwf.ChatCommandFollowup, workflow.RegisterOptions{Name: chatwf.FollowupWorkflowName})
 			r.RegisterWorkflowWithOptions(chatwf.ChatReplyComment, workflow.RegisterOptions{Name: chatwf.ReplyWorkflowName})

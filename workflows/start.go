@@ -3,7 +3,7 @@
 // job summaries that make a run findable in the Temporal UI, the status a
 // run shows as it goes, and the routing of DB-heavy activities to their own
 // queue. Each feature's workflow lives in its own package below it
-// (workflows/webhookwf, workflows/cascadewf, workflows/importwf, ...) and
+// (workflows/webhookwf, workflows/cascadewf, workflows/exchange, ...) and
 // plugs into the worker with a worker.Registration.
 package workflows
 

@@ -1,7 +1,7 @@
-// Package capexport holds the side effects of the CapitalizationExport
+// Package capexact holds the side effects of the CapitalizationExport
 // workflow: listing the orgs of the monthly run, rendering and storing one
 // org's CSV, and recording a run that failed.
-package capexport
+package capexact
 
 import (
 	"context"

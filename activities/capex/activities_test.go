@@ -1,4 +1,4 @@
-package capexport_test
+package capexact_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
-	acts "tracker/activities/capexport"
+	acts "tracker/activities/capex"
 	"tracker/domain"
 	"tracker/domain/capex"
 	"tracker/internal/testfactory"

@@ -1,7 +1,7 @@
-// Package importwf holds the activities of the Import workflow: thin
+// Package exchangeact holds the activities of the Import workflow: thin
 // wrappers over the importer's idempotent steps that heartbeat while a
 // step runs and turn permanent failures into non-retryable errors.
-package importwf
+package exchangeact
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"tracker/domain"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/importer"
 	"tracker/store"
 )
 

@@ -1,4 +1,4 @@
-package importwf_test
+package exchangeact_test
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
-	acts "tracker/activities/importwf"
+	acts "tracker/activities/exchange"
 	"tracker/domain"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/importer"
 	"tracker/store/storetest"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"tracker/domain/attachment"
-	"tracker/store/exportdb"
+	"tracker/store/exchangedb/exportdb"
 	"tracker/store/objectstore"
 )
 

@@ -1,4 +1,4 @@
-package reports
+package capex
 
 import (
 	"github.com/gofiber/fiber/v2"

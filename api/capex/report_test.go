@@ -1,4 +1,4 @@
-package reports_test
+package capex_test
 
 import (
 	"fmt"

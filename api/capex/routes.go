@@ -1,6 +1,6 @@
-// Package reports serves the capitalization report, its CSV export and the
+// Package capex serves the capitalization report, its CSV export and the
 // stored monthly exports.
-package reports
+package capex
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package reports_test
+package capex_test
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 
 	"tracker/api"
 	"tracker/api/apitest"
-	"tracker/api/laborrates"
-	"tracker/api/reports"
-	"tracker/api/timeentries"
+	capexapi "tracker/api/capex"
+	laborrateapi "tracker/api/laborrate"
+	timeentryapi "tracker/api/timeentry"
 	"tracker/domain/capex"
 	"tracker/domain/laborrate"
 	"tracker/domain/timeentry"
@@ -89,8 +89,8 @@ func setupWith(t *testing.T, o apitest.Options) *world {
 	o.Modules = func(e *apitest.Env) []api.Module {
 		svc := capex.New(e.DB, e.Clock)
 		w.run = &runner{svc: svc}
-		return []api.Module{reports.New(svc), timeentries.New(timeentry.New(e.DB, e.Clock)),
-			laborrates.New(laborrate.New(e.DB, e.Clock))}
+		return []api.Module{capexapi.New(svc), timeentryapi.New(timeentry.New(e.DB, e.Clock)),
+			laborrateapi.New(laborrate.New(e.DB, e.Clock))}
 	}
 	w.env = apitest.New(t, o)
 	w.owner = w.env.Register("Owner")

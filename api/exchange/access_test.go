@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/export/exporttest"
+	"tracker/domain/exchange/export/exporttest"
 )
 
 func TestAccess(t *testing.T) {

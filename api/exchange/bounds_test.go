@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"tracker/domain/export/exporttest"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/importer"
 )
 
 // An import document gets the caps of a request body: text at most 100,000

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/export/exporttest"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/importer"
 )
 
 // An Admin lists an org's imports and cancels one in the middle: it stops

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"tracker/domain/export/exporttest"
+	"tracker/domain/exchange/export/exporttest"
 )
 
 // isMember tells whether the user with the email is a member of the org.

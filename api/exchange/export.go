@@ -11,7 +11,7 @@ import (
 
 	"tracker/api"
 	"tracker/domain"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 	"tracker/internal/disposition"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracker/domain/export/exporttest"
+	"tracker/domain/exchange/export/exporttest"
 )
 
 // TestExportFilenameIsOneParameter: a slug from before slugs were limited to

@@ -13,9 +13,9 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/exchange"
-	"tracker/domain/export"
-	"tracker/domain/export/exporttest"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/export"
+	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/importer"
 )
 
 // fixture is an app with the exchange module, an owner of two orgs, A

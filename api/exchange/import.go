@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/api"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/importer"
 )
 
 // versionError is the spec's own body for an unsupported document version:

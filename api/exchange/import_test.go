@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/export/exporttest"
+	"tracker/domain/exchange/export/exporttest"
 )
 
 // smallDoc is a valid document with one project and one ticket.

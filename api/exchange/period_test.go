@@ -11,9 +11,9 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/capex"
-	"tracker/domain/export"
-	"tracker/domain/export/exporttest"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/export"
+	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/importer"
 )
 
 // entryDoc is a document of one project (key) with one ticket holding one

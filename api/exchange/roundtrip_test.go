@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/export"
-	"tracker/domain/export/exporttest"
-	"tracker/domain/importer"
-	"tracker/store/exportdb"
+	"tracker/domain/exchange/export"
+	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/importer"
+	"tracker/store/exchangedb/exportdb"
 )
 
 // TestRoundTrip exports org A, imports it into org B (empty of data; its

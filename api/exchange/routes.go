@@ -8,8 +8,8 @@ import (
 	"log/slog"
 
 	"tracker/api"
-	"tracker/domain/export"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/export"
+	"tracker/domain/exchange/importer"
 )
 
 // Handlers serve export and import.

@@ -1,4 +1,4 @@
-package laborrates_test
+package laborrate_test
 
 import (
 	"strings"
@@ -9,14 +9,14 @@ import (
 
 	"tracker/api"
 	"tracker/api/apitest"
-	"tracker/api/laborrates"
+	laborrateapi "tracker/api/laborrate"
 	"tracker/domain/laborrate"
 )
 
 func TestLaborRates(t *testing.T) {
 	t.Parallel()
 	w := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{laborrates.New(laborrate.New(e.DB, e.Clock))}
+		return []api.Module{laborrateapi.New(laborrate.New(e.DB, e.Clock))}
 	}})
 	env, owner, admin, member, viewer, outsider := w.Env, w.Owner, w.Admin, w.Member, w.Viewer, w.Outsider
 	org := owner.OrgID.String()

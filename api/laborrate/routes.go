@@ -1,5 +1,5 @@
-// Package laborrates serves labor rates (all Admin or Owner).
-package laborrates
+// Package laborrate serves labor rates (all Admin or Owner).
+package laborrate
 
 import (
 	"github.com/gofiber/fiber/v2"

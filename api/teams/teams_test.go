@@ -8,8 +8,8 @@ import (
 
 	"tracker/api"
 	"tracker/api/apitest"
+	capexapi "tracker/api/capex"
 	"tracker/api/projects"
-	"tracker/api/reports"
 	"tracker/api/tags"
 	"tracker/api/teams"
 	"tracker/domain"
@@ -30,7 +30,7 @@ func newOrg(t *testing.T) apitest.Org {
 			teams.New(team.New(e.DB, domain.SystemClock{})),
 			projects.New(project.New(e.DB, e.Clock)),
 			tags.New(tag.New(e.DB, e.Clock)),
-			reports.New(capex.New(e.DB, e.Clock)),
+			capexapi.New(capex.New(e.DB, e.Clock)),
 		}
 	}})
 }

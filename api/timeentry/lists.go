@@ -1,4 +1,4 @@
-package timeentries
+package timeentry
 
 import (
 	"github.com/gofiber/fiber/v2"

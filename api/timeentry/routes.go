@@ -1,6 +1,6 @@
-// Package timeentries serves time entries and their Draft → Submitted →
+// Package timeentry serves time entries and their Draft → Submitted →
 // Approved moves.
-package timeentries
+package timeentry
 
 import (
 	"github.com/gofiber/fiber/v2"

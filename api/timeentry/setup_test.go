@@ -1,4 +1,4 @@
-package timeentries_test
+package timeentry_test
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 
 	"tracker/api"
 	"tracker/api/apitest"
-	"tracker/api/timeentries"
+	timeentryapi "tracker/api/timeentry"
 	"tracker/domain/timeentry"
 	"tracker/internal/testfactory"
 	"tracker/store/projectdb"
@@ -28,7 +28,7 @@ type world struct {
 func setup(t *testing.T) *world {
 	t.Helper()
 	a := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{timeentries.New(timeentry.New(e.DB, e.Clock))}
+		return []api.Module{timeentryapi.New(timeentry.New(e.DB, e.Clock))}
 	}})
 	w := &world{env: a.Env, owner: a.Owner, admin: a.Admin, member: a.Member, member2: a.Env.Member(a.Owner, "member"),
 		reporter: a.UnassignedReporter, viewer: a.Viewer, outsider: a.Outsider, project: a.Project.ID, ticket: a.Ticket.ID}

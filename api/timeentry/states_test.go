@@ -1,4 +1,4 @@
-package timeentries_test
+package timeentry_test
 
 import (
 	"strings"

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/export/exporttest"
+	"tracker/domain/exchange/export/exporttest"
 	"tracker/store"
 )
 

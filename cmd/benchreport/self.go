@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"tracker/api"
-	"tracker/api/reports"
+	capexapi "tracker/api/capex"
 	"tracker/cmd/internal/benchkit"
 	"tracker/domain"
 	"tracker/domain/capex"
@@ -16,7 +16,7 @@ import (
 // port, pointing c at both.
 func startSelf(ctx context.Context, c *config) (func(), error) {
 	s, err := benchkit.Serve(ctx, c.Reuse, c.Keep, func(db *store.DB, clock domain.Clock) []api.Module {
-		return []api.Module{reports.New(capex.New(db, clock))}
+		return []api.Module{capexapi.New(capex.New(db, clock))}
 	})
 	if err != nil {
 		return nil, err

@@ -13,15 +13,15 @@ import (
 	"tracker/api"
 	"tracker/api/accounts"
 	"tracker/api/attachments"
+	capexapi "tracker/api/capex"
 	chatapi "tracker/api/chat"
 	codehostapi "tracker/api/codehost"
 	"tracker/api/comments"
 	"tracker/api/exchange"
 	"tracker/api/labels"
-	"tracker/api/laborrates"
+	laborrateapi "tracker/api/laborrate"
 	"tracker/api/orgs"
 	"tracker/api/projects"
-	"tracker/api/reports"
 	scimapi "tracker/api/scim"
 	"tracker/api/sprints"
 	"tracker/api/sso"
@@ -29,7 +29,7 @@ import (
 	"tracker/api/tags"
 	"tracker/api/teams"
 	"tracker/api/tickets"
-	"tracker/api/timeentries"
+	timeentryapi "tracker/api/timeentry"
 	"tracker/api/views"
 	"tracker/api/webhooks"
 	"tracker/domain"
@@ -39,9 +39,9 @@ import (
 	"tracker/domain/chat"
 	"tracker/domain/codehost"
 	"tracker/domain/comment"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
+	"tracker/domain/exchange/importer"
 	"tracker/domain/idempotency"
-	"tracker/domain/importer"
 	"tracker/domain/label"
 	"tracker/domain/laborrate"
 	"tracker/domain/org"
@@ -177,9 +177,9 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		comments.New(s.Comments),
 		labels.New(s.Labels),
 		sprints.New(s.Sprints),
-		timeentries.New(s.Entries),
-		laborrates.New(s.Rates),
-		reports.New(s.Capex),
+		timeentryapi.New(s.Entries),
+		laborrateapi.New(s.Rates),
+		capexapi.New(s.Capex),
 		exchange.New(s.Export, s.Imports, log, cfg.Exchange),
 		attachments.New(s.Attachments, s.Storage),
 		teams.New(s.Teams),

@@ -23,10 +23,10 @@ import (
 	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/worker"
-	"tracker/workflows/capexport"
+	capexwf "tracker/workflows/capex"
 	"tracker/workflows/cascadewf"
 	"tracker/workflows/chatwf"
-	"tracker/workflows/importwf"
+	exchangewf "tracker/workflows/exchange"
 	"tracker/workflows/webhookwf"
 )
 
@@ -41,8 +41,8 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheu
 	return []worker.Registration{
 		webhookwf.WorkerRegistration(db, hooks),
 		cascadewf.WorkerRegistration(db, knobs.Cascade),
-		importwf.WorkerRegistration(db, clock, knobs.Import),
-		capexport.WorkerRegistration(capex.New(db, clock)),
+		exchangewf.WorkerRegistration(db, clock, knobs.Import),
+		capexwf.WorkerRegistration(capex.New(db, clock)),
 		attachmentRegistration(cfg, db, clock),
 		chatRegistration(cfg, db, clock),
 	}
@@ -114,7 +114,7 @@ type workerKnobs struct {
 	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 16)
 	// Import: TRACKER_TEST_IMPORT_BATCH (tickets per batch) and
 	// TRACKER_TEST_IMPORT_PAUSE (sleep between batches).
-	Import importwf.Tuning
+	Import exchangewf.Tuning
 }
 
 func loadWorkerKnobs() (workerKnobs, error) {

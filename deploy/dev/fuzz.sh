@@ -16,7 +16,7 @@ done <<'TARGETS'
 ./domain FuzzJSONNames
 ./domain/capex FuzzSafeCell
 ./domain/codehost FuzzExtractRefs
-./domain/importer FuzzDecode
+./domain/exchange/importer FuzzDecode
 ./domain/search FuzzSearchCursor
 ./domain/search/query FuzzParse
 ./domain/ticket FuzzParseRef

@@ -10,7 +10,6 @@ import (
 	"tracker/domain"
 	"tracker/store"
 	"tracker/store/capexdb"
-	"tracker/store/perioddb"
 )
 
 // The amortization schedule. A project amortizes when it
@@ -320,7 +319,7 @@ func capitalizedByMonth(ctx context.Context, q store.Querier, orgID uuid.UUID, p
 			out[r.ProjectID][monthIndex(PeriodOf(r.Month))] = r.AmountCents
 		}
 	}
-	closes, err := perioddb.Between(ctx, q, orgID, "0000-01", to.String())
+	closes, err := capexdb.Between(ctx, q, orgID, "0000-01", to.String())
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +331,7 @@ func capitalizedByMonth(ctx context.Context, q store.Querier, orgID uuid.UUID, p
 		if err != nil {
 			return nil, err
 		}
-		js, _, err := perioddb.Files(ctx, q, c.ID)
+		js, _, err := capexdb.Files(ctx, q, c.ID)
 		if err != nil {
 			return nil, err
 		}

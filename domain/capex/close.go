@@ -14,7 +14,6 @@ import (
 	"tracker/domain"
 	"tracker/store"
 	"tracker/store/capexdb"
-	"tracker/store/perioddb"
 )
 
 // Period states.
@@ -41,7 +40,7 @@ type CloseInfo struct {
 	ReopenReason *string    `json:"reopen_reason,omitempty"`
 }
 
-func toCloseInfo(c perioddb.Close) CloseInfo {
+func toCloseInfo(c capexdb.Close) CloseInfo {
 	out := CloseInfo{ID: c.ID, Period: c.Period, ClosedBy: c.ClosedBy, ClosedAt: c.ClosedAt.UTC(), SHA256: c.SHA256,
 		Entries: c.Entries, ReopenedBy: c.ReopenedBy, ReopenReason: c.ReopenReason}
 	if c.ReopenedAt != nil {
@@ -92,17 +91,17 @@ func (s *Service) Close(ctx context.Context, p domain.Principal, orgID uuid.UUID
 
 // closeTx takes the month's exclusive lock and writes the close; by is nil
 // for the Schedule.
-func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, by *uuid.UUID) (perioddb.Close, error) {
-	if err := perioddb.Lock(ctx, q, orgID, per.String(), true); err != nil {
-		return perioddb.Close{}, err
+func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, by *uuid.UUID) (capexdb.Close, error) {
+	if err := capexdb.Lock(ctx, q, orgID, per.String(), true); err != nil {
+		return capexdb.Close{}, err
 	}
-	if cur, err := perioddb.InForce(ctx, q, orgID, per.String()); err == nil {
-		return perioddb.Close{}, domain.Conflict("period "+per.String()+" is already closed",
+	if cur, err := capexdb.InForce(ctx, q, orgID, per.String()); err == nil {
+		return capexdb.Close{}, domain.Conflict("period "+per.String()+" is already closed",
 			"period: "+per.String(), "closed_at: "+cur.ClosedAt.UTC().Format(time.RFC3339))
 	} else if !errors.Is(err, store.ErrNotFound) {
-		return perioddb.Close{}, err
+		return capexdb.Close{}, err
 	}
-	c := perioddb.Close{ID: domain.NewID(), OrgID: orgID, Period: per.String(), ClosedBy: by, ClosedAt: s.now()}
+	c := capexdb.Close{ID: domain.NewID(), OrgID: orgID, Period: per.String(), ClosedBy: by, ClosedAt: s.now()}
 	n, err := capexdb.SnapshotEntries(ctx, q, c.ID, orgID, per.Start(), per.End())
 	if err != nil {
 		return c, err
@@ -132,7 +131,7 @@ func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID,
 	if err != nil {
 		return c, err
 	}
-	return c, perioddb.Insert(ctx, q, c, js, data)
+	return c, capexdb.Insert(ctx, q, c, js, data)
 }
 
 // Reopen lifts the close of orgID's month (Owner only) with a required
@@ -155,10 +154,10 @@ func (s *Service) Reopen(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		if len(reason) > MaxReasonLen {
 			return domain.Invalid("reason: at most 2000 characters")
 		}
-		if err := perioddb.Lock(ctx, q, orgID, per.String(), true); err != nil {
+		if err := capexdb.Lock(ctx, q, orgID, per.String(), true); err != nil {
 			return err
 		}
-		c, err := perioddb.InForce(ctx, q, orgID, per.String())
+		c, err := capexdb.InForce(ctx, q, orgID, per.String())
 		if errors.Is(err, store.ErrNotFound) {
 			return domain.Conflict("period "+per.String()+" is not closed", "period: "+per.String())
 		}
@@ -166,7 +165,7 @@ func (s *Service) Reopen(ctx context.Context, p domain.Principal, orgID uuid.UUI
 			return err
 		}
 		now := s.now()
-		if err := perioddb.Reopen(ctx, q, c.ID, p.UserID, reason, now); err != nil {
+		if err := capexdb.Reopen(ctx, q, c.ID, p.UserID, reason, now); err != nil {
 			return err
 		}
 		c.ReopenedBy, c.ReopenedAt, c.ReopenReason = &p.UserID, &now, &reason

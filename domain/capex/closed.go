@@ -7,7 +7,6 @@ import (
 
 	"tracker/store"
 	"tracker/store/capexdb"
-	"tracker/store/perioddb"
 
 	"github.com/google/uuid"
 )
@@ -15,7 +14,7 @@ import (
 // closed is a month's close in force with its snapshot document: the report
 // and CSV of a closed month are computed from it alone.
 type closed struct {
-	info perioddb.Close
+	info capexdb.Close
 	doc  snapshot
 	file []byte
 }
@@ -23,14 +22,14 @@ type closed struct {
 // closedOf reads the close in force of (org, period); ok is false when the
 // month is open.
 func closedOf(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period) (closed, bool, error) {
-	c, err := perioddb.InForce(ctx, q, orgID, per.String())
+	c, err := capexdb.InForce(ctx, q, orgID, per.String())
 	if errors.Is(err, store.ErrNotFound) {
 		return closed{}, false, nil
 	}
 	if err != nil {
 		return closed{}, false, err
 	}
-	js, file, err := perioddb.Files(ctx, q, c.ID)
+	js, file, err := capexdb.Files(ctx, q, c.ID)
 	if err != nil {
 		return closed{}, false, err
 	}

@@ -7,7 +7,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/perioddb"
+	"tracker/store/capexdb"
 )
 
 // MaxPeriodSpan bounds the months one period list covers.
@@ -66,11 +66,11 @@ func (s *Service) ListPeriods(ctx context.Context, p domain.Principal, orgID uui
 	if _, err := domain.OrgAccess(ctx, q, p, orgID, MinRole, "organization"); err != nil {
 		return Periods{}, err
 	}
-	closes, err := perioddb.Between(ctx, q, orgID, f.String(), t.String())
+	closes, err := capexdb.Between(ctx, q, orgID, f.String(), t.String())
 	if err != nil {
 		return Periods{}, err
 	}
-	auto, err := perioddb.AutoClose(ctx, q, orgID)
+	auto, err := capexdb.AutoClose(ctx, q, orgID)
 	if err != nil {
 		return Periods{}, err
 	}
@@ -107,11 +107,11 @@ func (s *Service) SetAutoClose(ctx context.Context, p domain.Principal, orgID uu
 			return domain.Invalid("auto_close: required (true or false)")
 		}
 		on := *value
-		old, err := perioddb.AutoClose(ctx, q, orgID)
+		old, err := capexdb.AutoClose(ctx, q, orgID)
 		if err != nil || old == on {
 			return err
 		}
-		if err := perioddb.SetAutoClose(ctx, q, orgID, on); err != nil {
+		if err := capexdb.SetAutoClose(ctx, q, orgID, on); err != nil {
 			return err
 		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "organization",
@@ -125,7 +125,7 @@ func (s *Service) SetAutoClose(ctx context.Context, p domain.Principal, orgID uu
 // month closed and does nothing).
 func (s *Service) autoClose(ctx context.Context, orgID uuid.UUID, per Period) error {
 	return s.DB.InTx(ctx, func(q store.Querier) error {
-		on, err := perioddb.AutoClose(ctx, q, orgID)
+		on, err := capexdb.AutoClose(ctx, q, orgID)
 		if err != nil || !on {
 			return err
 		}

@@ -18,7 +18,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/idemdb"
+	"tracker/store/idempotencydb"
 )
 
 // TTL is how long a response is kept.
@@ -28,7 +28,7 @@ const TTL = 24 * time.Hour
 const MaxKeyLength = 255
 
 // Response is a stored response.
-type Response = idemdb.Response
+type Response = idempotencydb.Response
 
 // Service starts and finishes idempotent requests.
 type Service struct {
@@ -75,7 +75,7 @@ func (s *Service) Begin(ctx context.Context, principal, key string, hash []byte)
 	if err != nil {
 		return nil, nil, err
 	}
-	ok, err := idemdb.TryLock(ctx, req.Q(), principal, key)
+	ok, err := idempotencydb.TryLock(ctx, req.Q(), principal, key)
 	if err != nil {
 		req.Rollback(ctx)
 		return nil, nil, err
@@ -84,7 +84,7 @@ func (s *Service) Begin(ctx context.Context, principal, key string, hash []byte)
 		req.Rollback(ctx)
 		return nil, nil, domain.Conflict("a request with this Idempotency-Key is still being processed; retry later")
 	}
-	stored, resp, found, err := idemdb.Get(ctx, req.Q(), principal, key, s.Clock.Now())
+	stored, resp, found, err := idempotencydb.Get(ctx, req.Q(), principal, key, s.Clock.Now())
 	if err != nil {
 		req.Rollback(ctx)
 		return nil, nil, err
@@ -104,7 +104,7 @@ func (s *Service) Begin(ctx context.Context, principal, key string, hash []byte)
 func (r *Run) Finish(ctx context.Context, resp *Response) error {
 	if resp != nil {
 		now := r.s.Clock.Now()
-		if err := idemdb.Put(ctx, r.req.Q(), r.principal, r.key, r.hash, *resp, now, now.Add(TTL)); err != nil {
+		if err := idempotencydb.Put(ctx, r.req.Q(), r.principal, r.key, r.hash, *resp, now, now.Add(TTL)); err != nil {
 			r.req.Rollback(ctx)
 			return err
 		}
@@ -122,7 +122,7 @@ func (s *Service) Prune(ctx context.Context) (int64, error) {
 	now := s.Clock.Now()
 	var total int64
 	for {
-		n, err := idemdb.Prune(ctx, s.DB.Q(), now, batch)
+		n, err := idempotencydb.Prune(ctx, s.DB.Q(), now, batch)
 		total += n
 		if err != nil || n < batch {
 			return total, err

@@ -13,10 +13,10 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/period"
+	"tracker/domain/capex/period"
 	"tracker/domain/timeentry"
 	"tracker/store"
-	"tracker/store/ratedb"
+	"tracker/store/laborratedb"
 )
 
 // MaxRateCents bounds a rate so that every sum of the report stays far
@@ -45,7 +45,7 @@ type Rate struct {
 	UpdatedAt       time.Time `json:"updated_at"`
 }
 
-func toRate(r ratedb.Row) Rate {
+func toRate(r laborratedb.Row) Rate {
 	return Rate{ID: r.ID, UserID: r.UserID, OrgID: r.OrgID, LoadedRateCents: r.LoadedRateCents,
 		EffectiveDate: r.EffectiveDate.Format(timeentry.DateLayout), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
@@ -90,9 +90,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 			return err
 		}
 		now := s.now() // as PostgreSQL stores it
-		r := ratedb.Row{ID: domain.NewID(), OrgID: in.OrgID, UserID: in.UserID, LoadedRateCents: in.LoadedRateCents,
+		r := laborratedb.Row{ID: domain.NewID(), OrgID: in.OrgID, UserID: in.UserID, LoadedRateCents: in.LoadedRateCents,
 			EffectiveDate: day, CreatedAt: now, UpdatedAt: now}
-		if err := ratedb.Insert(ctx, q, r); err != nil {
+		if err := laborratedb.Insert(ctx, q, r); err != nil {
 			if errors.Is(err, store.ErrConflict) {
 				return domain.Conflict("a labor rate for this user and effective date already exists",
 					"effective_date: "+day.Format(timeentry.DateLayout))
@@ -109,7 +109,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 // Get reads one rate.
 func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Rate, error) {
 	q := s.DB.Q()
-	r, err := ratedb.ByID(ctx, q, id)
+	r, err := laborratedb.ByID(ctx, q, id)
 	if err != nil {
 		return Rate{}, domain.NotFoundAs(err, "labor rate")
 	}
@@ -126,7 +126,7 @@ func (s *Service) Current(ctx context.Context, p domain.Principal, userID, orgID
 	if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleAdmin, "organization"); err != nil {
 		return Rate{}, err
 	}
-	r, err := ratedb.EffectiveOn(ctx, q, orgID, userID, s.today())
+	r, err := laborratedb.EffectiveOn(ctx, q, orgID, userID, s.today())
 	if err != nil {
 		return Rate{}, domain.NotFoundAs(err, "labor rate")
 	}
@@ -139,7 +139,7 @@ func (s *Service) List(ctx context.Context, p domain.Principal, userID, orgID uu
 	if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleAdmin, "organization"); err != nil {
 		return domain.Paged[Rate]{}, err
 	}
-	rows, err := ratedb.List(ctx, q, orgID, userID, page)
+	rows, err := laborratedb.List(ctx, q, orgID, userID, page)
 	if err != nil {
 		return domain.Paged[Rate]{}, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/store/timedb"
+	"tracker/store/timeentrydb"
 )
 
 // Statuses of a time entry.
@@ -61,7 +61,7 @@ type Entry struct {
 // RowVersion is the entry's ETag version (domain.Versioned).
 func (e Entry) RowVersion() int64 { return e.Version }
 
-func toEntry(r timedb.Row) Entry {
+func toEntry(r timeentrydb.Row) Entry {
 	e := Entry{
 		ID: r.ID, UserID: r.UserID, TicketID: r.TicketID, ProjectID: r.ProjectID,
 		Date: r.Date.Format(DateLayout), DurationMinutes: r.DurationMinutes, Description: r.Description,

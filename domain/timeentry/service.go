@@ -9,9 +9,9 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/period"
+	"tracker/domain/capex/period"
 	"tracker/store"
-	"tracker/store/timedb"
+	"tracker/store/timeentrydb"
 )
 
 // Service runs the time entry use cases.
@@ -54,7 +54,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		if err != nil {
 			return err
 		}
-		t, err := timedb.Ticket(ctx, q, in.TicketID)
+		t, err := timeentrydb.Ticket(ctx, q, in.TicketID)
 		if errors.Is(err, store.ErrNotFound) || (err == nil && t.OrgID != a.OrgID) {
 			return domain.Invalid("ticket_id: no such ticket in the project's organization")
 		}
@@ -79,12 +79,12 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 				return domain.Invalid("user_id: not a member of the project's organization")
 			}
 		}
-		r := timedb.Row{
+		r := timeentrydb.Row{
 			ID: domain.NewID(), OrgID: a.OrgID, UserID: in.UserID, TicketID: in.TicketID, ProjectID: in.ProjectID,
 			Date: date, DurationMinutes: in.DurationMinutes, Description: in.Description,
 			ActivityType: in.ActivityType, Status: StatusDraft, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
 		}
-		if err := timedb.Insert(ctx, q, r); err != nil {
+		if err := timeentrydb.Insert(ctx, q, r); err != nil {
 			return err
 		}
 		out = toEntry(r)
@@ -96,7 +96,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 
 // Get reads one entry (any member of its org who can reach its project).
 func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Entry, error) {
-	r, err := timedb.GetWithAccess(ctx, s.DB.Q(), id, p.UserID, false)
+	r, err := timeentrydb.GetWithAccess(ctx, s.DB.Q(), id, p.UserID, false)
 	if err != nil {
 		return Entry{}, domain.NotFoundAs(err, "time entry")
 	}
@@ -113,8 +113,8 @@ type ListFilter struct {
 	Date      string
 }
 
-func (f ListFilter) toDB(orgID uuid.UUID) (timedb.Filter, error) {
-	out := timedb.Filter{OrgID: orgID, UserID: f.UserID, ProjectID: f.ProjectID}
+func (f ListFilter) toDB(orgID uuid.UUID) (timeentrydb.Filter, error) {
+	out := timeentrydb.Filter{OrgID: orgID, UserID: f.UserID, ProjectID: f.ProjectID}
 	if f.Date != "" {
 		d, ok := ParseDate(f.Date)
 		if !ok {
@@ -128,7 +128,7 @@ func (f ListFilter) toDB(orgID uuid.UUID) (timedb.Filter, error) {
 // ListByTicket pages a ticket's entries.
 func (s *Service) ListByTicket(ctx context.Context, p domain.Principal, ticketID uuid.UUID, f ListFilter, page domain.Page) (domain.Paged[Entry], error) {
 	q := s.DB.Q()
-	t, err := timedb.Ticket(ctx, q, ticketID)
+	t, err := timeentrydb.Ticket(ctx, q, ticketID)
 	if err != nil {
 		return domain.Paged[Entry]{}, domain.NotFoundAs(err, "ticket")
 	}
@@ -140,7 +140,7 @@ func (s *Service) ListByTicket(ctx context.Context, p domain.Principal, ticketID
 		return domain.Paged[Entry]{}, err
 	}
 	dbf.TicketID = ticketID
-	rows, err := timedb.List(ctx, q, dbf, page)
+	rows, err := timeentrydb.List(ctx, q, dbf, page)
 	if err != nil {
 		return domain.Paged[Entry]{}, err
 	}
@@ -161,7 +161,7 @@ func (s *Service) ListByUser(ctx context.Context, p domain.Principal, userID, or
 		return domain.Paged[Entry]{}, err
 	}
 	dbf.UserID, dbf.ProjectID, dbf.Date = userID, lf.ProjectID, lf.Date
-	rows, err := timedb.List(ctx, q, dbf, page)
+	rows, err := timeentrydb.List(ctx, q, dbf, page)
 	if err != nil {
 		return domain.Paged[Entry]{}, err
 	}
@@ -178,7 +178,7 @@ func (s *Service) ListSubmitted(ctx context.Context, p domain.Principal, orgID u
 		return nil, err
 	}
 	dbf.Status = StatusSubmitted
-	rows, err := timedb.All(ctx, q, dbf)
+	rows, err := timeentrydb.All(ctx, q, dbf)
 	if err != nil {
 		return nil, err
 	}
@@ -194,26 +194,26 @@ func (s *Service) ListSubmitted(ctx context.Context, p domain.Principal, orgID u
 // the read spans every org the caller belongs to (and shares with
 // withUser, when set); an API key or a single sign-on session never reaches
 // past its org, so for them that is their own org.
-func (s *Service) orgFilter(ctx context.Context, q store.Querier, p domain.Principal, orgID, withUser uuid.UUID) (timedb.Filter, error) {
+func (s *Service) orgFilter(ctx context.Context, q store.Querier, p domain.Principal, orgID, withUser uuid.UUID) (timeentrydb.Filter, error) {
 	if orgID == uuid.Nil && p.Bound() {
 		orgID = p.OrgID
 	}
 	if orgID != uuid.Nil {
 		role, err := store.MemberRole(ctx, q, orgID, p.UserID)
 		if err != nil {
-			return timedb.Filter{}, err
+			return timeentrydb.Filter{}, err
 		}
 		scope, err := s.orgScope(ctx, q, p, orgID, domain.ParseRole(role))
 		if err != nil {
-			return timedb.Filter{}, err
+			return timeentrydb.Filter{}, err
 		}
-		return timedb.Filter{Orgs: []timedb.OrgScope{scope}}, nil
+		return timeentrydb.Filter{Orgs: []timeentrydb.OrgScope{scope}}, nil
 	}
-	orgs, err := timedb.SharedOrgs(ctx, q, p.UserID, withUser)
+	orgs, err := timeentrydb.SharedOrgs(ctx, q, p.UserID, withUser)
 	if err != nil {
-		return timedb.Filter{}, err
+		return timeentrydb.Filter{}, err
 	}
-	f := timedb.Filter{Orgs: []timedb.OrgScope{}}
+	f := timeentrydb.Filter{Orgs: []timeentrydb.OrgScope{}}
 	for _, o := range orgs {
 		scope, err := s.orgScope(ctx, q, p, o.OrgID, domain.ParseRole(o.Role))
 		if err != nil {
@@ -230,16 +230,16 @@ func (s *Service) orgFilter(ctx context.Context, q store.Querier, p domain.Princ
 
 // orgScope authorizes a read of one org's entries for a member of role and
 // restricts it to the caller's projects there.
-func (s *Service) orgScope(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, role domain.Role) (timedb.OrgScope, error) {
+func (s *Service) orgScope(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, role domain.Role) (timeentrydb.OrgScope, error) {
 	_, err := domain.Authorize(p, domain.Membership{OrgID: orgID, Role: role, ProjectFiltered: true}, domain.RoleViewer, "organization")
 	if err != nil {
-		return timedb.OrgScope{}, err
+		return timeentrydb.OrgScope{}, err
 	}
-	scope := timedb.OrgScope{OrgID: orgID}
+	scope := timeentrydb.OrgScope{OrgID: orgID}
 	// The membership role, not the key-capped one: a Reporter's read key
 	// must not see more than the Reporter does.
 	if role == domain.RoleReporter {
-		assigned, err := timedb.AssignedProjects(ctx, q, orgID, p.UserID)
+		assigned, err := timeentrydb.AssignedProjects(ctx, q, orgID, p.UserID)
 		if err != nil {
 			return scope, err
 		}

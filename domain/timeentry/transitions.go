@@ -7,9 +7,9 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/period"
+	"tracker/domain/capex/period"
 	"tracker/store"
-	"tracker/store/timedb"
+	"tracker/store/timeentrydb"
 )
 
 // Patch is a partial update; unset fields are kept.
@@ -22,17 +22,17 @@ type Patch struct {
 
 // loadOwned locks an entry for a change by its user or an Admin: non-members
 // get 404, members below min 403, other members' entries 403 unless Admin.
-func loadOwned(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID, min domain.Role) (timedb.Row, domain.Access, error) {
-	r, err := timedb.GetWithAccess(ctx, q, id, p.UserID, true)
+func loadOwned(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID, min domain.Role) (timeentrydb.Row, domain.Access, error) {
+	r, err := timeentrydb.GetWithAccess(ctx, q, id, p.UserID, true)
 	if err != nil {
-		return timedb.Row{}, domain.Access{}, domain.NotFoundAs(err, "time entry")
+		return timeentrydb.Row{}, domain.Access{}, domain.NotFoundAs(err, "time entry")
 	}
 	a, err := domain.Authorize(p, domain.MembershipFrom(r.AccessRow), min, "time entry")
 	if err != nil {
-		return timedb.Row{}, a, err
+		return timeentrydb.Row{}, a, err
 	}
 	if r.UserID != p.UserID && !a.At(domain.RoleAdmin) {
-		return timedb.Row{}, a, domain.Forbidden("only the entry's user or an Admin may change this time entry")
+		return timeentrydb.Row{}, a, domain.Forbidden("only the entry's user or an Admin may change this time entry")
 	}
 	return r.Row, a, nil
 }
@@ -110,7 +110,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			}
 			r.UpdatedAt = now
 			// If-Match is checked in the UPDATE's WHERE.
-			if r.RowVersion, err = timedb.Update(ctx, q, r, domain.Versions(ctx)); err != nil {
+			if r.RowVersion, err = timeentrydb.Update(ctx, q, r, domain.Versions(ctx)); err != nil {
 				return domain.StaleAs(ctx, err, "time entry")
 			}
 		}
@@ -146,7 +146,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 			return err
 		}
 		// If-Match is checked in the DELETE's WHERE.
-		if err := timedb.Delete(ctx, q, a.OrgID, r.ID, domain.Versions(ctx)); err != nil {
+		if err := timeentrydb.Delete(ctx, q, a.OrgID, r.ID, domain.Versions(ctx)); err != nil {
 			return domain.StaleAs(ctx, err, "time entry")
 		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
@@ -185,7 +185,7 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, mi
 			r.ApprovedBy, r.ApprovedAt = &p.UserID, &now
 			changes = append(changes, domain.FieldChange{Field: "approved_by", Old: nil, New: p.UserID})
 		}
-		if r.RowVersion, err = timedb.Update(ctx, q, r, domain.Versions(ctx)); err != nil {
+		if r.RowVersion, err = timeentrydb.Update(ctx, q, r, domain.Versions(ctx)); err != nil {
 			return domain.StaleAs(ctx, err, "time entry")
 		}
 		out = toEntry(r)

@@ -17,12 +17,12 @@ import (
 	"tracker/domain"
 	"tracker/store"
 	"tracker/store/commentdb"
+	"tracker/store/laborratedb"
 	"tracker/store/projectdb"
-	"tracker/store/ratedb"
 	"tracker/store/sprintdb"
 	"tracker/store/teamdb"
 	"tracker/store/ticketdb"
-	"tracker/store/timedb"
+	"tracker/store/timeentrydb"
 )
 
 // ProjectOpts are a project's options; Key defaults to a unique one, Name
@@ -189,7 +189,7 @@ type LaborRateOpts struct {
 }
 
 // LaborRate inserts a loaded labor rate for userID in orgID.
-func LaborRate(t testing.TB, db *store.DB, orgID, userID uuid.UUID, o LaborRateOpts) ratedb.Row {
+func LaborRate(t testing.TB, db *store.DB, orgID, userID uuid.UUID, o LaborRateOpts) laborratedb.Row {
 	t.Helper()
 	if o.Cents == 0 {
 		o.Cents = 6000
@@ -198,9 +198,9 @@ func LaborRate(t testing.TB, db *store.DB, orgID, userID uuid.UUID, o LaborRateO
 		o.EffectiveDate = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	r := ratedb.Row{ID: domain.NewID(), OrgID: orgID, UserID: userID, LoadedRateCents: o.Cents,
+	r := laborratedb.Row{ID: domain.NewID(), OrgID: orgID, UserID: userID, LoadedRateCents: o.Cents,
 		EffectiveDate: o.EffectiveDate, CreatedAt: now, UpdatedAt: now}
-	if err := ratedb.Insert(context.Background(), db.Q(), r); err != nil {
+	if err := laborratedb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.LaborRate: %v", err)
 	}
 	return r
@@ -220,7 +220,7 @@ type TimeEntryOpts struct {
 
 // TimeEntry inserts userID's entry on the ticket (tk.ID, tk.OrgID and
 // tk.ProjectID are read).
-func TimeEntry(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, o TimeEntryOpts) timedb.Row {
+func TimeEntry(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, o TimeEntryOpts) timeentrydb.Row {
 	t.Helper()
 	if o.Date.IsZero() {
 		o.Date = time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
@@ -235,7 +235,7 @@ func TimeEntry(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, o 
 		o.Status = "Draft"
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	r := timedb.Row{ID: domain.NewID(), OrgID: tk.OrgID, UserID: userID, TicketID: tk.ID, ProjectID: tk.ProjectID,
+	r := timeentrydb.Row{ID: domain.NewID(), OrgID: tk.OrgID, UserID: userID, TicketID: tk.ID, ProjectID: tk.ProjectID,
 		Date: o.Date, DurationMinutes: o.Minutes, ActivityType: o.Activity, Status: o.Status, ApprovedBy: o.ApprovedBy,
 		CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	if o.Status == "Approved" && r.ApprovedBy == nil {
@@ -247,7 +247,7 @@ func TimeEntry(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, o 
 			r.ApprovedAt = &now
 		}
 	}
-	if err := timedb.Insert(context.Background(), db.Q(), r); err != nil {
+	if err := timeentrydb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.TimeEntry: %v", err)
 	}
 	return r

@@ -1,7 +1,7 @@
-// Package perioddb holds the SQL of period closes: the close rows, the lock
-// that orders a close against writes into its month, and the org's opt-in to
-// the automatic close.
-package perioddb
+// The SQL of period closes: the close rows, the lock that orders a close
+// against writes into its month, and the org's opt-in to the automatic close.
+
+package capexdb
 
 import (
 	"context"

@@ -1,6 +1,6 @@
-// Package idemdb keeps the responses of requests made with an
+// Package idempotencydb keeps the responses of requests made with an
 // Idempotency-Key (table idempotency_keys).
-package idemdb
+package idempotencydb
 
 import (
 	"context"

@@ -1,5 +1,5 @@
-// Package ratedb holds the SQL of labor rates.
-package ratedb
+// Package laborratedb holds the SQL of labor rates.
+package laborratedb
 
 import (
 	"context"

@@ -12,7 +12,7 @@ import (
 	"tracker/domain"
 	"tracker/internal/testfactory"
 	"tracker/store"
-	"tracker/store/importdb"
+	"tracker/store/exchangedb/importdb"
 	"tracker/store/storetest"
 	"tracker/store/ticketdb"
 )

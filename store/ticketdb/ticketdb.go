@@ -21,7 +21,7 @@ import (
 // API's and the document's keys. A new plain field of tickets (no id to map,
 // no rule shared with another row) is a field here: Row, the JSON encoder
 // (go generate ./domain/ticket), the export (JSON and SQLite) and the import
-// follow. domain/export's TestTicketFieldsAgree holds the lists together.
+// follow. domain/exchange/export's TestTicketFieldsAgree holds the lists together.
 type Content struct {
 	Title       string  `db:"title" json:"title"`
 	Description *string `db:"description" json:"description"`

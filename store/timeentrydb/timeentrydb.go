@@ -1,5 +1,5 @@
-// Package timedb holds the SQL of time entries.
-package timedb
+// Package timeentrydb holds the SQL of time entries.
+package timeentrydb
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package capexport_test
+package capexwf_test
 
 import (
 	"bytes"
@@ -12,12 +12,12 @@ import (
 
 	"tracker/api"
 	"tracker/api/apitest"
-	"tracker/api/reports"
+	capexapi "tracker/api/capex"
 	"tracker/domain/capex"
 	"tracker/internal/testfactory"
 	"tracker/worker"
 	"tracker/worker/workertest"
-	"tracker/workflows/capexport"
+	capexwf "tracker/workflows/capex"
 	"tracker/workflows/workflowtest"
 )
 
@@ -33,12 +33,12 @@ func TestEndToEnd(t *testing.T) {
 	var svc *capex.Service
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = capex.New(e.DB, e.Clock)
-		return []api.Module{reports.New(svc)}
+		return []api.Module{capexapi.New(svc)}
 	}})
 	// The worker is set up as the shared worker does it, through the
 	// feature's Registration: Register before start, Start (the Schedule)
 	// after.
-	reg := capexport.WorkerRegistration(svc)
+	reg := capexwf.WorkerRegistration(svc)
 	wenv := workflowtest.Run(t, c, taskQueue, reg)
 	// The shared worker's outbox relay, with this feature's dispatchers: an
 	// on-demand request reaches Temporal through it.
@@ -57,11 +57,11 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("EnsureSchedule is idempotent and fires at 02:00 UTC on the 1st", func(t *testing.T) {
 		for i := 0; i < 2; i++ {
-			if err := capexport.EnsureSchedule(ctx, c, taskQueue); err != nil {
+			if err := capexwf.EnsureSchedule(ctx, c, taskQueue); err != nil {
 				t.Fatalf("call %d: %v", i+1, err)
 			}
 		}
-		d, err := c.ScheduleClient().GetHandle(ctx, capexport.ScheduleID).Describe(ctx)
+		d, err := c.ScheduleClient().GetHandle(ctx, capexwf.ScheduleID).Describe(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestEndToEnd(t *testing.T) {
 			}
 		}
 		a, ok := d.Schedule.Action.(*client.ScheduleWorkflowAction)
-		if !ok || a.TaskQueue != taskQueue || a.Workflow != capexport.WorkflowName {
+		if !ok || a.TaskQueue != taskQueue || a.Workflow != capexwf.WorkflowName {
 			t.Fatalf("action %+v", d.Schedule.Action)
 		}
 		// The list is read from visibility, which may lag a moment.
@@ -90,14 +90,14 @@ func TestEndToEnd(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if s.ID == capexport.ScheduleID {
+				if s.ID == capexwf.ScheduleID {
 					n++
 				}
 			}
 			return n, n > 0
 		})
 		if n != 1 {
-			t.Fatalf("%d schedules named %s", n, capexport.ScheduleID)
+			t.Fatalf("%d schedules named %s", n, capexwf.ScheduleID)
 		}
 	})
 
@@ -123,10 +123,10 @@ func TestEndToEnd(t *testing.T) {
 	})
 
 	t.Run("a scheduled run exports the previous month for every org", func(t *testing.T) {
-		if err := capexport.EnsureSchedule(ctx, c, taskQueue); err != nil {
+		if err := capexwf.EnsureSchedule(ctx, c, taskQueue); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.ScheduleClient().GetHandle(ctx, capexport.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
+		if err := c.ScheduleClient().GetHandle(ctx, capexwf.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		want := capex.PeriodOf(time.Now()).Previous().String()

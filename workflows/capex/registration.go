@@ -1,4 +1,4 @@
-package capexport
+package capexwf
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	sdkworker "go.temporal.io/sdk/worker"
 
-	acts "tracker/activities/capexport"
+	acts "tracker/activities/capex"
 	"tracker/domain/capex"
 	"tracker/store"
 	"tracker/worker"

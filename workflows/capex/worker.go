@@ -1,4 +1,4 @@
-package capexport
+package capexwf
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	acts "tracker/activities/capexport"
+	acts "tracker/activities/capex"
 	"tracker/workflows"
 )
 

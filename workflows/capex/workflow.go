@@ -1,8 +1,8 @@
-// Package capexport is the CapitalizationExport workflow: the monthly run
+// Package capexwf is the CapitalizationExport workflow: the monthly run
 // (a Temporal Schedule, 02:00 UTC on the 1st) renders the previous month's
 // capitalization CSV for every org and stores it; an on-demand run does the
 // same for one org and one period. Every run stores a new file.
-package capexport
+package capexwf
 
 import (
 	"time"
@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	acts "tracker/activities/capexport"
+	acts "tracker/activities/capex"
 	"tracker/domain"
 	"tracker/domain/capex"
 )

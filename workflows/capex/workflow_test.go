@@ -1,4 +1,4 @@
-package capexport
+package capexwf
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	acts "tracker/activities/capexport"
+	acts "tracker/activities/capex"
 	"tracker/domain/capex"
 	"tracker/workflows/workflowtest"
 )

@@ -1,4 +1,4 @@
-package importwf
+package exchangewf
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	acts "tracker/activities/importwf"
+	acts "tracker/activities/exchange"
 	"tracker/domain"
-	"tracker/domain/importer"
+	"tracker/domain/exchange/importer"
 	"tracker/store"
 	"tracker/worker"
 	"tracker/workflows"

@@ -1,8 +1,8 @@
-// Package importwf is the Import workflow: it runs an import's steps
+// Package exchangewf is the Import workflow: it runs an import's steps
 // (stage, catalog, ticket batches, finish) as activities with heartbeats,
 // and shows its progress by the "progress" Query and in its memo, so the
 // Temporal Web UI shows how far a long import is.
-package importwf
+package exchangewf
 
 import (
 	"fmt"
@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	acts "tracker/activities/importwf"
-	"tracker/domain/importer"
+	acts "tracker/activities/exchange"
+	"tracker/domain/exchange/importer"
 	"tracker/workflows"
 )
 

@@ -1,4 +1,4 @@
-package importwf_test
+package exchangewf_test
 
 import (
 	"bytes"
@@ -12,14 +12,14 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
-	acts "tracker/activities/importwf"
+	acts "tracker/activities/exchange"
 	"tracker/api/apitest"
 	"tracker/domain"
-	"tracker/domain/export"
-	"tracker/domain/export/exporttest"
-	"tracker/domain/importer"
-	"tracker/store/importdb"
-	"tracker/workflows/importwf"
+	"tracker/domain/exchange/export"
+	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/importer"
+	"tracker/store/exchangedb/importdb"
+	exchangewf "tracker/workflows/exchange"
 	"tracker/workflows/workflowtest"
 )
 
@@ -69,7 +69,7 @@ func newRun(t *testing.T, batch int) run {
 	var s testsuite.WorkflowTestSuite
 	te := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, batch)}
-	importwf.Register(te, a)
+	exchangewf.Register(te, a)
 	return run{env: env, id: id, seeded: seeded, te: te, a: a}
 }
 
@@ -95,11 +95,11 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 	t.Parallel()
 	r := newRun(t, 4)
 	env, id, seeded, te, a := r.env, r.id, r.seeded, r.te, r.a
-	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	te.ExecuteWorkflow(exchangewf.Import, exchangewf.Input{ImportID: id})
 	if !te.IsWorkflowCompleted() || te.GetWorkflowError() != nil {
 		t.Fatalf("workflow: %v", te.GetWorkflowError())
 	}
-	var res importwf.Result
+	var res exchangewf.Result
 	if err := te.GetWorkflowResult(&res); err != nil {
 		t.Fatal(err)
 	}
@@ -109,11 +109,11 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 	if res.Summary != want || seeded.Links == 0 || seeded.Parents == 0 {
 		t.Fatalf("summary %+v, want %+v", res.Summary, want)
 	}
-	v, err := te.QueryWorkflow(importwf.QueryProgress)
+	v, err := te.QueryWorkflow(exchangewf.QueryProgress)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pr importwf.Progress
+	var pr exchangewf.Progress
 	if err := v.Get(&pr); err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +127,9 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 	// A second run of the same import (a replayed start) finds it done.
 	var s testsuite.WorkflowTestSuite
 	te2 := workflowtest.Patient(s.NewTestWorkflowEnvironment())
-	importwf.Register(te2, a)
-	te2.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
-	var again importwf.Result
+	exchangewf.Register(te2, a)
+	te2.ExecuteWorkflow(exchangewf.Import, exchangewf.Input{ImportID: id})
+	var again exchangewf.Result
 	if err := te2.GetWorkflowResult(&again); err != nil || again.Summary != want {
 		t.Fatalf("second run %+v %v", again, err)
 	}
@@ -148,11 +148,11 @@ func TestImportWorkflowRetriesABatchWithoutDuplicates(t *testing.T) {
 		}
 		return st, err
 	})
-	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	te.ExecuteWorkflow(exchangewf.Import, exchangewf.Input{ImportID: id})
 	if err := te.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
-	var res importwf.Result
+	var res exchangewf.Result
 	_ = te.GetWorkflowResult(&res)
 	if res.Summary.TicketsCreated != seeded.Tickets || res.Summary.CommentsCreated != seeded.Comments {
 		t.Fatalf("summary %+v", res.Summary)
@@ -171,7 +171,7 @@ func TestImportWorkflowFailsOnAPermanentError(t *testing.T) {
 	id, te, a := r.id, r.te, r.a
 	te.OnActivity(a.ImportCatalog, mock.Anything, mock.Anything).Return(importer.Step{},
 		temporal.NewNonRetryableApplicationError("user x could not be created", acts.ErrTypePermanent, nil)).Once()
-	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	te.ExecuteWorkflow(exchangewf.Import, exchangewf.Input{ImportID: id})
 	if te.GetWorkflowError() == nil {
 		t.Fatal("workflow succeeded")
 	}
@@ -203,12 +203,12 @@ func TestImportWorkflowFailsWhenAStepExhaustsItsBounds(t *testing.T) {
 	calls := r.onBatch(func(context.Context, int) (importer.Step, error) {
 		return importer.Step{}, errors.New("connection refused")
 	})
-	r.te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: r.id})
+	r.te.ExecuteWorkflow(exchangewf.Import, exchangewf.Input{ImportID: r.id})
 	if r.te.GetWorkflowError() == nil {
 		t.Fatal("workflow succeeded")
 	}
-	if *calls != int(importwf.StepOptions.RetryPolicy.MaximumAttempts) {
-		t.Fatalf("%d attempts, want %d", *calls, importwf.StepOptions.RetryPolicy.MaximumAttempts)
+	if *calls != int(exchangewf.StepOptions.RetryPolicy.MaximumAttempts) {
+		t.Fatalf("%d attempts, want %d", *calls, exchangewf.StepOptions.RetryPolicy.MaximumAttempts)
 	}
 	st, err := r.status(t)
 	if err != nil {
@@ -237,11 +237,11 @@ func TestImportWorkflowStopsAfterTheBatchWhenCancelled(t *testing.T) {
 		}
 		return st, err
 	})
-	te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: id})
+	te.ExecuteWorkflow(exchangewf.Import, exchangewf.Input{ImportID: id})
 	if err := te.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
-	var res importwf.Result
+	var res exchangewf.Result
 	_ = te.GetWorkflowResult(&res)
 	if *calls != 3 || res.Summary.TicketsCreated != 8 {
 		t.Fatalf("%d batch calls, summary %+v", *calls, res.Summary)
@@ -250,8 +250,8 @@ func TestImportWorkflowStopsAfterTheBatchWhenCancelled(t *testing.T) {
 	if err != nil || st.Status != "cancelled" || st.Summary.TicketsCreated != 8 {
 		t.Fatalf("status %+v %v", st, err)
 	}
-	v, _ := te.QueryWorkflow(importwf.QueryProgress)
-	var pr importwf.Progress
+	v, _ := te.QueryWorkflow(exchangewf.QueryProgress)
+	var pr exchangewf.Progress
 	if err := v.Get(&pr); err != nil || pr.Status != "cancelled" {
 		t.Fatalf("progress %+v %v", pr, err)
 	}
@@ -268,7 +268,7 @@ func TestImportWorkflowCancelledInTemporal(t *testing.T) {
 		}
 		return r.a.ImportTicketBatch(ctx, r.id)
 	})
-	r.te.ExecuteWorkflow(importwf.Import, importwf.Input{ImportID: r.id})
+	r.te.ExecuteWorkflow(exchangewf.Import, exchangewf.Input{ImportID: r.id})
 	if err := r.te.GetWorkflowError(); !temporal.IsCanceledError(err) {
 		t.Fatalf("workflow error %v", err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/perioddb"
+	"tracker/store/capexdb"
 )
 
 // Layout renders a period: YYYY-MM.
@@ -35,10 +35,10 @@ func EnsureOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, what stri
 			continue
 		}
 		seen[p] = true
-		if err := perioddb.Lock(ctx, q, orgID, p, false); err != nil {
+		if err := capexdb.Lock(ctx, q, orgID, p, false); err != nil {
 			return err
 		}
-		c, err := perioddb.InForce(ctx, q, orgID, p)
+		c, err := capexdb.InForce(ctx, q, orgID, p)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}

@@ -9,7 +9,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/exportdb"
+	"tracker/store/exchangedb/exportdb"
 )
 
 // Formats of GET /export.

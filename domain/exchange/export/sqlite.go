@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"tracker/store/exportdb"
+	"tracker/store/exchangedb/exportdb"
 	"tracker/store/ticketdb"
 )
 

@@ -9,9 +9,9 @@ import (
 	"sort"
 	"testing"
 
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 	"tracker/domain/ticket"
-	"tracker/store/exportdb"
+	"tracker/store/exchangedb/exportdb"
 	"tracker/store/ticketdb"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/store"
-	"tracker/store/exportdb"
+	"tracker/store/exchangedb/exportdb"
 	"tracker/store/ticketdb"
 )
 

@@ -11,10 +11,10 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 	"tracker/domain/ticket"
 	"tracker/store"
-	"tracker/store/importdb"
+	"tracker/store/exchangedb/importdb"
 	"tracker/store/ticketdb"
 )
 

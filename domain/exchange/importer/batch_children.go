@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/store/importdb"
+	"tracker/store/exchangedb/importdb"
 )
 
 // children writes the labels, comments and time entries of the tickets the

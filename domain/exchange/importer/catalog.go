@@ -9,10 +9,10 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 	"tracker/domain/org"
 	"tracker/store"
-	"tracker/store/importdb"
+	"tracker/store/exchangedb/importdb"
 )
 
 // ActionImported is the audit action of every row an import creates.

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/export"
-	"tracker/store/importdb"
+	"tracker/domain/exchange/export"
+	"tracker/store/exchangedb/importdb"
 )
 
 // orNow is a document timestamp, or now when the document left it out.

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"tracker/domain"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 )
 
 // VersionError is a document of an unsupported version; the API answers it

@@ -9,7 +9,7 @@ import (
 	"tracker/store/ticketdb"
 
 	"tracker/domain"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 )
 
 // bigDocument is an import document of about size bytes: one project with

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"tracker/domain"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 )
 
 type noKnown struct{}

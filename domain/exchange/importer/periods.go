@@ -11,11 +11,11 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/export"
-	"tracker/domain/period"
+	"tracker/domain/capex/period"
+	"tracker/domain/exchange/export"
 	"tracker/store"
-	"tracker/store/importdb"
-	"tracker/store/perioddb"
+	"tracker/store/capexdb"
+	"tracker/store/exchangedb/importdb"
 )
 
 // MaxClosedPaths caps the entries a refused import lists in its 409.
@@ -77,11 +77,11 @@ func periodsOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, doc expo
 		names = append(names, periodOf[m])
 	}
 	slices.Sort(names)
-	closes, err := perioddb.InForceAmong(ctx, q, orgID, names)
+	closes, err := capexdb.InForceAmong(ctx, q, orgID, names)
 	if err != nil || len(closes) == 0 {
 		return err
 	}
-	closed := map[string]perioddb.Close{}
+	closed := map[string]capexdb.Close{}
 	for _, c := range closes {
 		closed[c.Period] = c
 	}
@@ -89,7 +89,7 @@ func periodsOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, doc expo
 	if err != nil {
 		return err
 	}
-	var first *perioddb.Close
+	var first *capexdb.Close
 	var paths []string
 	for _, e := range entries {
 		per := periodOf[e.month]

@@ -12,7 +12,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/ticket"
 	"tracker/store"
-	"tracker/store/importdb"
+	"tracker/store/exchangedb/importdb"
 	"tracker/store/ticketdb"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 	"tracker/store"
-	"tracker/store/importdb"
+	"tracker/store/exchangedb/importdb"
 )
 
 // ErrPermanent marks a step that can never succeed (a stored document that

@@ -8,7 +8,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/store/importdb"
+	"tracker/store/exchangedb/importdb"
 )
 
 // TopicImport is the outbox topic of an import job: the worker starts the

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"tracker/domain"
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 	"tracker/domain/project"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"tracker/domain/export"
+	"tracker/domain/exchange/export"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
 	"tracker/store/ticketdb"

@@ -98,7 +98,7 @@ type TimeEntry struct {
 }
 
 // InsertTimeEntries inserts time entries with their status and approval.
-// The caller has checked their months open (domain/period) in the same
+// The caller has checked their months open (domain/capex/period) in the same
 // transaction.
 func InsertTimeEntries(ctx context.Context, q store.Querier, orgID uuid.UUID, es []TimeEntry) error {
 	if len(es) == 0 {
