@@ -20,7 +20,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"tracker/domain"
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 	"tracker/workflows"
@@ -89,7 +89,7 @@ func TestCaptureHistories(t *testing.T) {
 	save(t, c, out, "webhook_takeover_retry", closed(t, c, fmt.Sprintf("TrackerJobKind = 'webhook' AND TrackerOrgId = '%s'", u.OrgID), 1))
 
 	// Import across batches.
-	if _, err := exporttest.Seed(context.Background(), db, u.OrgID, u.ID, exporttest.Options{Projects: 1, TicketsPerProject: 10,
+	if _, err := exportseed.Seed(context.Background(), db, u.OrgID, u.ID, exportseed.Options{Projects: 1, TicketsPerProject: 10,
 		CommentsPerTicket: 1, Suffix: "src"}); err != nil {
 		t.Fatal(err)
 	}

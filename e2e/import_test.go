@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/exchange/export"
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 )
@@ -61,7 +61,7 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 	s.run("api")
 	w := s.run("worker")
 	u := s.register("owner")
-	seeded, err := exporttest.Seed(context.Background(), db, u.OrgID, u.ID, exporttest.Options{Projects: 4,
+	seeded, err := exportseed.Seed(context.Background(), db, u.OrgID, u.ID, exportseed.Options{Projects: 4,
 		TicketsPerProject: 120, CommentsPerTicket: 2, EntriesPerTicket: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 )
@@ -35,7 +35,7 @@ func TestImportsAreFindableByOrg(t *testing.T) {
 	var imps []imp
 	for i, name := range []string{"alpha", "beta"} {
 		u := s.register(name)
-		if _, err := exporttest.Seed(context.Background(), db, u.OrgID, u.ID, exporttest.Options{Projects: 1,
+		if _, err := exportseed.Seed(context.Background(), db, u.OrgID, u.ID, exportseed.Options{Projects: 1,
 			TicketsPerProject: 3 + i}); err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"tracker/schema"
 	"tracker/store/storetest"
+	"tracker/store/tempdb"
 )
 
 // TestStepwiseMigrationEqualsTemplate walks an empty database through every
@@ -45,7 +46,7 @@ func TestStepwiseMigrationEqualsTemplate(t *testing.T) {
 // emptyDatabase creates a database with nothing in it, dropped when the test ends.
 func emptyDatabase(ctx context.Context, t *testing.T) string {
 	t.Helper()
-	admin, err := pgx.Connect(ctx, storetest.AdminURL())
+	admin, err := pgx.Connect(ctx, tempdb.AdminURL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +58,12 @@ func emptyDatabase(ctx context.Context, t *testing.T) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if c, err := pgx.Connect(ctx, storetest.AdminURL()); err == nil {
+		if c, err := pgx.Connect(ctx, tempdb.AdminURL()); err == nil {
 			defer c.Close(ctx)
 			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
 		}
 	})
-	return storetest.URLFor(name)
+	return tempdb.URLFor(name)
 }
 
 // catalogQueries each yield one text line per schema object of the public schema.

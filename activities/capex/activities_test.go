@@ -14,7 +14,7 @@ import (
 	acts "tracker/activities/capex"
 	"tracker/domain"
 	"tracker/domain/capex"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store"
 	"tracker/store/capexdb"
 	"tracker/store/storetest"

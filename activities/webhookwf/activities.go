@@ -27,9 +27,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/activity"
 
-	"tracker/activities"
 	"tracker/domain"
 	"tracker/domain/webhook"
+	"tracker/internal/safehttp"
 	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/store/outboxdb"
@@ -39,7 +39,7 @@ import (
 // Webhooks delivers events to webhooks and keeps their books.
 type Webhooks struct {
 	DB   *store.DB
-	HTTP *http.Client // activities.NewHTTPClient (SSRF-guarded)
+	HTTP *http.Client // safehttp.NewClient (SSRF-guarded)
 	// Attempts counts attempts by outcome and by who made them (relay:
 	// a first attempt; workflow: a retry); nil counts nothing. Its
 	// family is webhook_attempts_total{outcome, by}.
@@ -282,7 +282,7 @@ func transportError(err error) string {
 		}
 		err = ue.Err
 	}
-	if errors.Is(err, activities.ErrForbiddenAddress) {
+	if errors.Is(err, safehttp.ErrForbiddenAddress) {
 		return "refused: " + err.Error()
 	}
 	return cleanText(err.Error())

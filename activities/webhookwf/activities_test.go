@@ -17,9 +17,9 @@ import (
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
-	"tracker/activities"
 	"tracker/domain"
 	"tracker/domain/webhook"
+	"tracker/internal/safehttp"
 	"tracker/store"
 	"tracker/store/storetest"
 	"tracker/store/webhookdb"
@@ -130,7 +130,7 @@ func TestDeliverWebhookSignedAndRecorded(t *testing.T) {
 	db := storetest.New(t)
 	rcv := newReceiver(t, 200)
 	f := setupHook(t, db, rcv.URL+"/hook")
-	a := &Webhooks{DB: db, HTTP: activities.NewHTTPClient(true)}
+	a := &Webhooks{DB: db, HTTP: safehttp.NewClient(true, webhook.AttemptTimeout)}
 
 	r := deliver(t, a, f.input(1))
 	if r.Outcome != OutcomeDelivered || r.StatusCode != 200 {
@@ -189,7 +189,7 @@ func TestDeliverWebhookAnswers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rcv := newReceiver(t, tc.status)
 			f := setupHook(t, db, rcv.URL)
-			r := deliver(t, &Webhooks{DB: db, HTTP: activities.NewHTTPClient(true)}, f.input(1))
+			r := deliver(t, &Webhooks{DB: db, HTTP: safehttp.NewClient(true, webhook.AttemptTimeout)}, f.input(1))
 			if r.Outcome != tc.outcome || r.StatusCode != tc.status || rcv.hits.Load() != 1 {
 				t.Fatalf("result %+v, hits %d", r, rcv.hits.Load())
 			}
@@ -208,13 +208,13 @@ func TestDeliverWebhookRefusedAndUnreachable(t *testing.T) {
 
 	t.Run("private address refused at dial time", func(t *testing.T) {
 		f := setupHook(t, db, rcv.URL)
-		r := deliver(t, &Webhooks{DB: db, HTTP: activities.NewHTTPClient(false)}, f.input(1))
+		r := deliver(t, &Webhooks{DB: db, HTTP: safehttp.NewClient(false, webhook.AttemptTimeout)}, f.input(1))
 		if r.Outcome != OutcomeFailed || rcv.hits.Load() != 0 || !strings.Contains(r.Reason, "refused") {
 			t.Fatalf("result %+v, hits %d", r, rcv.hits.Load())
 		}
 		// localhost resolves to loopback: refused too, after resolution.
 		f2 := setupHook(t, db, strings.Replace(rcv.URL, "127.0.0.1", "localhost", 1))
-		if r := deliver(t, &Webhooks{DB: db, HTTP: activities.NewHTTPClient(false)}, f2.input(1)); !strings.Contains(r.Reason, "refused") {
+		if r := deliver(t, &Webhooks{DB: db, HTTP: safehttp.NewClient(false, webhook.AttemptTimeout)}, f2.input(1)); !strings.Contains(r.Reason, "refused") {
 			t.Fatalf("localhost: %+v", r)
 		}
 	})
@@ -227,7 +227,7 @@ func TestDeliverWebhookRefusedAndUnreachable(t *testing.T) {
 		}))
 		defer slow.Close()
 		f := setupHook(t, db, slow.URL)
-		c := activities.NewHTTPClient(true)
+		c := safehttp.NewClient(true, webhook.AttemptTimeout)
 		c.Timeout = 200 * time.Millisecond
 		r := deliver(t, &Webhooks{DB: db, HTTP: c}, f.input(1))
 		if r.Outcome != OutcomeFailed || !strings.Contains(r.Reason, "no answer") {
@@ -236,7 +236,7 @@ func TestDeliverWebhookRefusedAndUnreachable(t *testing.T) {
 	})
 	t.Run("webhook deleted or inactive", func(t *testing.T) {
 		f := setupHook(t, db, rcv.URL)
-		a := &Webhooks{DB: db, HTTP: activities.NewHTTPClient(true)}
+		a := &Webhooks{DB: db, HTTP: safehttp.NewClient(true, webhook.AttemptTimeout)}
 		if err := webhookdb.Disable(context.Background(), db.Q(), f.org, f.hook.ID, "test", time.Now()); err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ func ExpectCode(t testing.TB, r Resp, want int, code string) Resp {
 
 // Exec runs a statement on the env's database: for tests about SQL (a
 // constraint, a trigger, what a deletion leaves behind). Rows a test merely
-// needs come from internal/testfactory.
+// needs come from domain/testfactory.
 func (e *Env) Exec(t testing.TB, sql string, args ...any) {
 	t.Helper()
 	if _, err := e.DB.Pool.Exec(context.Background(), sql, args...); err != nil {

@@ -3,7 +3,7 @@ package apitest
 import (
 	"testing"
 
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )

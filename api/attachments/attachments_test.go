@@ -11,7 +11,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/attachment"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/objectstore"
 	"tracker/store/objectstore/objectstoretest"
 )

@@ -12,7 +12,6 @@ import (
 
 	"tracker/api"
 	"tracker/domain/attachment"
-	"tracker/store/objectstore"
 )
 
 // Handlers serve the attachment routes.
@@ -38,11 +37,11 @@ func (h Handlers) Routes(r api.Router) {
 	if h.storage != nil {
 		storage := adaptor.HTTPHandler(h.storage)
 		for _, m := range []string{fiber.MethodGet, fiber.MethodHead} {
-			r.Root().Add(m, objectstore.StoragePrefix+"*", storage)
+			r.Root().Add(m, attachment.StoragePrefix+"*", storage)
 		}
 		// The local store receives the upload's body, bounded by the largest
 		// attachment (and by the signed content length).
-		r.RootUpload(fiber.MethodPut, objectstore.StoragePrefix, int(h.attachments.MaxBytes()), storage)
+		r.RootUpload(fiber.MethodPut, attachment.StoragePrefix, int(h.attachments.MaxBytes()), storage)
 	}
 }
 

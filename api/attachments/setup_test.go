@@ -15,7 +15,7 @@ import (
 	"tracker/domain/attachment"
 	"tracker/domain/exchange/export"
 	"tracker/domain/exchange/importer"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/objectstore"
 	"tracker/store/objectstore/objectstoretest"
 )

@@ -15,8 +15,8 @@ import (
 	timeentryapi "tracker/api/timeentry"
 	"tracker/domain/capex"
 	"tracker/domain/laborrate"
+	"tracker/domain/testfactory"
 	"tracker/domain/timeentry"
-	"tracker/internal/testfactory"
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )

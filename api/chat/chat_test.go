@@ -13,8 +13,8 @@ import (
 	"tracker/domain"
 	"tracker/domain/chat"
 	"tracker/domain/search"
+	"tracker/domain/testfactory"
 	"tracker/domain/ticket"
-	"tracker/internal/testfactory"
 )
 
 // setup is apitest's world with tickets and chat notifications mounted

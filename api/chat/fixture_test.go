@@ -20,8 +20,8 @@ import (
 	"tracker/domain/chat/chattest"
 	"tracker/domain/comment"
 	"tracker/domain/search"
+	"tracker/domain/testfactory"
 	"tracker/domain/ticket"
-	"tracker/internal/testfactory"
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )

@@ -13,7 +13,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/chat"
 	"tracker/domain/chat/chattest"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/projectdb"
 )
 

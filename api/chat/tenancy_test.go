@@ -11,7 +11,7 @@ import (
 	"tracker/api/apitest"
 
 	"tracker/domain/chat"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/projectdb"
 )
 

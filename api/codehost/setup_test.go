@@ -17,8 +17,8 @@ import (
 	chdomain "tracker/domain/codehost"
 	"tracker/domain/search"
 	"tracker/domain/statusflow"
+	"tracker/domain/testfactory"
 	"tracker/domain/ticket"
-	"tracker/internal/testfactory"
 	"tracker/store/projectdb"
 )
 

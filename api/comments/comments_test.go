@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 )
 
 func TestCreateComment(t *testing.T) {

@@ -7,12 +7,12 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 )
 
 func TestAccess(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{Projects: 2, TicketsPerProject: 3, CommentsPerTicket: 1, EntriesPerTicket: 1})
+	f := setup(t, exportseed.Options{Projects: 2, TicketsPerProject: 3, CommentsPerTicket: 1, EntriesPerTicket: 1})
 	outsider := f.env.Register("Outsider")
 	viewer := f.env.Member(f.owner, "viewer")
 	member := f.env.Member(f.owner, "member")

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
 )
 
@@ -18,7 +18,7 @@ import (
 // a 422 naming its path, and nothing is imported.
 func TestImportBoundsAreCapped(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{})
+	f := setup(t, exportseed.Options{})
 	path := "/api/v1/import?org_id=" + f.b.String()
 	text := func(n int) string { return strings.Repeat("é", n) }
 	project := func(doc map[string]any) map[string]any { return doc["projects"].([]any)[0].(map[string]any) }
@@ -76,7 +76,7 @@ func TestImportBoundsAreCapped(t *testing.T) {
 // every comment, found by a word of its comments.
 func TestImportCommentsPerTicketAreCapped(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{})
+	f := setup(t, exportseed.Options{})
 	const email = "ann@example.test"
 	withComments := func(n int) map[string]any {
 		doc := smallDoc(email)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
 )
 
@@ -17,7 +17,7 @@ import (
 // with nothing duplicated.
 func TestImportsListAndCancel(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{Projects: 2, TicketsPerProject: 12, CommentsPerTicket: 1, EntriesPerTicket: 1})
+	f := setup(t, exportseed.Options{Projects: 2, TicketsPerProject: 12, CommentsPerTicket: 1, EntriesPerTicket: 1})
 	raw, _ := f.exportJSON(t, f.a, f.owner.Token)
 	r := f.env.Do("POST", "/api/v1/import?org_id="+f.b.String(), f.owner.Token, raw).Expect(t, 202)
 	var sub struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 )
 
 // isMember tells whether the user with the email is a member of the org.
@@ -43,7 +43,7 @@ func pendingInviteRole(t *testing.T, f *fixture, org uuid.UUID, email string) st
 // leaves them a pending invite, not a membership.
 func TestImportNeverEnrollsAnExistingUser(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{Projects: 1, TicketsPerProject: 1})
+	f := setup(t, exportseed.Options{Projects: 1, TicketsPerProject: 1})
 	victim := f.env.Register("Victim") // owner of their own personal org only
 	raw, _ := json.Marshal(smallDoc(victim.Email))
 	st := f.importInto(t, f.b, raw)
@@ -84,7 +84,7 @@ func TestImportNeverEnrollsAnExistingUser(t *testing.T) {
 // imported ticket, comments and time entry are that user's.
 func TestImportPlaceholderIsClaimedByRegistering(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{Projects: 1, TicketsPerProject: 1})
+	f := setup(t, exportseed.Options{Projects: 1, TicketsPerProject: 1})
 	email := "Unknown-" + uuid.NewString()[:8] + "@example.test"
 	raw, _ := json.Marshal(smallDoc(email))
 	st := f.importInto(t, f.b, raw)

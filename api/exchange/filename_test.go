@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 )
 
 // TestExportFilenameIsOneParameter: a slug from before slugs were limited to
@@ -14,7 +14,7 @@ import (
 // Content-Disposition.
 func TestExportFilenameIsOneParameter(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{Projects: 1, TicketsPerProject: 1})
+	f := setup(t, exportseed.Options{Projects: 1, TicketsPerProject: 1})
 	slug := `x"; filename*=UTF-8''invoice.pdf.exe; q="`
 	f.env.Exec(t, `ALTER TABLE organizations DROP CONSTRAINT IF EXISTS organizations_slug_check`)
 	f.env.Exec(t, `UPDATE organizations SET slug = $1 WHERE id = $2`, slug, f.a)

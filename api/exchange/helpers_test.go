@@ -14,7 +14,7 @@ import (
 	"tracker/api/apitest"
 	"tracker/api/exchange"
 	"tracker/domain/exchange/export"
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
 )
 
@@ -24,11 +24,11 @@ type fixture struct {
 	env    *apitest.Env
 	owner  apitest.User
 	a, b   uuid.UUID
-	seeded exporttest.Seeded
+	seeded exportseed.Seeded
 	runner *importer.Runner
 }
 
-func setup(t *testing.T, o exporttest.Options) *fixture {
+func setup(t *testing.T, o exportseed.Options) *fixture {
 	t.Helper()
 	f := &fixture{}
 	f.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
@@ -42,7 +42,7 @@ func setup(t *testing.T, o exporttest.Options) *fixture {
 	org := f.env.Do("POST", "/api/v1/orgs", f.owner.Token, map[string]any{"name": "Target", "slug": "target-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)
 	f.b = uuid.MustParse(org["id"].(string))
 	var err error
-	if f.seeded, err = exporttest.Seed(context.Background(), f.env.DB, f.a, f.owner.ID, o); err != nil {
+	if f.seeded, err = exportseed.Seed(context.Background(), f.env.DB, f.a, f.owner.ID, o); err != nil {
 		t.Fatal(err)
 	}
 	return f

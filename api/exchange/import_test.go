@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 )
 
 // smallDoc is a valid document with one project and one ticket.
@@ -30,7 +30,7 @@ func smallDoc(email string) map[string]any {
 
 func TestImportValidation(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{Projects: 1, TicketsPerProject: 1})
+	f := setup(t, exportseed.Options{Projects: 1, TicketsPerProject: 1})
 	path := "/api/v1/import?org_id=" + f.b.String()
 
 	t.Run("422 unsupported version has the spec's own body", func(t *testing.T) {
@@ -139,7 +139,7 @@ func jsonNum(v any) string {
 
 func TestImportCreatesUsersAndCapsRoles(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{Projects: 1, TicketsPerProject: 1})
+	f := setup(t, exportseed.Options{Projects: 1, TicketsPerProject: 1})
 	admin := f.env.Register("Admin")
 	f.env.AddMember(f.owner, f.b, admin, "admin")
 	email := "new-" + uuid.NewString()[:8] + "@example.test"
@@ -187,7 +187,7 @@ func TestImportCreatesUsersAndCapsRoles(t *testing.T) {
 // recorded.
 func TestImportMemberNames(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{})
+	f := setup(t, exportseed.Options{})
 	path := "/api/v1/import?org_id=" + f.b.String()
 	raw, err := json.Marshal(smallDoc("ann@example.test"))
 	if err != nil {

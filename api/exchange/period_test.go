@@ -12,7 +12,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/capex"
 	"tracker/domain/exchange/export"
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
 )
 
@@ -39,7 +39,7 @@ func entryDoc(source, key, date, approver string) map[string]any {
 // text only.
 func TestImportObeysThePeriodLock(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{})
+	f := setup(t, exportseed.Options{})
 	ctx := context.Background()
 	owner := domain.Principal{UserID: f.owner.ID, OrgID: f.a, Scopes: []string{domain.ScopeAll}}
 	periods := capex.New(f.env.DB, f.env.Clock)

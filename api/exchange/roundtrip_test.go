@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/exchange/export"
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
 	"tracker/store/exchangedb/exportdb"
 )
@@ -22,7 +22,7 @@ import (
 // import of A's document back into A.
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
-	f := setup(t, exporttest.Options{Projects: 3, TicketsPerProject: 12, CommentsPerTicket: 3, EntriesPerTicket: 2})
+	f := setup(t, exportseed.Options{Projects: 3, TicketsPerProject: 12, CommentsPerTicket: 3, EntriesPerTicket: 2})
 	rawA, docA := f.exportJSON(t, f.a, f.owner.Token)
 
 	t.Run("document of A", func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"tracker/api/apitest"
 	"tracker/domain"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 )
 
 func TestCreateLabel(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 	"tracker/api/apitest"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 
 	"github.com/google/uuid"
 )

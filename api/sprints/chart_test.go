@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/domain/testfactory"
 	"tracker/internal/svgchart/svgcharttest"
-	"tracker/internal/testfactory"
 	"tracker/store/ticketdb"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 )
 
 func TestCreateSprint(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/api/apitest"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 )
 
 func TestBatchAssignSprint(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"tracker/api/apitest"
 	"tracker/domain/statusflow"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/ticketdb"
 )
 

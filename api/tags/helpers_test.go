@@ -11,7 +11,7 @@ import (
 	"tracker/api/tags"
 	"tracker/domain/project"
 	"tracker/domain/tag"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )

@@ -9,7 +9,6 @@ import (
 	"tracker/api"
 	"tracker/domain"
 	"tracker/domain/tag"
-	"tracker/store/tagdb"
 )
 
 // Handlers serve the tag routes.
@@ -33,20 +32,20 @@ func (h Handlers) Routes(r api.Router) {
 
 // entity reads the path's entity: an unknown type is a 422, a malformed id
 // names nothing (404).
-func entity(c *fiber.Ctx) (tagdb.Entity, error) {
+func entity(c *fiber.Ctx) (tag.Entity, error) {
 	t := c.Params("entity_type")
 	if err := tag.CheckEntityType(t); err != nil {
-		return tagdb.Entity{}, err
+		return tag.Entity{}, err
 	}
 	orgID, err := api.PathID(c, "org_id", "organization")
 	if err != nil {
-		return tagdb.Entity{}, err
+		return tag.Entity{}, err
 	}
 	id, err := api.PathID(c, "entity_id", t)
 	if err != nil {
-		return tagdb.Entity{}, err
+		return tag.Entity{}, err
 	}
-	return tagdb.Entity{OrgID: orgID, Type: t, ID: id}, nil
+	return tag.Entity{OrgID: orgID, Type: t, ID: id}, nil
 }
 
 type pairReq struct {

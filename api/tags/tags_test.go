@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 	"tracker/api/apitest"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/projectdb"
 
 	"github.com/google/uuid"

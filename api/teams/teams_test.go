@@ -17,7 +17,7 @@ import (
 	"tracker/domain/project"
 	"tracker/domain/tag"
 	"tracker/domain/team"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/projectdb"
 )
 

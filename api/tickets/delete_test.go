@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/ticketdb"
 )
 

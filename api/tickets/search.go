@@ -11,7 +11,7 @@ import (
 	"tracker/api"
 	"tracker/domain"
 	"tracker/domain/search"
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 )
 
 // SearchRequest reads q, limit, cursor and count.
@@ -40,11 +40,11 @@ func (h Handlers) searchProject(c *fiber.Ctx, projectID uuid.UUID) error {
 		return err
 	}
 	if st := c.Query("status"); st != "" {
-		r.Extra = append(r.Extra, query.Term{Field: query.FieldStatus, Value: st})
+		r.Extra = append(r.Extra, searchquery.Term{Field: searchquery.FieldStatus, Value: st})
 	}
 	if pr := c.Query("priority"); pr != "" {
-		t, err := query.Parse("priority:" + strconv.Quote(pr))
-		term, ok := t.Root.(query.Term)
+		t, err := searchquery.Parse("priority:" + strconv.Quote(pr))
+		term, ok := t.Root.(searchquery.Term)
 		if err != nil || !ok {
 			return domain.Invalid("priority: must be one of None, Low, Medium, High, Critical")
 		}

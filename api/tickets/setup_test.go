@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 

@@ -6,8 +6,8 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain/testfactory"
 	"tracker/domain/timeentry"
-	"tracker/internal/testfactory"
 	"tracker/store/projectdb"
 )
 

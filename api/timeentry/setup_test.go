@@ -9,8 +9,8 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	timeentryapi "tracker/api/timeentry"
+	"tracker/domain/testfactory"
 	"tracker/domain/timeentry"
-	"tracker/internal/testfactory"
 	"tracker/store/projectdb"
 )
 

@@ -10,9 +10,9 @@ import (
 	"tracker/api/tickets"
 	"tracker/api/views"
 	"tracker/domain/search"
+	"tracker/domain/testfactory"
 	"tracker/domain/ticket"
 	"tracker/domain/view"
-	"tracker/internal/testfactory"
 )
 
 type viewPage struct {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/store"
 )
 
@@ -57,7 +57,7 @@ func (b *bench) close() { b.db.Close() }
 
 func (b *bench) seed(ctx context.Context) error {
 	per := max(b.c.Tickets/b.c.Projects, 1)
-	_, err := exporttest.Seed(ctx, b.db, b.orgA, b.userID, exporttest.Options{Projects: b.c.Projects,
+	_, err := exportseed.Seed(ctx, b.db, b.orgA, b.userID, exportseed.Options{Projects: b.c.Projects,
 		TicketsPerProject: per, CommentsPerTicket: b.c.Comments, EntriesPerTicket: b.c.Entries})
 	return err
 }

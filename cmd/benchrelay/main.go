@@ -41,7 +41,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/webhook"
 	"tracker/store"
-	"tracker/store/storetest"
+	"tracker/store/tempdb"
 	"tracker/store/webhookdb"
 	"tracker/worker"
 	"tracker/workflows"
@@ -74,7 +74,7 @@ func run() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	events, hooks := envInt("EVENTS", 1000), envInt("HOOKS", 3)
-	url, drop, err := storetest.NewDatabase(ctx)
+	url, drop, err := tempdb.NewDatabase(ctx)
 	if err != nil {
 		return err
 	}

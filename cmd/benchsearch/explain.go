@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"tracker/domain/search/query"
 	"tracker/domain/statusflow"
+	"tracker/internal/searchquery"
 	"tracker/store/searchdb"
 )
 
@@ -26,7 +26,7 @@ func explain(ctx context.Context, c config, w world, q string) error {
 	if err := pool.QueryRow(ctx, `SELECT user_id FROM memberships WHERE org_id = $1 AND role = 'owner' LIMIT 1`, w.orgID).Scan(&owner); err != nil {
 		return err
 	}
-	pq, err := query.Parse(q)
+	pq, err := searchquery.Parse(q)
 	if err != nil {
 		return err
 	}

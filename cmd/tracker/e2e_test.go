@@ -17,7 +17,7 @@ import (
 
 	"tracker/internal/oidctest"
 	"tracker/internal/syncbuf"
-	"tracker/store/storetest"
+	"tracker/store/tempdb"
 )
 
 func freeAddr(t *testing.T) string {
@@ -80,7 +80,7 @@ func TestBinaryEndToEnd(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dbURL, drop, err := storetest.NewDatabase(ctx)
+	dbURL, drop, err := tempdb.NewDatabase(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"tracker/activities"
 	"tracker/api"
 	"tracker/api/accounts"
 	"tracker/api/attachments"
@@ -56,6 +55,7 @@ import (
 	"tracker/domain/timeentry"
 	"tracker/domain/view"
 	"tracker/domain/webhook"
+	"tracker/internal/safehttp"
 	"tracker/internal/secretbox"
 	"tracker/internal/tracing"
 	"tracker/schema"
@@ -158,7 +158,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 	}
 	// The identity provider client: the webhook client's SSRF guard, so an
 	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
-	s.SSO = ssodomain.New(db, box, domain.SystemClock{}, s.Accounts, activities.NewHTTPClient(cfg.WebhookAllowPrivate),
+	s.SSO = ssodomain.New(db, box, domain.SystemClock{}, s.Accounts, safehttp.NewClient(cfg.WebhookAllowPrivate, webhook.AttemptTimeout),
 		ssodomain.DNSResolver(cfg.DNSResolver), cfg.PublicURL, cfg.WebhookAllowPrivate)
 	return s
 }

@@ -18,6 +18,6 @@ done <<'TARGETS'
 ./domain/codehost FuzzExtractRefs
 ./domain/exchange/importer FuzzDecode
 ./domain/search FuzzSearchCursor
-./domain/search/query FuzzParse
+./internal/searchquery FuzzParse
 ./domain/ticket FuzzParseRef
 TARGETS

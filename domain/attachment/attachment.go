@@ -64,6 +64,10 @@ func New(db *store.DB, objects objectstore.Store, clock domain.Clock, maxBytes i
 	return &Service{db: db, objects: objects, clock: clock, maxBytes: maxBytes}
 }
 
+// StoragePrefix is the path the API serves the local object store's
+// presigned URLs under.
+const StoragePrefix = objectstore.StoragePrefix
+
 // MaxBytes is the largest accepted upload.
 func (s *Service) MaxBytes() int64 { return s.maxBytes }
 

@@ -8,7 +8,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/capex"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store"
 	"tracker/store/storetest"
 	"tracker/store/ticketdb"

@@ -10,7 +10,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/capex"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store"
 	"tracker/store/storetest"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store/searchdb"
 	"tracker/store/ticketdb"
 )
@@ -19,7 +19,7 @@ import (
 func TestCursorHasOneSpelling(t *testing.T) {
 	key := searchdb.Key{ID: uuid.MustParse("0190a3b4-0000-7000-8000-000000000001"),
 		Time: time.Date(2026, 11, 24, 5, 0, 0, 0, time.UTC)}
-	for _, s := range []query.Sort{{Key: query.SortID}, {Key: query.SortUpdated, Desc: true}} {
+	for _, s := range []searchquery.Sort{{Key: searchquery.SortID}, {Key: searchquery.SortUpdated, Desc: true}} {
 		c := EncodeCursor(key, s)
 		got, ok := DecodeCursor(c, s)
 		if !ok || got.ID != key.ID {
@@ -31,35 +31,35 @@ func TestCursorHasOneSpelling(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := DecodeCursor(EncodeCursor(key, query.Sort{Key: query.SortUpdated, Desc: true}), query.Sort{Key: query.SortCreated}); ok {
+	if _, ok := DecodeCursor(EncodeCursor(key, searchquery.Sort{Key: searchquery.SortUpdated, Desc: true}), searchquery.Sort{Key: searchquery.SortCreated}); ok {
 		t.Error("a cursor of another sort decoded")
 	}
 }
 
 // sorts are every sort a list pages by.
-var sorts = func() []query.Sort {
-	var out []query.Sort
-	for _, k := range []string{query.SortID, query.SortCreated, query.SortUpdated, query.SortPriority, query.SortNumber, query.SortRelevance} {
-		out = append(out, query.Sort{Key: k}, query.Sort{Key: k, Desc: true})
+var sorts = func() []searchquery.Sort {
+	var out []searchquery.Sort
+	for _, k := range []string{searchquery.SortID, searchquery.SortCreated, searchquery.SortUpdated, searchquery.SortPriority, searchquery.SortNumber, searchquery.SortRelevance} {
+		out = append(out, searchquery.Sort{Key: k}, searchquery.Sort{Key: k, Desc: true})
 	}
 	return out
 }()
 
 // rowAt is a ticket at position k of sort s, if a ticket can be there.
-func rowAt(k searchdb.Key, s query.Sort) (ticketdb.Row, bool) {
+func rowAt(k searchdb.Key, s searchquery.Sort) (ticketdb.Row, bool) {
 	r := ticketdb.Row{ID: k.ID}
 	switch s.Key {
-	case query.SortNumber:
+	case searchquery.SortNumber:
 		r.TicketNumber = int32(k.Int)
 		return r, int64(r.TicketNumber) == k.Int
-	case query.SortPriority:
+	case searchquery.SortPriority:
 		if k.Int < 0 || k.Int >= int64(len(ticketdb.Priorities)) {
 			return r, false
 		}
 		r.Priority = ticketdb.Priorities[k.Int]
-	case query.SortCreated:
+	case searchquery.SortCreated:
 		r.CreatedAt = k.Time
-	case query.SortUpdated:
+	case searchquery.SortUpdated:
 		r.UpdatedAt = k.Time
 	}
 	return r, true

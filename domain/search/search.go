@@ -16,9 +16,9 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/search/query"
 	"tracker/domain/statusflow"
 	"tracker/domain/ticket"
+	"tracker/internal/searchquery"
 	"tracker/store"
 	"tracker/store/searchdb"
 	"tracker/store/ticketdb"
@@ -45,20 +45,20 @@ type Request struct {
 	Count  bool
 	// Extra is ANDed to the query (the legacy status and priority
 	// parameters of the project list); AssigneeID too (assignee_id).
-	Extra      []query.Node
+	Extra      []searchquery.Node
 	AssigneeID uuid.UUID
 	// Sort, when set (a saved view's), replaces the query's sort.
 	Sort string
 }
 
 // parse parses r.Q and applies r.Sort.
-func (r Request) parse() (query.Query, error) {
+func (r Request) parse() (searchquery.Query, error) {
 	pq, err := Parse(r.Q)
 	if err != nil {
 		return pq, err
 	}
 	if r.Sort != "" {
-		s, ok := query.ParseSort(r.Sort)
+		s, ok := searchquery.ParseSort(r.Sort)
 		if !ok {
 			return pq, domain.Invalid("sort: must be created, updated, priority, number or relevance, optionally with -asc or -desc")
 		}
@@ -77,8 +77,8 @@ type Result struct {
 }
 
 // Parse parses q, turning a syntax error into the 422 the API answers.
-func Parse(q string) (query.Query, error) {
-	pq, err := query.Parse(q)
+func Parse(q string) (searchquery.Query, error) {
+	pq, err := searchquery.Parse(q)
 	if err != nil {
 		return pq, QueryError(err)
 	}
@@ -87,7 +87,7 @@ func Parse(q string) (query.Query, error) {
 
 // QueryError is the 422 of a query error, naming its position.
 func QueryError(err error) error {
-	var qe *query.Error
+	var qe *searchquery.Error
 	if errors.As(err, &qe) {
 		return &domain.Error{Kind: domain.KindValidation,
 			Message: "invalid query at position " + strconv.Itoa(qe.Pos) + ": " + qe.Msg,
@@ -136,14 +136,14 @@ func (s *Service) Org(ctx context.Context, p domain.Principal, orgID uuid.UUID, 
 
 var defaultStatuses, _ = json.Marshal(statusflow.DefaultStatuses())
 
-func (s *Service) search(p domain.Principal, orgID uuid.UUID, pq query.Query, r Request) searchdb.Search {
+func (s *Service) search(p domain.Principal, orgID uuid.UUID, pq searchquery.Query, r Request) searchdb.Search {
 	root := pq.Root
 	if len(r.Extra) > 0 {
-		terms := append([]query.Node{}, r.Extra...)
+		terms := append([]searchquery.Node{}, r.Extra...)
 		if root != nil {
 			terms = append(terms, root)
 		}
-		root = query.And{Terms: terms}
+		root = searchquery.And{Terms: terms}
 	}
 	return searchdb.Search{
 		Env:  searchdb.Env{OrgID: orgID, UserID: p.UserID, Now: s.clock.Now(), DefaultStatuses: defaultStatuses},
@@ -203,8 +203,8 @@ type cursor struct {
 
 // EncodeCursor makes the opaque cursor of a row's position. The default
 // order (creation, by id) keeps the plain id cursor of every other list.
-func EncodeCursor(k searchdb.Key, s query.Sort) string {
-	if s.Key == query.SortID && !s.Desc {
+func EncodeCursor(k searchdb.Key, s searchquery.Sort) string {
+	if s.Key == searchquery.SortID && !s.Desc {
 		return base64.RawURLEncoding.EncodeToString(k.ID[:])
 	}
 	b, _ := json.Marshal(cursor{Sort: s.String(), Time: k.Time.UTC(), Int: k.Int, Rank: k.Rank, ID: k.ID})
@@ -218,7 +218,7 @@ func EncodeCursor(k searchdb.Key, s query.Sort) string {
 // a time not in UTC). A key no row can have in the sort (a number beyond
 // the int4 column, a priority rank outside the list) is refused too: it
 // would reach SQL as a value its column cannot take (a 500, not a 422).
-func DecodeCursor(c string, s query.Sort) (searchdb.Key, bool) {
+func DecodeCursor(c string, s searchquery.Sort) (searchdb.Key, bool) {
 	if strings.ContainsAny(c, "\r\n") {
 		return searchdb.Key{}, false
 	}
@@ -226,7 +226,7 @@ func DecodeCursor(c string, s query.Sort) (searchdb.Key, bool) {
 	if err != nil || len(b) > 200 {
 		return searchdb.Key{}, false
 	}
-	if s.Key == query.SortID && !s.Desc {
+	if s.Key == searchquery.SortID && !s.Desc {
 		id, err := uuid.FromBytes(b)
 		return searchdb.Key{ID: id}, err == nil && id != uuid.Nil
 	}
@@ -244,17 +244,17 @@ func DecodeCursor(c string, s query.Sort) (searchdb.Key, bool) {
 // inRange tells whether a key is one a row can have in sort s: the sort's
 // own value fits the column or expression SQL compares it with, and the
 // values of other sorts are unset (so a position has one cursor).
-func inRange(k searchdb.Key, s query.Sort) bool {
+func inRange(k searchdb.Key, s searchquery.Sort) bool {
 	// A time decodes from JSON only within years 0000-9999, which
 	// timestamptz holds; a rank only as a finite float32.
 	switch s.Key {
-	case query.SortNumber:
+	case searchquery.SortNumber:
 		return k.Int >= math.MinInt32 && k.Int <= math.MaxInt32 && k.Time.IsZero() && k.Rank == 0
-	case query.SortPriority:
-		return k.Int >= 0 && k.Int < int64(len(query.Priorities)) && k.Time.IsZero() && k.Rank == 0
-	case query.SortCreated, query.SortUpdated:
+	case searchquery.SortPriority:
+		return k.Int >= 0 && k.Int < int64(len(searchquery.Priorities)) && k.Time.IsZero() && k.Rank == 0
+	case searchquery.SortCreated, searchquery.SortUpdated:
 		return k.Int == 0 && k.Rank == 0
-	case query.SortRelevance:
+	case searchquery.SortRelevance:
 		return k.Int == 0 && k.Time.IsZero()
 	}
 	return k.Int == 0 && k.Time.IsZero() && k.Rank == 0
@@ -299,7 +299,7 @@ func (s *Service) Children(ctx context.Context, p domain.Principal, id uuid.UUID
 		return Result{}, Progress{}, err
 	}
 	pr := Progress{ByCategory: map[string]int{}}
-	for _, c := range append([]string{}, query.Categories...) {
+	for _, c := range append([]string{}, searchquery.Categories...) {
 		pr.ByCategory[c] = 0
 	}
 	for c, n := range counts {

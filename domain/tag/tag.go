@@ -69,6 +69,10 @@ type Pair struct {
 	Value *string
 }
 
+// Entity names the tagged entity: its org, type and id (the handlers build
+// it from the path).
+type Entity = tagdb.Entity
+
 // CheckEntityType is the 422 for an entity type outside the spec's list.
 func CheckEntityType(t string) error {
 	if !slices.Contains(EntityTypes, t) {

@@ -14,7 +14,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/search"
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store"
 	"tracker/store/viewdb"
 )
@@ -100,7 +100,7 @@ func (in Input) apply(r *viewdb.Row) error {
 	if in.Sort.Set {
 		r.Sort = ""
 		if !in.Sort.Null && in.Sort.Value != "" {
-			s, ok := query.ParseSort(in.Sort.Value)
+			s, ok := searchquery.ParseSort(in.Sort.Value)
 			if !ok {
 				pr.Add("sort", "must be created, updated, priority, number or relevance, optionally with -asc or -desc")
 			}

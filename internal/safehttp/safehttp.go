@@ -1,9 +1,6 @@
-// Package activities holds what the features' activities share: the
-// SSRF-guarded HTTP client of outbound calls (webhook attempts, SSO
-// discovery). Each feature's activities live in their own package beside
-// it (activities/webhookwf, activities/cascadewf, activities/exchange, ...),
-// with the feature's workflow in the same-named package under workflows/.
-package activities
+// Package safehttp is the SSRF-guarded HTTP client of outbound calls
+// (webhook attempts, SSO discovery).
+package safehttp
 
 import (
 	"errors"
@@ -13,8 +10,6 @@ import (
 	"net/netip"
 	"syscall"
 	"time"
-
-	"tracker/domain/webhook"
 )
 
 // ErrForbiddenAddress is a webhook URL that resolves to an address the
@@ -63,11 +58,11 @@ func guardControl(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// NewHTTPClient is the webhook delivery client: no redirects (a 3xx is the
-// attempt's answer), no proxy from the environment (it would bypass the
-// guard), one timeout per attempt, and the SSRF guard at dial time unless
-// allowPrivate (local development and tests).
-func NewHTTPClient(allowPrivate bool) *http.Client {
+// NewClient is the outbound client: no redirects (a 3xx is the attempt's
+// answer), no proxy from the environment (it would bypass the guard),
+// timeout per attempt, and the SSRF guard at dial time unless allowPrivate
+// (local development and tests).
+func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	if !allowPrivate {
 		dialer.Control = guardControl
@@ -80,11 +75,11 @@ func NewHTTPClient(allowPrivate bool) *http.Client {
 		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   5 * time.Second,
-		ResponseHeaderTimeout: webhook.AttemptTimeout,
+		ResponseHeaderTimeout: timeout,
 	}
 	return &http.Client{
 		Transport:     tr,
-		Timeout:       webhook.AttemptTimeout,
+		Timeout:       timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 }

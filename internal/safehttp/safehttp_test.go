@@ -1,4 +1,4 @@
-package activities
+package safehttp
 
 import (
 	"net/netip"

@@ -1,4 +1,4 @@
-// Package query is the ticket search language: a hand-written lexer and
+// Package searchquery is the ticket search language: a hand-written lexer and
 // recursive-descent parser producing an AST. It is pure (no database, no
 // clock): store/searchdb compiles the AST to SQL with every value bound as a
 // parameter.
@@ -15,7 +15,7 @@
 //	phrase  = '"' { char | '\"' | '\\' } '"'
 //
 // sort:<key>[-asc|-desc] may appear once, at the top level.
-package query
+package searchquery
 
 import (
 	"fmt"

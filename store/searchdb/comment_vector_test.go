@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"tracker/domain"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store"
 	"tracker/store/exchangedb/importdb"
 	"tracker/store/storetest"

@@ -15,7 +15,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store/ticketdb"
 )
 
@@ -42,23 +42,23 @@ const TextConfig = "english"
 
 // Where compiles n to a condition on the tickets row aliased t; env.Names
 // must be n's (Resolve).
-func Where(n query.Node, env Env) (sq.Sqlizer, error) {
+func Where(n searchquery.Node, env Env) (sq.Sqlizer, error) {
 	if env.Names == nil {
 		return nil, ErrUnresolved
 	}
 	switch n := n.(type) {
-	case query.And:
+	case searchquery.And:
 		out, err := whereEach(n.Terms, env)
 		if err != nil {
 			return nil, err
 		}
 		return sq.And(out), nil
-	case query.Or:
-		var terms []query.Node
+	case searchquery.Or:
+		var terms []searchquery.Node
 		var ids []uuid.UUID
 		labels := 0
 		for _, t := range n.Terms {
-			if lt, ok := t.(query.Term); ok && lt.Field == query.FieldLabel {
+			if lt, ok := t.(searchquery.Term); ok && lt.Field == searchquery.FieldLabel {
 				ids = append(ids, env.Names.Labels[strings.ToLower(lt.Value)]...)
 				labels++
 				continue
@@ -75,12 +75,12 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 			out = append(out, anyID(ids, labelExists))
 		}
 		return sq.Or(out), nil
-	case query.Not:
+	case searchquery.Not:
 		c, err := Where(n.Term, env)
 		if err != nil {
 			return nil, err
 		}
-		if t, ok := n.Term.(query.Term); ok && t.Field == query.FieldLabel {
+		if t, ok := n.Term.(searchquery.Term); ok && t.Field == searchquery.FieldLabel {
 			// EXISTS is never NULL: a plain NOT EXISTS, which the planner
 			// runs as an anti join.
 			return sq.Expr("NOT (?)", c), nil
@@ -88,9 +88,9 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 		// A NULL (no assignee, no sprint) is "not matched", so its negation
 		// matches.
 		return sq.Expr("NOT COALESCE((?), false)", c), nil
-	case query.Text:
+	case searchquery.Text:
 		return text(n, env), nil
-	case query.Term:
+	case searchquery.Term:
 		return term(n, env)
 	}
 	return nil, fmt.Errorf("searchdb: unknown node %T", n)
@@ -115,7 +115,7 @@ func Where(n query.Node, env Env) (sq.Sqlizer, error) {
 // 0.5% of them), so the planner would walk the most recently updated
 // tickets for a window of matches and read all of them; the title
 // statistics estimate the ILIKE.
-func text(n query.Text, env Env) sq.Sqlizer {
+func text(n searchquery.Text, env Env) sq.Sqlizer {
 	v := textQuery(n)
 	fts := sq.Expr("t.search_vector @@ websearch_to_tsquery('"+TextConfig+"', ?)", v)
 	if n.Quoted && env.Names.Phrases[n.Value] != "" {
@@ -141,7 +141,7 @@ func text(n query.Text, env Env) sq.Sqlizer {
 }
 
 // textQuery is the websearch_to_tsquery text of n: a phrase in quotes.
-func textQuery(n query.Text) string {
+func textQuery(n searchquery.Text) string {
 	if n.Quoted {
 		return `"` + stripQuotes(n.Value) + `"`
 	}
@@ -191,7 +191,7 @@ func plainWord(w string) bool {
 
 // fuzzy tells whether a free word may match similar title words: a bare
 // word of 4 characters or more.
-func fuzzy(n query.Text) bool {
+func fuzzy(n searchquery.Text) bool {
 	return !n.Quoted && utf8.RuneCountInString(n.Value) >= 4
 }
 
@@ -209,11 +209,11 @@ func stripQuotes(s string) string {
 // priority sort and its index use this exact expression.
 const PriorityRank = ticketdb.PriorityRank
 
-func term(t query.Term, env Env) (sq.Sqlizer, error) {
+func term(t searchquery.Term, env Env) (sq.Sqlizer, error) {
 	switch t.Field {
-	case query.FieldStatus:
+	case searchquery.FieldStatus:
 		return sq.Expr("lower(t.status) = lower(?)", t.Value), nil
-	case query.FieldCategory:
+	case searchquery.FieldCategory:
 		// The statuses of that category in each project's governing
 		// workflow: its own, else the org's Default, else the built-in one.
 		return sq.Expr(`(t.project_id, t.status) IN (
@@ -222,11 +222,11 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 				(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
 			CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
 			WHERE cp.org_id = ? AND cs.value->>'category' = ?)`, string(env.DefaultStatuses), env.OrgID, t.Value), nil
-	case query.FieldPriority:
+	case searchquery.FieldPriority:
 		return priority(t), nil
-	case query.FieldAssignee, query.FieldReporter:
+	case searchquery.FieldAssignee, searchquery.FieldReporter:
 		col := "t.assignee_id"
-		if t.Field == query.FieldReporter {
+		if t.Field == searchquery.FieldReporter {
 			col = "t.reporter_id"
 		}
 		switch {
@@ -236,9 +236,9 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 			return sq.Expr(col + " IS NULL"), nil
 		}
 		return sq.Expr(col+" = (SELECT u.id FROM users u WHERE lower(u.email) = lower(?))", t.Value), nil
-	case query.FieldLabel:
+	case searchquery.FieldLabel:
 		return anyID(env.Names.Labels[strings.ToLower(t.Value)], labelExists), nil
-	case query.FieldSprint:
+	case searchquery.FieldSprint:
 		switch {
 		case t.None:
 			return sq.Expr("t.sprint_id IS NULL"), nil
@@ -246,21 +246,21 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 			return anyID(env.Names.Current, "t.sprint_id %s"), nil
 		}
 		return anyID(env.Names.Sprints[strings.ToLower(t.Value)], "t.sprint_id %s"), nil
-	case query.FieldProject:
+	case searchquery.FieldProject:
 		return sq.Expr(`t.project_id IN (SELECT kp.id FROM projects kp
 			WHERE kp.org_id = ? AND upper(kp.key) = upper(?) AND kp.deleted_at IS NULL)`, env.OrgID, t.Value), nil
-	case query.FieldCreated:
+	case searchquery.FieldCreated:
 		return when("t.created_at", t, env.Now), nil
-	case query.FieldUpdated:
+	case searchquery.FieldUpdated:
 		return when("t.updated_at", t, env.Now), nil
-	case query.FieldTag:
+	case searchquery.FieldTag:
 		if t.TagAny {
 			return sq.Expr(`t.id IN (SELECT et.entity_id FROM entity_tags et
 				WHERE et.org_id = ? AND et.entity_type = 'ticket' AND et.key = ?)`, env.OrgID, t.Value), nil
 		}
 		return sq.Expr(`t.id IN (SELECT et.entity_id FROM entity_tags et
 			WHERE et.org_id = ? AND et.entity_type = 'ticket' AND et.key = ? AND et.value = ?)`, env.OrgID, t.Value, t.TagValue), nil
-	case query.FieldIs:
+	case searchquery.FieldIs:
 		// blocked: an open ticket (status not of category done or
 		// cancelled in its project's workflow) blocks it. Read from the
 		// blocks links in target order (ticket_links_org_idx), checking each
@@ -279,7 +279,7 @@ func term(t query.Term, env Env) (sq.Sqlizer, error) {
 					WHERE cp.org_id = ? AND cs.value->>'name' IS NOT NULL
 					  AND cs.value->>'category' IN ('done', 'cancelled'))
 				FROM tickets b WHERE b.id = l.source_id), false))`, env.OrgID, string(env.DefaultStatuses), env.OrgID), nil
-	case query.FieldHas:
+	case searchquery.FieldHas:
 		switch t.Value {
 		case "attachments":
 			// DISTINCT: the planner reads the attachments in ticket order
@@ -314,7 +314,7 @@ func anyID(ids []uuid.UUID, format string) sq.Sqlizer {
 
 // priority compares by rank (index tickets_project_priority_idx):
 // priority:>=High is High or Critical.
-func priority(t query.Term) sq.Sqlizer {
+func priority(t searchquery.Term) sq.Sqlizer {
 	op := t.Op
 	if op == "" {
 		op = "="
@@ -325,7 +325,7 @@ func priority(t query.Term) sq.Sqlizer {
 // when compares a timestamp. A date is a UTC day: >D after it, >=D from its
 // start, <D before it, <=D up to its end, D within it. An age compares the
 // age: <7d is younger than 7 days (since now-7d), >7d older.
-func when(col string, t query.Term, now time.Time) sq.Sqlizer {
+func when(col string, t searchquery.Term, now time.Time) sq.Sqlizer {
 	if t.Relative {
 		at := now.Add(-t.Age)
 		switch t.Op {
@@ -355,7 +355,7 @@ func when(col string, t query.Term, now time.Time) sq.Sqlizer {
 }
 
 // whereEach compiles each term of an AND or OR.
-func whereEach(terms []query.Node, env Env) ([]sq.Sqlizer, error) {
+func whereEach(terms []searchquery.Node, env Env) ([]sq.Sqlizer, error) {
 	out := make([]sq.Sqlizer, 0, len(terms))
 	for _, t := range terms {
 		c, err := Where(t, env)

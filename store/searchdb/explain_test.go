@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store"
 	"tracker/store/searchdb"
 	"tracker/store/storetest"
@@ -107,7 +107,7 @@ func TestEveryFilterUsesAnIndex(t *testing.T) {
 	}
 	defer conn.Release()
 	for _, q := range queries {
-		pq, err := query.Parse(q)
+		pq, err := searchquery.Parse(q)
 		if err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

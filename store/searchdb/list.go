@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -23,9 +23,9 @@ type Search struct {
 	// OnlyProjects hides other projects (API keys restricted to projects);
 	// nil means no restriction.
 	OnlyProjects []uuid.UUID
-	Root         query.Node // nil: every visible ticket
-	Sort         query.Sort
-	// RankText is the websearch text of sort relevance (query.RankText).
+	Root         searchquery.Node // nil: every visible ticket
+	Sort         searchquery.Sort
+	// RankText is the websearch text of sort relevance (searchquery.RankText).
 	RankText string
 	// AssigneeID narrows to one assignee (the list's assignee_id).
 	AssigneeID uuid.UUID
@@ -46,17 +46,17 @@ type Key struct {
 }
 
 // KeyOf is the position of r in sort s (relevance: rank is the row's).
-func KeyOf(r ticketdb.Row, rank float32, s query.Sort) Key {
+func KeyOf(r ticketdb.Row, rank float32, s searchquery.Sort) Key {
 	k := Key{ID: r.ID, Rank: rank}
 	switch s.Key {
-	case query.SortCreated:
+	case searchquery.SortCreated:
 		k.Time = r.CreatedAt
-	case query.SortUpdated:
+	case searchquery.SortUpdated:
 		k.Time = r.UpdatedAt
-	case query.SortNumber:
+	case searchquery.SortNumber:
 		k.Int = int64(r.TicketNumber)
-	case query.SortPriority:
-		for i, p := range query.Priorities {
+	case searchquery.SortPriority:
+		for i, p := range searchquery.Priorities {
 			if p == r.Priority {
 				k.Int = int64(i)
 			}
@@ -73,17 +73,17 @@ const RankWindow = 200
 const rankExpr = "ts_rank(t.search_vector, websearch_to_tsquery('" + TextConfig + "', ?))"
 
 // sortExpr is the SQL of a sort key (relevance: rankExpr, one argument).
-func sortExpr(s query.Sort) string {
+func sortExpr(s searchquery.Sort) string {
 	switch s.Key {
-	case query.SortRelevance:
+	case searchquery.SortRelevance:
 		return rankExpr
-	case query.SortCreated:
+	case searchquery.SortCreated:
 		return "t.created_at"
-	case query.SortUpdated:
+	case searchquery.SortUpdated:
 		return "t.updated_at"
-	case query.SortNumber:
+	case searchquery.SortNumber:
 		return "t.ticket_number"
-	case query.SortPriority:
+	case searchquery.SortPriority:
 		return PriorityRank
 	}
 	return ""
@@ -130,7 +130,7 @@ func Page(s Search) (sq.SelectBuilder, error) {
 	for _, c := range ticketdb.Columns() {
 		cols = append(cols, "t."+c)
 	}
-	rel := s.Sort.Key == query.SortRelevance
+	rel := s.Sort.Key == searchquery.SortRelevance
 	if !rel {
 		cols = append(cols, "0::real AS rank")
 	}
@@ -154,11 +154,11 @@ func Page(s Search) (sq.SelectBuilder, error) {
 	expr := sortExpr(s.Sort)
 	if s.After != nil {
 		switch s.Sort.Key {
-		case query.SortID:
+		case searchquery.SortID:
 			b = b.Where("t.id "+cmp+" ?", s.After.ID)
-		case query.SortCreated, query.SortUpdated:
+		case searchquery.SortCreated, searchquery.SortUpdated:
 			b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Time, s.After.ID)
-		case query.SortRelevance:
+		case searchquery.SortRelevance:
 			b = b.Where("("+expr+", t.id) "+cmp+" (?::real, ?)", s.RankText, s.After.Rank, s.After.ID)
 		default:
 			b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Int, s.After.ID)

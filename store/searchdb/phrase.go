@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store"
 )
 
@@ -58,7 +58,7 @@ func resolvePhrases(ctx context.Context, q store.Querier, phrases []string, tsq,
 	pairs := make([][]string, len(phrases))
 	var all []string
 	for i, p := range phrases {
-		pairs[i] = phrasePairs(tsq[textQuery(query.Text{Value: p, Quoted: true})])
+		pairs[i] = phrasePairs(tsq[textQuery(searchquery.Text{Value: p, Quoted: true})])
 		all = append(all, pairs[i]...)
 	}
 	if len(all) == 0 {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store"
 	"tracker/store/searchdb"
 	"tracker/store/storetest"
@@ -262,7 +262,7 @@ func TestPhraseReadsThePairIndex(t *testing.T) {
 	// A common pair is no prefilter (the statistics of migration 035 say
 	// how common): "payment error" is in nearly every title, "error
 	// payment" in none, and "payment timeout" keeps only its rare pair.
-	pq, err := query.Parse(`"payment error" "error payment" "payment error timeout"`)
+	pq, err := searchquery.Parse(`"payment error" "error payment" "payment error timeout"`)
 	if err != nil {
 		t.Fatal(err)
 	}

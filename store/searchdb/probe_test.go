@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store/searchdb"
 	"tracker/store/storetest"
 )
@@ -21,7 +21,7 @@ func TestResolveFindsWordsBeyondTheSample(t *testing.T) {
 	ctx := context.Background()
 	n := searchdb.ProbeSample + 100
 	org, me := seedTickets(t, db, n, "CASE WHEN g = "+strconv.Itoa(n)+" THEN 'Zeppelin manifest' ELSE 'Launch ' || g END", "about the dashboard")
-	pq, err := query.Parse("launch zeppelin dashbord")
+	pq, err := searchquery.Parse("launch zeppelin dashbord")
 	if err != nil {
 		t.Fatal(err)
 	}

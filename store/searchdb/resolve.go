@@ -9,7 +9,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store"
 )
 
@@ -74,21 +74,21 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 	}
 	var labels, sprints, words, phrases []string
 	current := false
-	leaves(s.Root, func(n query.Node) {
+	leaves(s.Root, func(n searchquery.Node) {
 		switch n := n.(type) {
-		case query.Text:
+		case searchquery.Text:
 			if n.Quoted {
 				phrases = append(phrases, n.Value)
 			} else {
 				words = append(words, n.Value)
 			}
-		case query.Term:
+		case searchquery.Term:
 			switch {
-			case n.Field == query.FieldLabel:
+			case n.Field == searchquery.FieldLabel:
 				labels = append(labels, strings.ToLower(n.Value))
-			case n.Field == query.FieldSprint && n.Current:
+			case n.Field == searchquery.FieldSprint && n.Current:
 				current = true
-			case n.Field == query.FieldSprint && !n.None:
+			case n.Field == searchquery.FieldSprint && !n.None:
 				sprints = append(sprints, strings.ToLower(n.Value))
 			}
 		}
@@ -130,7 +130,7 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 			}
 			names.Rare[w] = b.PlaceholderFormat(sq.Question)
 		}
-		if !found && fuzzy(query.Text{Value: w}) {
+		if !found && fuzzy(searchquery.Text{Value: w}) {
 			if names.Similar[w], err = similarWords(ctx, q, s.OrgID, w); err != nil {
 				return s, err
 			}
@@ -182,10 +182,10 @@ func Resolve(ctx context.Context, q store.Querier, s Search) (Search, error) {
 // And or Or left with one term is that term; nil when nothing is left
 // (no condition). One query for all the texts of n, which also returns
 // each text's tsquery (by textQuery; resolvePhrases reads the phrases').
-func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.Node, map[string]string, error) {
+func dropEmptyText(ctx context.Context, q store.Querier, n searchquery.Node) (searchquery.Node, map[string]string, error) {
 	var texts []string
-	leaves(n, func(n query.Node) {
-		if t, ok := n.(query.Text); ok {
+	leaves(n, func(n searchquery.Node) {
+		if t, ok := n.(searchquery.Text); ok {
 			texts = append(texts, textQuery(t))
 		}
 	})
@@ -207,9 +207,9 @@ func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.No
 		tsq[r.T] = r.Q
 		empty[r.T] = r.Q == ""
 	}
-	var drop func(n query.Node) query.Node
-	each := func(terms []query.Node) []query.Node {
-		var out []query.Node
+	var drop func(n searchquery.Node) searchquery.Node
+	each := func(terms []searchquery.Node) []searchquery.Node {
+		var out []searchquery.Node
 		for _, t := range terms {
 			if t = drop(t); t != nil {
 				out = append(out, t)
@@ -217,26 +217,26 @@ func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.No
 		}
 		return out
 	}
-	drop = func(n query.Node) query.Node {
+	drop = func(n searchquery.Node) searchquery.Node {
 		switch n := n.(type) {
-		case query.And:
+		case searchquery.And:
 			terms := each(n.Terms)
 			if len(terms) <= 1 {
 				return first(terms)
 			}
-			return query.And{Terms: terms}
-		case query.Or:
+			return searchquery.And{Terms: terms}
+		case searchquery.Or:
 			terms := each(n.Terms)
 			if len(terms) <= 1 {
 				return first(terms)
 			}
-			return query.Or{Terms: terms}
-		case query.Not:
+			return searchquery.Or{Terms: terms}
+		case searchquery.Not:
 			if t := drop(n.Term); t != nil {
-				return query.Not{Term: t, Pos: n.Pos}
+				return searchquery.Not{Term: t, Pos: n.Pos}
 			}
 			return nil
-		case query.Text:
+		case searchquery.Text:
 			if empty[textQuery(n)] {
 				return nil
 			}
@@ -247,24 +247,24 @@ func dropEmptyText(ctx context.Context, q store.Querier, n query.Node) (query.No
 }
 
 // leaves calls f with each Text and Term of n.
-func leaves(n query.Node, f func(query.Node)) {
+func leaves(n searchquery.Node, f func(searchquery.Node)) {
 	switch n := n.(type) {
-	case query.And:
+	case searchquery.And:
 		for _, t := range n.Terms {
 			leaves(t, f)
 		}
-	case query.Or:
+	case searchquery.Or:
 		for _, t := range n.Terms {
 			leaves(t, f)
 		}
-	case query.Not:
+	case searchquery.Not:
 		leaves(n.Term, f)
 	default:
 		f(n)
 	}
 }
 
-func first(terms []query.Node) query.Node {
+func first(terms []searchquery.Node) searchquery.Node {
 	if len(terms) == 0 {
 		return nil
 	}
@@ -341,7 +341,7 @@ func wordFound(ctx context.Context, q store.Querier, s Search, w string) (found,
 // withWord selects cols of the tickets s may see whose full text has the
 // free word w (whatever else s asks).
 func withWord(s Search, w string, cols ...string) (sq.SelectBuilder, error) {
-	s.Root, s.Names = query.Text{Value: w}, &Names{}
+	s.Root, s.Names = searchquery.Text{Value: w}, &Names{}
 	return base(s, cols...)
 }
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store/searchdb"
 )
 
@@ -15,7 +15,7 @@ import (
 // unresolved query is an error, never a different query.
 func TestPageRefusesAnUnresolvedQuery(t *testing.T) {
 	for _, q := range []string{"label:bug", "sprint:current", `sprint:"Sprint 2"`, "dashbord", `"payment timeout"`, "status:Done"} {
-		pq, err := query.Parse(q)
+		pq, err := searchquery.Parse(q)
 		if err != nil {
 			t.Fatal(err)
 		}

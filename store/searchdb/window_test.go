@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/domain/search/query"
+	"tracker/internal/searchquery"
 	"tracker/store"
 	"tracker/store/searchdb"
 	"tracker/store/storetest"
@@ -84,7 +84,7 @@ FROM projects p, generate_series(1, ` + strconv.Itoa(n) + `) g WHERE p.org_id = 
 // list route makes it.
 func newSearch(t *testing.T, org, me uuid.UUID, q string, limit int) searchdb.Search {
 	t.Helper()
-	pq, err := query.Parse(q)
+	pq, err := searchquery.Parse(q)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}

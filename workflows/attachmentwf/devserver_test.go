@@ -17,7 +17,7 @@ import (
 	"tracker/api/attachments"
 	"tracker/domain"
 	"tracker/domain/attachment"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store/objectstore"
 	"tracker/store/objectstore/objectstoretest"
 	"tracker/worker/workertest"

@@ -14,7 +14,7 @@ import (
 	"tracker/api/apitest"
 	capexapi "tracker/api/capex"
 	"tracker/domain/capex"
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/worker"
 	"tracker/worker/workertest"
 	capexwf "tracker/workflows/capex"

@@ -16,7 +16,7 @@ import (
 	"tracker/api/apitest"
 	"tracker/domain"
 	"tracker/domain/exchange/export"
-	"tracker/domain/exchange/export/exporttest"
+	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
 	"tracker/store/exchangedb/importdb"
 	exchangewf "tracker/workflows/exchange"
@@ -25,12 +25,12 @@ import (
 
 // submitted is an import of a seeded org's export into a new org, recorded
 // and waiting for its workflow.
-func submitted(t *testing.T) (*apitest.Env, uuid.UUID, exporttest.Seeded) {
+func submitted(t *testing.T) (*apitest.Env, uuid.UUID, exportseed.Seeded) {
 	t.Helper()
 	env := apitest.New(t, apitest.Options{})
 	owner := env.Register("Owner")
 	ctx := context.Background()
-	seeded, err := exporttest.Seed(ctx, env.DB, owner.OrgID, owner.ID, exporttest.Options{Projects: 2, TicketsPerProject: 9,
+	seeded, err := exportseed.Seed(ctx, env.DB, owner.OrgID, owner.ID, exportseed.Options{Projects: 2, TicketsPerProject: 9,
 		CommentsPerTicket: 2, EntriesPerTicket: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func submitted(t *testing.T) (*apitest.Env, uuid.UUID, exporttest.Seeded) {
 type run struct {
 	env    *apitest.Env
 	id     uuid.UUID
-	seeded exporttest.Seeded
+	seeded exportseed.Seeded
 	te     *testsuite.TestWorkflowEnvironment
 	a      *acts.Activities
 }

@@ -14,10 +14,10 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"tracker/activities"
 	acts "tracker/activities/webhookwf"
 	"tracker/domain"
 	"tracker/domain/webhook"
+	"tracker/internal/safehttp"
 	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/store/webhookdb"
@@ -82,7 +82,7 @@ func newDispatcher(db *store.DB, cfg Config) dispatcher {
 		schedule = slices.Clone(webhook.RetrySchedule)
 	}
 	return dispatcher{db: db, schedule: schedule,
-		hooks: &acts.Webhooks{DB: db, HTTP: activities.NewHTTPClient(cfg.AllowPrivate),
+		hooks: &acts.Webhooks{DB: db, HTTP: safehttp.NewClient(cfg.AllowPrivate, webhook.AttemptTimeout),
 			Attempts: acts.NewAttemptsCounter(cfg.Metrics), Tracing: cfg.Tracing}}
 }
 

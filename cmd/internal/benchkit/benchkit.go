@@ -20,7 +20,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/account"
 	"tracker/store"
-	"tracker/store/storetest"
+	"tracker/store/tempdb"
 )
 
 // Server is the in-process API and its database.
@@ -39,7 +39,7 @@ func Serve(ctx context.Context, reuse string, keep bool, mods func(db *store.DB,
 	dbURL, drop := reuse, func() {}
 	if dbURL == "" {
 		var err error
-		if dbURL, drop, err = storetest.NewDatabase(ctx); err != nil {
+		if dbURL, drop, err = tempdb.NewDatabase(ctx); err != nil {
 			return nil, err
 		}
 	}

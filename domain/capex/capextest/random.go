@@ -1,6 +1,6 @@
 // Package capextest seeds the random orgs of the capitalization property
 // tests (the report and the rollup must agree on any data): a generator of
-// capex data, not a fixture. Its rows come from internal/testfactory, like
+// capex data, not a fixture. Its rows come from domain/testfactory, like
 // every test's.
 package capextest
 
@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/internal/testfactory"
+	"tracker/domain/testfactory"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )

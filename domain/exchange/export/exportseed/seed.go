@@ -1,7 +1,7 @@
-// Package exporttest fills an organization with every kind of data the
+// Package exportseed fills an organization with every kind of data the
 // export covers, directly in PostgreSQL (COPY for the bulk), for export and
 // import tests and for the export benchmark.
-package exporttest
+package exportseed
 
 import (
 	"context"
