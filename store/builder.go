@@ -103,3 +103,12 @@ func Scalar[T any](ctx context.Context, q Querier, b Sqlizer) (T, error) {
 
 // Cols renders a column list for hand-written SQL (RETURNING, CTEs).
 func Cols(c []string) string { return strings.Join(c, ", ") }
+
+// Prefixed qualifies columns with a table alias ("t.id", ...), for joins.
+func Prefixed(alias string, cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = alias + "." + c
+	}
+	return out
+}

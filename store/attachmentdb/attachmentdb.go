@@ -30,13 +30,7 @@ func Columns() []string {
 	return []string{"id", "org_id", "ticket_id", "filename", "content_type", "size_bytes", "storage_key", "uploaded_by", "created_at"}
 }
 
-func prefixed(p string) []string {
-	cols := Columns()
-	for i, c := range cols {
-		cols[i] = p + "." + c
-	}
-	return cols
-}
+func prefixed(p string) []string { return store.Prefixed(p, Columns()) }
 
 // Ticket is the part of a visible ticket attachments need, with the
 // caller's standing toward its project.

@@ -54,17 +54,9 @@ func MappingOfThread(ctx context.Context, q store.Querier, orgID uuid.UUID, chan
 // workspaces connected to no org may reach (at most two are read: one is
 // the answer, two are ambiguous).
 func OpenMappingsOfThread(ctx context.Context, q store.Querier, channelID, threadTS string) ([]Mapping, error) {
-	return store.SelectRaw[Mapping](ctx, q, `SELECT `+store.Cols(prefixed("m", mappingColumns()))+`
+	return store.SelectRaw[Mapping](ctx, q, `SELECT `+store.Cols(store.Prefixed("m", mappingColumns()))+`
 		FROM chat_thread_mappings m WHERE m.channel_id = $1 AND m.thread_ts = $2 AND `+openOrg("m.org_id")+`
 		ORDER BY m.id LIMIT 2`, channelID, threadTS)
-}
-
-func prefixed(alias string, cols []string) []string {
-	out := make([]string, len(cols))
-	for i, c := range cols {
-		out[i] = alias + "." + c
-	}
-	return out
 }
 
 // Subscription is a chat_subscriptions row.

@@ -32,13 +32,7 @@ func Columns() []string {
 	return []string{"id", "org_id", "ticket_id", "author_id", "body", "parent_comment_id", "created_at", "updated_at", "row_version"}
 }
 
-func prefixed(p string) []string {
-	cols := Columns()
-	for i, c := range cols {
-		cols[i] = p + "." + c
-	}
-	return cols
-}
+func prefixed(p string) []string { return store.Prefixed(p, Columns()) }
 
 // WithAccess is a comment and the caller's standing toward its ticket's project.
 type WithAccess struct {

@@ -31,13 +31,7 @@ func Columns() []string {
 	return []string{"id", "org_id", "name", "color", "created_at", "updated_at", "row_version"}
 }
 
-func prefixed(p string) []string {
-	cols := Columns()
-	for i, c := range cols {
-		cols[i] = p + "." + c
-	}
-	return cols
-}
+func prefixed(p string) []string { return store.Prefixed(p, Columns()) }
 
 // NameConstraint is the unique index of a live label's name in its org
 // (case-insensitive).

@@ -36,14 +36,6 @@ func Columns() []string {
 		"row_version"}
 }
 
-func prefixed(p string, cols []string) []string {
-	out := make([]string, len(cols))
-	for i, c := range cols {
-		out[i] = p + "." + c
-	}
-	return out
-}
-
 // WithAccess is a sprint and the caller's standing toward its project.
 type WithAccess struct {
 	Row
@@ -53,7 +45,7 @@ type WithAccess struct {
 // GetWithAccess reads a visible sprint with the caller's access, taking the
 // row lock lock.
 func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, lock Lock) (WithAccess, error) {
-	sql := `SELECT ` + store.Cols(prefixed("s", Columns())) + `, ` + store.Cols(store.AccessColumns("s.org_id", "s.project_id", "$2")) + `
+	sql := `SELECT ` + store.Cols(store.Prefixed("s", Columns())) + `, ` + store.Cols(store.AccessColumns("s.org_id", "s.project_id", "$2")) + `
 	        FROM sprints s JOIN projects p ON p.id = s.project_id
 	        WHERE s.id = $1 AND s.deleted_at IS NULL AND p.deleted_at IS NULL`
 	if lock != NoLock {

@@ -18,14 +18,7 @@ type WithAccess struct {
 	store.AccessRow
 }
 
-func prefixed(alias string) []string {
-	cols := Columns()
-	out := make([]string, len(cols))
-	for i, c := range cols {
-		out[i] = alias + "." + c
-	}
-	return out
-}
+func prefixed(alias string) []string { return store.Prefixed(alias, Columns()) }
 
 // GetWithAccess reads a workflow with userID's access row; lock takes a row
 // lock for a following write in the same transaction.

@@ -24,13 +24,7 @@ type Row struct {
 // Columns is the column list of Row.
 func Columns() []string { return []string{"id", "org_id", "name", "created_at", "updated_at"} }
 
-func prefixed(p string) []string {
-	cols := Columns()
-	for i, c := range cols {
-		cols[i] = p + "." + c
-	}
-	return cols
-}
+func prefixed(p string) []string { return store.Prefixed(p, Columns()) }
 
 // NameConstraint is the unique index of a team's name in its org (case
 // insensitive).

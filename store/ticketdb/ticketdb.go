@@ -66,14 +66,7 @@ var fields = store.FieldsOf[Row]()
 func Columns() []string { return fields.Names() }
 
 // prefixed is Columns qualified by a table alias.
-func prefixed(alias string) string {
-	cols := Columns()
-	out := make([]string, len(cols))
-	for i, c := range cols {
-		out[i] = alias + "." + c
-	}
-	return strings.Join(out, ", ")
-}
+func prefixed(alias string) string { return strings.Join(store.Prefixed(alias, Columns()), ", ") }
 
 // WorkflowRow is the governing workflow of a project, selected alongside: all
 // NULL when the org has no workflow left (the caller falls back to the

@@ -48,13 +48,7 @@ func Columns() []string {
 }
 
 // prefixed is Columns qualified by alias, for joins.
-func prefixed(alias string) []string {
-	cols := Columns()
-	for i, c := range cols {
-		cols[i] = alias + "." + c
-	}
-	return cols
-}
+func prefixed(alias string) []string { return store.Prefixed(alias, Columns()) }
 
 // visible keeps the entries whose ticket and project are both live.
 const visible = "EXISTS (SELECT 1 FROM tickets t JOIN projects p ON p.id = t.project_id " +

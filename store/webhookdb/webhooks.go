@@ -37,14 +37,7 @@ func Columns() []string {
 		"failing_since", "last_success_at", "disabled_at", "disabled_reason", "created_by", "created_at", "updated_at"}
 }
 
-func prefixed(alias string) []string {
-	cols := Columns()
-	out := make([]string, len(cols))
-	for i, c := range cols {
-		out[i] = alias + "." + c
-	}
-	return out
-}
+func prefixed(alias string) []string { return store.Prefixed(alias, Columns()) }
 
 // Insert creates a webhook.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
