@@ -122,6 +122,9 @@ func TestRegisterValidation(t *testing.T) {
 	if err != nil || role != "owner" {
 		t.Fatalf("personal org role %q, %v", role, err)
 	}
+	if one := e.register(account.RegisterInput{Email: "x@example.com", Password: "12345678", DisplayName: " X "}); one.DisplayName != " X " {
+		t.Fatalf("a one-character name = %+v", one)
+	}
 	wantKind(t, mustErr(e.svc.Register(context.Background(), account.RegisterInput{Email: "ADA@example.com", Password: "password1",
 		DisplayName: "Other"})), domain.KindConflict, "a user with this email already exists", "email: ADA@example.com")
 }
@@ -599,7 +602,7 @@ func TestOnboard(t *testing.T) {
 	if need, err := e.svc.NeedsOnboarding(ctx); err != nil || !need {
 		t.Fatalf("NeedsOnboarding on an empty server = %v, %v", need, err)
 	}
-	ok := account.OnboardInput{Email: "root@example.com", Password: "password1", OrgName: "Acme", OrgSlug: "acme"}
+	ok := account.OnboardInput{Email: "root@example.com", Password: "pass wrd", OrgName: "A", OrgSlug: "acme"}
 	for _, tc := range []struct {
 		edit func(*account.OnboardInput)
 		want []string
@@ -627,7 +630,7 @@ func TestOnboard(t *testing.T) {
 	if role, _ := store.MemberRole(ctx, e.db.Q(), out.OrgID, out.UserID); role != "owner" {
 		t.Fatalf("onboarded role %q", role)
 	}
-	if l, err := e.svc.Login(ctx, "root@example.com", "password1"); err != nil || l.DisplayName != "root" {
+	if l, err := e.svc.Login(ctx, "root@example.com", "pass wrd"); err != nil || l.DisplayName != "root" {
 		t.Fatalf("Login as the onboarded admin = %+v, %v", l, err)
 	}
 	if need, err := e.svc.NeedsOnboarding(ctx); err != nil || need {
