@@ -9,12 +9,18 @@ TEMPORAL_SERVER_VERSION ?= v1.27.2
 # MinIO publishes no semver tags the module proxy serves; this is the newest
 # commit of github.com/minio/minio on the proxy (2026-02-12), which builds with Go 1.26.
 MINIO_VERSION    ?= v0.0.0-20260212201848-7aac2a2c5b7c
+# Mutation testing (make mutate): github.com/go-gremlins/gremlins, built from its module.
+GREMLINS_VERSION ?= v0.6.0
+PKG              ?= ./domain/...
+# One worker (the suite shares a small machine; DB tests of one package must not race another run)
+# and a timeout of 10x the package's own covered test run, so a slow build is not called a timeout.
+MUTATE_FLAGS     ?= --workers 1 --timeout-coefficient 10
 BENCH_URL        ?= http://localhost:3000
 GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data/*' -not -path './.git/*' -print0
 
 export BENCH_URL
 
-.PHONY: help build temporal temporal-server minio run test lint bench fuzz clean distclean openapi docsui
+.PHONY: help build temporal temporal-server minio run test lint bench fuzz mutate clean distclean openapi docsui
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -86,6 +92,18 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 FUZZTIME ?= 60s
 fuzz: ## every fuzz target for FUZZTIME each (default 60s; make test runs 2000 inputs each)
 	@FUZZTIME=$(FUZZTIME) bash deploy/dev/fuzz.sh
+
+# Each package of PKG that has tests is mutated alone (--exclude-files / leaves its subpackages out)
+# and every mutant is judged by that package's own tests, so the figures are the package's. go vet is
+# off for the mutants' test runs: a mutant is judged by the tests, and vet is make lint's job.
+mutate: bin/gremlins ## mutation testing of each package in PKG (default ./domain/...) by its own tests, one package at a time; not part of make test
+	@rc=0; for d in $$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' $(PKG)); do \
+		rel="./$${d#$(CURDIR)/}"; echo "== $$rel"; \
+		GOFLAGS="$$GOFLAGS -vet=off" bin/gremlins unleash $(MUTATE_FLAGS) --exclude-files / "$$rel" || rc=1; \
+	done; exit $$rc
+
+bin/gremlins:
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 
 clean: ## remove bin/tracker and .data (stops the private PostgreSQL and Temporal servers first); keeps bin/temporal and bin/minio
 	-@bash deploy/dev/temporal.sh stop

@@ -113,3 +113,37 @@ func TestParseRules(t *testing.T) {
 		t.Fatal("bad json accepted")
 	}
 }
+
+func TestParseRulesWithoutTransitions(t *testing.T) {
+	t.Parallel()
+	for _, tr := range [][]byte{nil, {}} {
+		r, err := statusflow.ParseRules("W", "strict", []byte(`[{"name":"A","category":"todo"},{"name":"B","category":"done"}]`), tr)
+		if err != nil || r.Enforcement != "strict" || len(r.Statuses) != 2 || len(r.Transitions) != 0 || r.Name != "W" {
+			t.Fatalf("ParseRules without transitions = %+v, %v", r, err)
+		}
+		// Nothing is listed: strict refuses every move between defined statuses.
+		if _, err := r.Check("A", "B"); err == nil {
+			t.Fatal("strict allowed an unlisted move")
+		}
+	}
+	if _, err := statusflow.ParseRules("W", "none", []byte(`[]`), []byte(`{`)); err == nil {
+		t.Fatal("bad transitions accepted")
+	}
+	// A status the workflow no longer defines reaches every status, even under strict.
+	r := rules("strict")
+	if got := r.Reachable("Legacy"); len(got) != 3 {
+		t.Fatalf("Reachable(Legacy) = %+v", got)
+	}
+	if got := r.Options("Legacy"); len(got) != 3 || got[0].Listed {
+		t.Fatalf("Options(Legacy) = %+v", got)
+	}
+	if got := r.Options("Doing"); len(got) != 1 || got[0].To != "Done" || got[0].Category != "done" || !got[0].Listed {
+		t.Fatalf("Options(Doing) = %+v", got)
+	}
+	if _, err := r.Check("Open", "Nope"); err == nil || !strings.Contains(err.Error(), `"Nope" is not a status of workflow "Flow" (one of Open, Doing, Done)`) {
+		t.Fatalf("unknown target: %v", err)
+	}
+	if m, err := rules("warn").Check("Open", "Done"); err != nil || m.Warning != "transition from Open to Done is not listed in workflow Flow" {
+		t.Fatalf("warn: %+v, %v", m, err)
+	}
+}
