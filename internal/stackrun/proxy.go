@@ -67,7 +67,10 @@ func Listen(addr string) (*Proxy, error) {
 			Proxy:               nil,
 			DialContext:         (&net.Dialer{Timeout: 2 * time.Second}).DialContext,
 			MaxIdleConnsPerHost: 256,
-			IdleConnTimeout:     90 * time.Second,
+			// Under the API's 60 s read timeout, after which it answers an
+			// idle connection "400 Request Timeout" and closes it: a request
+			// sent on it at that moment would fail.
+			IdleConnTimeout: 30 * time.Second,
 		}},
 		FlushInterval: -1,
 		ModifyResponse: func(res *http.Response) error {
