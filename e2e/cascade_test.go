@@ -67,19 +67,7 @@ func TestCascadeDeleteSurvivesAWorkerKill(t *testing.T) {
 	s.run("api")
 	w := s.run("worker")
 	u := s.register("owner")
-	label := domain.NewID()
-	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'shared', '#fff')`, label, u.OrgID)
-
-	doomed := s.createProject(db, u, "DOOM")
-	sibling := s.createProject(db, u, "KEEP")
-	bulk(t, db, u.OrgID, u.ID, doomed, label, 40, 10)
-	bulk(t, db, u.OrgID, u.ID, sibling, label, 5, 3)
-	other := s.register("other") // another org, same shapes
-	otherLabel := domain.NewID()
-	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'shared', '#fff')`, otherLabel, other.OrgID)
-	otherProject := s.createProject(db, other, "DOOM")
-	bulk(t, db, other.OrgID, other.ID, otherProject, otherLabel, 5, 3)
-	siblingBefore, otherBefore := projectRows(t, db, sibling), projectRows(t, db, otherProject)
+	doomed, sibling, check := cascadeFixture(t, s, db, u)
 	total := projectRows(t, db, doomed)["comments"]
 
 	r := s.do("DELETE", "/projects/"+doomed.String()+"?cascade=true", u.Token, nil)
@@ -123,14 +111,38 @@ func TestCascadeDeleteSurvivesAWorkerKill(t *testing.T) {
 		}
 		return true
 	})
-	if after := projectRows(t, db, sibling); !maps.Equal(after, siblingBefore) {
-		t.Errorf("the sibling project changed: %v, was %v", after, siblingBefore)
-	}
-	if after := projectRows(t, db, otherProject); !maps.Equal(after, otherBefore) {
-		t.Errorf("the other org changed: %v, was %v", after, otherBefore)
-	}
-	if n := scalar(t, db, `SELECT count(*) FROM labels WHERE id = $1`, label); n != 1 {
-		t.Error("the shared label was deleted")
-	}
+	check()
 	s.must(200, "GET", "/projects/"+sibling.String(), u.Token, nil)
+}
+
+// cascadeFixture makes a project to delete (40 tickets of 10 chained
+// comments), a sibling project and another org's project of the same
+// shapes sharing a label name; check asserts that the sibling, the other
+// org and the label are as they were.
+func cascadeFixture(t *testing.T, s *stack, db *store.DB, u user) (doomed, sibling uuid.UUID, check func()) {
+	t.Helper()
+	label := domain.NewID()
+	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'shared', '#fff')`, label, u.OrgID)
+	doomed = s.createProject(db, u, "DOOM")
+	sibling = s.createProject(db, u, "KEEP")
+	bulk(t, db, u.OrgID, u.ID, doomed, label, 40, 10)
+	bulk(t, db, u.OrgID, u.ID, sibling, label, 5, 3)
+	other := s.register("other") // another org, same shapes
+	otherLabel := domain.NewID()
+	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'shared', '#fff')`, otherLabel, other.OrgID)
+	otherProject := s.createProject(db, other, "DOOM")
+	bulk(t, db, other.OrgID, other.ID, otherProject, otherLabel, 5, 3)
+	siblingBefore, otherBefore := projectRows(t, db, sibling), projectRows(t, db, otherProject)
+	return doomed, sibling, func() {
+		t.Helper()
+		if after := projectRows(t, db, sibling); !maps.Equal(after, siblingBefore) {
+			t.Errorf("the sibling project changed: %v, was %v", after, siblingBefore)
+		}
+		if after := projectRows(t, db, otherProject); !maps.Equal(after, otherBefore) {
+			t.Errorf("the other org changed: %v, was %v", after, otherBefore)
+		}
+		if n := scalar(t, db, `SELECT count(*) FROM labels WHERE id = $1`, label); n != 1 {
+			t.Error("the shared label was deleted")
+		}
+	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"tracker/domain/exchange/export"
 	"tracker/domain/exchange/export/exportseed"
+	"tracker/store"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 )
@@ -61,32 +62,7 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 	s.run("api")
 	w := s.run("worker")
 	u := s.register("owner")
-	seeded, err := exportseed.Seed(context.Background(), db, u.OrgID, u.ID, exportseed.Options{Projects: 4,
-		TicketsPerProject: 120, CommentsPerTicket: 2, EntriesPerTicket: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := s.must(200, "GET", "/export?org_id="+u.OrgID.String(), u.Token, nil).Body
-	target := uuid.MustParse(s.must(201, "POST", "/orgs", u.Token, map[string]any{"name": "Target", "slug": "target-" + uuid.NewString()[:8]}).m(t)["id"].(string))
-	// An import never enrolls anyone (it invites): the source's people join
-	// the target first, with their roles, as an Admin adds existing users.
-	var src export.Document
-	if err := json.Unmarshal(doc, &src); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range src.Users {
-		if m.Role == nil {
-			continue
-		}
-		var uid uuid.UUID
-		if err := db.Q().QueryRow(context.Background(), `SELECT id FROM users WHERE email = $1`, m.Email).Scan(&uid); err != nil {
-			t.Fatal(err)
-		}
-		if uid == u.ID {
-			continue
-		}
-		s.must(201, "POST", "/orgs/"+target.String()+"/members", u.Token, map[string]any{"user_id": uid, "role": strings.ToLower(*m.Role)})
-	}
+	seeded, doc, target := importFixture(t, s, db, u)
 
 	r := s.importRaw("/import?org_id="+target.String(), u.Token, doc)
 	if r.Status != 202 {
@@ -115,18 +91,59 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 		st = s.must(200, "GET", "/imports/"+id, u.Token, nil).m(t)
 		return st["status"] == "completed" || st["status"] == "failed"
 	})
+	checkImport(t, s, db, u, id, st, seeded, doc, target)
+}
+
+// importFixture seeds an org with 4 projects of 120 tickets, exports it,
+// and makes the target org with the source's people in their roles (an
+// import never enrolls anyone: it invites, so they join first, as an Admin
+// adds existing users).
+func importFixture(t *testing.T, s *stack, db *store.DB, u user) (exportseed.Seeded, []byte, uuid.UUID) {
+	t.Helper()
+	seeded, err := exportseed.Seed(context.Background(), db, u.OrgID, u.ID, exportseed.Options{Projects: 4,
+		TicketsPerProject: 120, CommentsPerTicket: 2, EntriesPerTicket: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := s.must(200, "GET", "/export?org_id="+u.OrgID.String(), u.Token, nil).Body
+	target := uuid.MustParse(s.must(201, "POST", "/orgs", u.Token, map[string]any{"name": "Target", "slug": "target-" + uuid.NewString()[:8]}).m(t)["id"].(string))
+	var src export.Document
+	if err := json.Unmarshal(doc, &src); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range src.Users {
+		if m.Role == nil {
+			continue
+		}
+		var uid uuid.UUID
+		if err := db.Q().QueryRow(context.Background(), `SELECT id FROM users WHERE email = $1`, m.Email).Scan(&uid); err != nil {
+			t.Fatal(err)
+		}
+		if uid == u.ID {
+			continue
+		}
+		s.must(201, "POST", "/orgs/"+target.String()+"/members", u.Token, map[string]any{"user_id": uid, "role": strings.ToLower(*m.Role)})
+	}
+	return seeded, doc, target
+}
+
+// checkImport asserts a completed import: its summary, exactly the seeded
+// rows in the target (none twice), and the target exporting the same
+// document as the source.
+func checkImport(t *testing.T, s *stack, db *store.DB, u user, id string, st map[string]any, seeded exportseed.Seeded, doc []byte, target uuid.UUID) {
+	t.Helper()
 	want := map[string]float64{"users_created": 0, "workflows_created": 1, "labels_created": 2, "projects_created": 4,
 		"sprints_created": 12, "tickets_created": float64(seeded.Tickets), "comments_created": float64(seeded.Comments),
 		"time_entries_created": float64(seeded.Entries), "links_created": float64(seeded.Links),
 		"parents_set": float64(seeded.Parents)}
-	sum := st["summary"].(map[string]any)
+	sum, _ := st["summary"].(map[string]any)
 	for k, v := range want {
 		if sum[k] != v {
 			t.Errorf("summary %s = %v, want %v (%v)", k, sum[k], v, st)
 		}
 	}
 	counts := map[string]int{
-		"tickets":  tickets(),
+		"tickets":  scalar(t, db, `SELECT count(*) FROM tickets WHERE org_id = $1`, target),
 		"distinct": scalar(t, db, `SELECT count(DISTINCT (project_id, ticket_number)) FROM tickets WHERE org_id = $1`, target),
 		"comments": scalar(t, db, `SELECT count(*) FROM comments WHERE org_id = $1`, target),
 		"entries":  scalar(t, db, `SELECT count(*) FROM time_entries WHERE org_id = $1`, target),
