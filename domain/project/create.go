@@ -34,15 +34,15 @@ type CreateInput struct {
 func (in *CreateInput) validate() error {
 	var p domain.Problems
 	in.Key = NormalizeKey(&p, in.Key)
-	checkName(&p, in.Name)
+	CheckName(&p, in.Name)
 	checkDescription(&p, in.Description)
-	checkBudget(&p, in.BudgetCents)
+	CheckBudget(&p, in.BudgetCents)
 	in.BudgetPeriod = normalizePeriod(&p, in.BudgetPeriod)
 	checkText(&p, "capitalization_type", in.CapitalizationType)
 	checkText(&p, "development_phase", in.DevelopmentPhase)
 	checkText(&p, "cost_center_id", in.CostCenterID)
-	checkAmortization(&p, in.AmortizationMonths)
-	in.inService = checkInService(&p, in.PlacedInService)
+	CheckAmortization(&p, in.AmortizationMonths)
+	in.inService = CheckInService(&p, in.PlacedInService)
 	return p.Err()
 }
 

@@ -80,9 +80,9 @@ func ParseDate(s string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// checkInService adds the problem of a malformed placed_in_service and
+// CheckInService adds the problem of a malformed placed_in_service and
 // returns it parsed (nil when absent or malformed).
-func checkInService(p *domain.Problems, v *string) *time.Time {
+func CheckInService(p *domain.Problems, v *string) *time.Time {
 	if v == nil {
 		return nil
 	}
