@@ -3,9 +3,11 @@ package export
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
+	"tracker/internal/civil"
 	"tracker/store/exportdb"
 	"tracker/store/ticketdb"
 )
@@ -164,15 +166,29 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 }
 
 // sqliteValue is a ticketdb.Content value as its column stores it: times
-// as RFC 3339 text, everything else as the driver writes it.
+// as RFC 3339 text, dates as YYYY-MM-DD and decimals as their text (12.50),
+// everything else as the driver writes it.
 func sqliteValue(v any) any {
 	switch t := v.(type) {
 	case time.Time:
 		return ts(t)
 	case *time.Time:
 		return optTS(t)
+	case civil.Date, civil.Decimal:
+		return fmt.Sprint(t)
+	case *civil.Date:
+		return optText(t)
+	case *civil.Decimal:
+		return optText(t)
 	}
 	return v
+}
+
+func optText[T fmt.Stringer](v *T) any {
+	if v == nil {
+		return nil
+	}
+	return (*v).String()
 }
 
 func (s *sqliteSink) endProject() error { return nil }

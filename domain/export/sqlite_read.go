@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"tracker/internal/civil"
 	"tracker/store/exportdb"
 	"tracker/store/ticketdb"
 )
@@ -289,9 +290,18 @@ func setColumn(f reflect.Value, v any) error {
 		f.Set(reflect.New(f.Type().Elem()))
 		f = f.Elem()
 	}
-	if f.Type() == reflect.TypeFor[time.Time]() {
+	switch f.Type() {
+	case reflect.TypeFor[time.Time]():
 		t, err := time.Parse(time.RFC3339Nano, str(v))
 		f.Set(reflect.ValueOf(t))
+		return err
+	case reflect.TypeFor[civil.Date]():
+		d, err := civil.ParseDate(str(v))
+		f.Set(reflect.ValueOf(d))
+		return err
+	case reflect.TypeFor[civil.Decimal]():
+		d, err := civil.ParseDecimal(str(v))
+		f.Set(reflect.ValueOf(d))
 		return err
 	}
 	n, isNum := v.(int64)
