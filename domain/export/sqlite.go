@@ -9,6 +9,7 @@ import (
 
 	"tracker/internal/civil"
 	"tracker/store/exportdb"
+	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )
 
@@ -101,9 +102,11 @@ func (s *sqliteSink) teams(ts []Team) error {
 }
 
 func (s *sqliteSink) project(p Project) error {
-	err := s.insert("projects", p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter, p.CapitalizationType,
-		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod,
-		ts(p.CreatedAt), ts(p.UpdatedAt), p.Team, p.PlacedInService)
+	v := []any{p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter}
+	for _, c := range projectdb.ContentFields.Values(&p.Content) {
+		v = append(v, sqliteValue(c))
+	}
+	err := s.insert("projects", append(v, p.BudgetCents, p.BudgetPeriod, ts(p.CreatedAt), ts(p.UpdatedAt), p.Team, p.PlacedInService)...)
 	if err != nil {
 		return err
 	}

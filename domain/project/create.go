@@ -64,9 +64,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		now := s.now()
 		r := projectdb.Row{
 			ID: domain.NewID(), OrgID: in.OrgID, TeamID: in.TeamID, WorkflowID: in.WorkflowID, Key: in.Key,
-			Name: in.Name, Description: in.Description, CapitalizationType: in.CapitalizationType,
-			DevelopmentPhase: in.DevelopmentPhase, CostCenterID: in.CostCenterID,
-			AmortizationMonths: in.AmortizationMonths, BudgetCents: in.BudgetCents, BudgetPeriod: in.BudgetPeriod,
+			Name: in.Name, Description: in.Description, Content: projectdb.Content{CapitalizationType: in.CapitalizationType,
+				DevelopmentPhase: in.DevelopmentPhase, CostCenterID: in.CostCenterID, AmortizationMonths: in.AmortizationMonths},
+			BudgetCents: in.BudgetCents, BudgetPeriod: in.BudgetPeriod,
 			PlacedInService: in.inService, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
 		}
 		if err := projectdb.Insert(ctx, q, r); err != nil {
