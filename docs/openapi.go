@@ -26,6 +26,12 @@ import (
 //go:embed openapi.yaml
 var YAML []byte
 
+// ExportSchema is docs/export-schema.json, the JSON Schema of the export
+// document (domain/export holds its Go types to it).
+//
+//go:embed export-schema.json
+var ExportSchema []byte
+
 var (
 	jsonOnce sync.Once
 	jsonDoc  []byte

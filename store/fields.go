@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"tracker/internal/civil"
 )
 
 // Fields is a row type T read once from its `db` tags: the one list of a
@@ -55,6 +57,9 @@ var pgTypes = map[reflect.Type]string{
 	reflect.TypeFor[int64]():     "bigint",
 	reflect.TypeFor[bool]():      "bool",
 	reflect.TypeFor[time.Time](): "timestamptz",
+	// A day without a time, and an exact amount with two decimal places.
+	reflect.TypeFor[civil.Date]():    "date",
+	reflect.TypeFor[civil.Decimal](): "numeric",
 }
 
 func pgType(t reflect.Type) string {
@@ -71,7 +76,7 @@ func pgType(t reflect.Type) string {
 func (f *Fields[T]) Names() []string { return f.names }
 
 // Types are the PostgreSQL types of Names (uuid, text, int, bigint, bool,
-// timestamptz), in the same order.
+// timestamptz, date, numeric), in the same order.
 func (f *Fields[T]) Types() []string { return f.types }
 
 // Values are r's fields in Names order.

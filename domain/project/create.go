@@ -34,15 +34,15 @@ type CreateInput struct {
 func (in *CreateInput) validate() error {
 	var p domain.Problems
 	in.Key = NormalizeKey(&p, in.Key)
-	checkName(&p, in.Name)
+	CheckName(&p, in.Name)
 	checkDescription(&p, in.Description)
-	checkBudget(&p, in.BudgetCents)
+	CheckBudget(&p, in.BudgetCents)
 	in.BudgetPeriod = normalizePeriod(&p, in.BudgetPeriod)
 	checkText(&p, "capitalization_type", in.CapitalizationType)
 	checkText(&p, "development_phase", in.DevelopmentPhase)
 	checkText(&p, "cost_center_id", in.CostCenterID)
-	checkAmortization(&p, in.AmortizationMonths)
-	in.inService = checkInService(&p, in.PlacedInService)
+	CheckAmortization(&p, in.AmortizationMonths)
+	in.inService = CheckInService(&p, in.PlacedInService)
 	return p.Err()
 }
 
@@ -64,9 +64,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		now := s.now()
 		r := projectdb.Row{
 			ID: domain.NewID(), OrgID: in.OrgID, TeamID: in.TeamID, WorkflowID: in.WorkflowID, Key: in.Key,
-			Name: in.Name, Description: in.Description, CapitalizationType: in.CapitalizationType,
-			DevelopmentPhase: in.DevelopmentPhase, CostCenterID: in.CostCenterID,
-			AmortizationMonths: in.AmortizationMonths, BudgetCents: in.BudgetCents, BudgetPeriod: in.BudgetPeriod,
+			Name: in.Name, Description: in.Description, Content: projectdb.Content{CapitalizationType: in.CapitalizationType,
+				DevelopmentPhase: in.DevelopmentPhase, CostCenterID: in.CostCenterID, AmortizationMonths: in.AmortizationMonths},
+			BudgetCents: in.BudgetCents, BudgetPeriod: in.BudgetPeriod,
 			PlacedInService: in.inService, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
 		}
 		if err := projectdb.Insert(ctx, q, r); err != nil {

@@ -25,18 +25,15 @@ func (s *Service) now() time.Time { return s.clock.Now() }
 
 // Project is a project as the API renders it.
 type Project struct {
-	ID                 uuid.UUID  `json:"id"`
-	OrgID              uuid.UUID  `json:"org_id"`
-	TeamID             *uuid.UUID `json:"team_id"`
-	WorkflowID         *uuid.UUID `json:"workflow_id"`
-	Key                string     `json:"key"`
-	Name               string     `json:"name"`
-	Description        *string    `json:"description"`
-	TicketCounter      int64      `json:"ticket_counter"`
-	CapitalizationType *string    `json:"capitalization_type"`
-	DevelopmentPhase   *string    `json:"development_phase"`
-	CostCenterID       *string    `json:"cost_center_id"`
-	AmortizationMonths *int64     `json:"amortization_months"`
+	ID            uuid.UUID  `json:"id"`
+	OrgID         uuid.UUID  `json:"org_id"`
+	TeamID        *uuid.UUID `json:"team_id"`
+	WorkflowID    *uuid.UUID `json:"workflow_id"`
+	Key           string     `json:"key"`
+	Name          string     `json:"name"`
+	Description   *string    `json:"description"`
+	TicketCounter int64      `json:"ticket_counter"`
+	projectdb.Content
 	// PlacedInService is the date (YYYY-MM-DD) the project was placed in
 	// service: its capitalized cost amortizes from the month after.
 	PlacedInService *string   `json:"placed_in_service"`
@@ -55,8 +52,7 @@ func (p Project) RowVersion() int64 { return p.Version }
 func FromRow(r projectdb.Row) Project {
 	return Project{
 		ID: r.ID, OrgID: r.OrgID, TeamID: r.TeamID, WorkflowID: r.WorkflowID, Key: r.Key, Name: r.Name,
-		Description: r.Description, TicketCounter: r.TicketCounter, CapitalizationType: r.CapitalizationType,
-		DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID, AmortizationMonths: r.AmortizationMonths,
+		Description: r.Description, TicketCounter: r.TicketCounter, Content: r.Content,
 		BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod, PlacedInService: DateString(r.PlacedInService),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion,
 	}
@@ -80,9 +76,9 @@ func ParseDate(s string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// checkInService adds the problem of a malformed placed_in_service and
+// CheckInService adds the problem of a malformed placed_in_service and
 // returns it parsed (nil when absent or malformed).
-func checkInService(p *domain.Problems, v *string) *time.Time {
+func CheckInService(p *domain.Problems, v *string) *time.Time {
 	if v == nil {
 		return nil
 	}

@@ -33,16 +33,16 @@ func (in *PatchInput) validate() error {
 		if in.Name.Null {
 			p.Add("name", "cannot be null")
 		} else {
-			checkName(&p, in.Name.Value)
+			CheckName(&p, in.Name.Value)
 		}
 	}
 	checkDescription(&p, in.Description.Ptr())
 	checkText(&p, "capitalization_type", in.CapitalizationType.Ptr())
 	checkText(&p, "development_phase", in.DevelopmentPhase.Ptr())
 	checkText(&p, "cost_center_id", in.CostCenterID.Ptr())
-	checkAmortization(&p, in.AmortizationMonths.Ptr())
-	checkBudget(&p, in.BudgetCents.Ptr())
-	checkInService(&p, in.PlacedInService.Ptr())
+	CheckAmortization(&p, in.AmortizationMonths.Ptr())
+	CheckBudget(&p, in.BudgetCents.Ptr())
+	CheckInService(&p, in.PlacedInService.Ptr())
 	if v := in.BudgetPeriod.Ptr(); v != nil {
 		in.BudgetPeriod.Value = *normalizePeriod(&p, v)
 	}

@@ -37,7 +37,10 @@ func NormalizeKey(p *domain.Problems, key string) string {
 	return strings.ToUpper(key)
 }
 
-func checkName(p *domain.Problems, name string) {
+// CheckName is the spec's 1-255 characters, blank being empty. The API
+// and the importer both apply it (as CheckAmortization, CheckBudget and
+// CheckInService), so a document is held to the rules of a request.
+func CheckName(p *domain.Problems, name string) {
 	if strings.TrimSpace(name) == "" || utf8.RuneCountInString(name) > MaxName {
 		p.Add("name", "must be 1-255 characters")
 	}
@@ -59,13 +62,15 @@ func checkText(p *domain.Problems, field string, v *string) {
 	}
 }
 
-func checkAmortization(p *domain.Problems, v *int64) {
+// CheckAmortization is 0-1200 months when present.
+func CheckAmortization(p *domain.Problems, v *int64) {
 	if v != nil && (*v < 0 || *v > MaxAmortization) {
 		p.Add("amortization_months", "must be between 0 and 1200")
 	}
 }
 
-func checkBudget(p *domain.Problems, v *int64) {
+// CheckBudget is a budget of at least 0 cents when present.
+func CheckBudget(p *domain.Problems, v *int64) {
 	if v != nil && *v < 0 {
 		p.Add("budget_cents", "must be at least 0")
 	}

@@ -28,7 +28,7 @@ type NewTicket struct {
 // transaction; ticket.created and the audit row commit with it.
 func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid.UUID, in NewTicket) (Ticket, error) {
 	var probs domain.Problems
-	checkTitle(&probs, "title", in.Title)
+	CheckTitle(&probs, in.Title)
 	priority := "None"
 	if in.Priority != "" {
 		var ok bool
@@ -76,7 +76,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 // be in orgID.
 func (s *Service) CreateAs(ctx context.Context, by Actor, orgID, projectID uuid.UUID, in NewTicket) (Ticket, error) {
 	var probs domain.Problems
-	checkTitle(&probs, "title", in.Title)
+	CheckTitle(&probs, in.Title)
 	if err := probs.Err(); err != nil {
 		return Ticket{}, err
 	}

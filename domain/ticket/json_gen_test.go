@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"go/format"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"tracker/internal/civil"
 )
 
 var updateJSON = flag.Bool("update", false, "rewrite json_gen.go from Ticket's json tags")
@@ -37,6 +40,29 @@ func TestGeneratedJSON(t *testing.T) {
 	}
 	if !bytes.Equal(have, src) {
 		t.Fatal("json_gen.go is not Ticket's encoder: run go generate ./domain/ticket")
+	}
+}
+
+// The generator encodes a date and a two-place decimal with their own
+// AppendJSON, which is what encoding/json writes through their MarshalJSON.
+func TestGeneratorKnowsCivilTypes(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		want string
+	}{{civil.Date{Year: 2026, Month: 3, Day: 31}, `"2026-03-31"`}, {civil.Decimal(-1250), `-12.50`}} {
+		rt := reflect.TypeOf(c.v)
+		code, err := appendCode("t.X", rt)
+		if err != nil || code != "b = t.X.AppendJSON(b)" {
+			t.Errorf("%s: %q, %v", rt, code, err)
+		}
+		if code, err := appendCode("t.P", reflect.PointerTo(rt)); err != nil || !strings.Contains(code, "b = (*t.P).AppendJSON(b)") {
+			t.Errorf("*%s: %q, %v", rt, code, err)
+		}
+		got := c.v.(interface{ AppendJSON([]byte) []byte }).AppendJSON(nil)
+		std, _ := json.Marshal(c.v)
+		if string(got) != c.want || string(std) != c.want {
+			t.Errorf("%s: AppendJSON %s, encoding/json %s, want %s", rt, got, std, c.want)
+		}
 	}
 }
 
@@ -79,6 +105,14 @@ func appendCode(expr string, t reflect.Type) (string, error) {
 			return "", err
 		}
 		return fmt.Sprintf("if %s == nil {\n\tb = append(b, \"null\"...)\n} else {\n\t%s\n}", expr, inner), nil
+	}
+	// A value type that appends its own JSON (civil.Date, civil.Decimal):
+	// before the kinds below, as civil.Decimal is an int64 of hundredths.
+	if t.Implements(reflect.TypeFor[interface{ AppendJSON([]byte) []byte }]()) {
+		if strings.HasPrefix(expr, "*") {
+			expr = "(" + expr + ")"
+		}
+		return fmt.Sprintf("b = %s.AppendJSON(b)", expr), nil
 	}
 	switch {
 	case t == reflect.TypeFor[uuid.UUID]():

@@ -89,10 +89,11 @@ type Result struct {
 	Warning string
 }
 
-// checkTitle applies the spec's 1-500 characters (blank is empty).
-func checkTitle(p *domain.Problems, field, title string) {
+// CheckTitle applies the spec's 1-500 characters (blank is empty): to a
+// request and to an imported document's ticket alike.
+func CheckTitle(p *domain.Problems, title string) {
 	if strings.TrimSpace(title) == "" || utf8.RuneCountInString(title) > 500 {
-		p.Add(field, "must be 1-500 characters")
+		p.Add("title", "must be 1-500 characters")
 	}
 }
 

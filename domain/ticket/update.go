@@ -40,7 +40,7 @@ func (pt *Patch) normalize() error {
 		if pt.Title.Null {
 			probs.Add("title", "must not be null")
 		} else {
-			checkTitle(&probs, "title", pt.Title.Value)
+			CheckTitle(&probs, pt.Title.Value)
 		}
 	}
 	if pt.Status.Set && (pt.Status.Null || pt.Status.Value == "") {

@@ -98,13 +98,16 @@ func checkDate(p *domain.Problems, s string, now time.Time) time.Time {
 	return d
 }
 
-func checkMinutes(p *domain.Problems, m int) {
+// CheckMinutes is the 1-1440 minutes of one entry (a request's or an
+// imported one's).
+func CheckMinutes(p *domain.Problems, m int) {
 	if m < MinMinutes || m > MaxMinutes {
 		p.Add("duration_minutes", "must be between 1 and 1440")
 	}
 }
 
-func checkActivity(p *domain.Problems, s string) {
+// CheckActivity is one of the eight activity types.
+func CheckActivity(p *domain.Problems, s string) {
 	if !ValidActivity(s) {
 		p.Add("activity_type", "must be one of "+strings.Join(ActivityTypes, ", "))
 	}

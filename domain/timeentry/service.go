@@ -43,8 +43,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 	now := s.now()
 	var probs domain.Problems
 	date := checkDate(&probs, in.Date, now)
-	checkMinutes(&probs, in.DurationMinutes)
-	checkActivity(&probs, in.ActivityType)
+	CheckMinutes(&probs, in.DurationMinutes)
+	CheckActivity(&probs, in.ActivityType)
 	if err := probs.Err(); err != nil {
 		return Entry{}, err
 	}

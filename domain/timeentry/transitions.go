@@ -54,14 +54,14 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if in.DurationMinutes.Null {
 			probs.Add("duration_minutes", "must not be null")
 		} else {
-			checkMinutes(&probs, in.DurationMinutes.Value)
+			CheckMinutes(&probs, in.DurationMinutes.Value)
 		}
 	}
 	if in.ActivityType.Set {
 		if in.ActivityType.Null {
 			probs.Add("activity_type", "must not be null")
 		} else {
-			checkActivity(&probs, in.ActivityType.Value)
+			CheckActivity(&probs, in.ActivityType.Value)
 		}
 	}
 	if err := probs.Err(); err != nil {

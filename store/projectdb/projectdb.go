@@ -14,39 +14,55 @@ import (
 	"tracker/store"
 )
 
+// Content are a project's own values that the API's project
+// (domain/project.Project), the export document's project (export.Project,
+// JSON and SQLite) and the import carry unchanged, so each embeds Content
+// instead of naming its fields. Its `db` tags are the columns, its `json`
+// tags the API's and the document's keys; it sits where these keys always
+// were in both. A new plain field of projects is a field here (at the end):
+// Row, the API, the export and the import follow, and domain/export's
+// TestTicketFieldsAgree holds them to the OpenAPI schema and
+// docs/export-schema.json. The other columns keep their own places, which
+// differ between the API and the document.
+type Content struct {
+	CapitalizationType *string `db:"capitalization_type" json:"capitalization_type"`
+	DevelopmentPhase   *string `db:"development_phase" json:"development_phase"`
+	CostCenterID       *string `db:"cost_center_id" json:"cost_center_id"`
+	AmortizationMonths *int64  `db:"amortization_months" json:"amortization_months"`
+}
+
+// ContentFields is Content's column list, for the export and the import.
+var ContentFields = store.FieldsOf[Content]()
+
 // Row is a projects row (without deleted_at: reads only see live rows).
+// Its columns, scan and insert are built from its `db` tags.
 type Row struct {
-	ID                 uuid.UUID  `db:"id"`
-	OrgID              uuid.UUID  `db:"org_id"`
-	TeamID             *uuid.UUID `db:"team_id"`
-	WorkflowID         *uuid.UUID `db:"workflow_id"`
-	Key                string     `db:"key"`
-	Name               string     `db:"name"`
-	Description        *string    `db:"description"`
-	TicketCounter      int64      `db:"ticket_counter"`
-	CapitalizationType *string    `db:"capitalization_type"`
-	DevelopmentPhase   *string    `db:"development_phase"`
-	CostCenterID       *string    `db:"cost_center_id"`
-	AmortizationMonths *int64     `db:"amortization_months"`
-	PlacedInService    *time.Time `db:"placed_in_service"`
-	BudgetCents        *int64     `db:"budget_cents"`
-	BudgetPeriod       *string    `db:"budget_period"`
-	CreatedAt          time.Time  `db:"created_at"`
-	UpdatedAt          time.Time  `db:"updated_at"`
+	ID            uuid.UUID  `db:"id"`
+	OrgID         uuid.UUID  `db:"org_id"`
+	TeamID        *uuid.UUID `db:"team_id"`
+	WorkflowID    *uuid.UUID `db:"workflow_id"`
+	Key           string     `db:"key"`
+	Name          string     `db:"name"`
+	Description   *string    `db:"description"`
+	TicketCounter int64      `db:"ticket_counter"`
+	Content
+	PlacedInService *time.Time `db:"placed_in_service"`
+	BudgetCents     *int64     `db:"budget_cents"`
+	BudgetPeriod    *string    `db:"budget_period"`
+	CreatedAt       time.Time  `db:"created_at"`
+	UpdatedAt       time.Time  `db:"updated_at"`
 	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
 	// A new row is at 1, the column's default.
 	RowVersion int64 `db:"row_version"`
 }
 
-var columns = []string{
-	"id", "org_id", "team_id", "workflow_id", "key", "name", "description", "ticket_counter",
-	"capitalization_type", "development_phase", "cost_center_id", "amortization_months",
-	"budget_cents", "budget_period", "created_at", "updated_at", "placed_in_service", "row_version",
-}
-
-// insertColumns are the columns Insert writes (row_version takes its
-// default).
-var insertColumns = columns[:len(columns)-1]
+var (
+	fields  = store.FieldsOf[Row]()
+	columns = fields.Names()
+	// insertColumns are the columns Insert writes (row_version, Row's
+	// last field, takes its default).
+	insertColumns = columns[:len(columns)-1]
+)
 
 // Columns is the column list of Row, each prefixed with alias when given.
 func Columns(alias string) []string {
@@ -70,10 +86,8 @@ type WithAccess struct {
 // Insert creates a project; a live project with the same key (any case) in
 // the org is store.ErrConflict, an unknown team or workflow store.ErrInvalidRef.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("projects").Columns(insertColumns...).Values(
-		r.ID, r.OrgID, r.TeamID, r.WorkflowID, r.Key, r.Name, r.Description, r.TicketCounter,
-		r.CapitalizationType, r.DevelopmentPhase, r.CostCenterID, r.AmortizationMonths,
-		r.BudgetCents, r.BudgetPeriod, r.CreatedAt, r.UpdatedAt, r.PlacedInService))
+	_, err := store.Exec(ctx, q, store.SQL.Insert("projects").Columns(insertColumns...).
+		Values(fields.Values(&r)[:len(insertColumns)]...))
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )
 
@@ -78,18 +79,18 @@ type Label struct {
 // Project is a project with everything inside it. Workflow is a workflow
 // name (or null); Members are user emails.
 type Project struct {
-	Key                string  `json:"key"`
-	Name               string  `json:"name"`
-	Description        *string `json:"description"`
-	Workflow           *string `json:"workflow"`
-	Team               *string `json:"team"` // a team name, or null
-	TicketCounter      int     `json:"ticket_counter"`
-	CapitalizationType *string `json:"capitalization_type"`
-	DevelopmentPhase   *string `json:"development_phase"`
-	CostCenterID       *string `json:"cost_center_id"`
-	AmortizationMonths *int64  `json:"amortization_months"`
-	BudgetCents        *int64  `json:"budget_cents"`
-	BudgetPeriod       *string `json:"budget_period"`
+	Key           string  `json:"key"`
+	Name          string  `json:"name"`
+	Description   *string `json:"description"`
+	Workflow      *string `json:"workflow"`
+	Team          *string `json:"team"` // a team name, or null
+	TicketCounter int     `json:"ticket_counter"`
+	// Content (capitalization_type … amortization_months) are the project's
+	// own values as the row holds them, copied whole by the walk, the
+	// SQLite file and the import.
+	projectdb.Content
+	BudgetCents  *int64  `json:"budget_cents"`
+	BudgetPeriod *string `json:"budget_period"`
 	// PlacedInService (YYYY-MM-DD or null) is additive to version 1.
 	PlacedInService *string   `json:"placed_in_service,omitempty"`
 	CreatedAt       time.Time `json:"created_at"`

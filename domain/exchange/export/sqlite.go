@@ -3,10 +3,13 @@ package export
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
+	"tracker/internal/civil"
 	"tracker/store/exchangedb/exportdb"
+	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )
 
@@ -99,9 +102,11 @@ func (s *sqliteSink) teams(ts []Team) error {
 }
 
 func (s *sqliteSink) project(p Project) error {
-	err := s.insert("projects", p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter, p.CapitalizationType,
-		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod,
-		ts(p.CreatedAt), ts(p.UpdatedAt), p.Team, p.PlacedInService)
+	v := []any{p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter}
+	for _, c := range projectdb.ContentFields.Values(&p.Content) {
+		v = append(v, sqliteValue(c))
+	}
+	err := s.insert("projects", append(v, p.BudgetCents, p.BudgetPeriod, ts(p.CreatedAt), ts(p.UpdatedAt), p.Team, p.PlacedInService)...)
 	if err != nil {
 		return err
 	}
@@ -164,15 +169,29 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 }
 
 // sqliteValue is a ticketdb.Content value as its column stores it: times
-// as RFC 3339 text, everything else as the driver writes it.
+// as RFC 3339 text, dates as YYYY-MM-DD and decimals as their text (12.50),
+// everything else as the driver writes it.
 func sqliteValue(v any) any {
 	switch t := v.(type) {
 	case time.Time:
 		return ts(t)
 	case *time.Time:
 		return optTS(t)
+	case civil.Date, civil.Decimal:
+		return fmt.Sprint(t)
+	case *civil.Date:
+		return optText(t)
+	case *civil.Decimal:
+		return optText(t)
 	}
 	return v
+}
+
+func optText[T fmt.Stringer](v *T) any {
+	if v == nil {
+		return nil
+	}
+	return (*v).String()
 }
 
 func (s *sqliteSink) endProject() error { return nil }

@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"time"
 
+	"tracker/internal/civil"
+	"tracker/store"
 	"tracker/store/exchangedb/exportdb"
+	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )
 
@@ -126,11 +129,13 @@ func (r *sqliteReader) project(v []any) error {
 	if r.projects == nil {
 		r.projects, r.tickets = map[string]int{}, map[string][2]int{}
 	}
+	n := len(projectdb.ContentFields.Names())
 	p := Project{Key: str(v[0]), Name: str(v[1]), Description: optStr(v[2]), Workflow: optStr(v[3]),
-		TicketCounter: num(v[4]), CapitalizationType: optStr(v[5]), DevelopmentPhase: optStr(v[6]),
-		CostCenterID: optStr(v[7]), AmortizationMonths: optNum64(v[8]), BudgetCents: optNum64(v[9]),
-		BudgetPeriod: optStr(v[10]), CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]), Team: optStr(v[13]), PlacedInService: optStr(v[14]),
-		Members: []string{}, Sprints: []Sprint{}, Tickets: []Ticket{}}
+		TicketCounter: num(v[4]), Content: readContent(r, projectdb.ContentFields, v[5:5+n])}
+	v = v[5+n:]
+	p.BudgetCents, p.BudgetPeriod, p.CreatedAt, p.UpdatedAt = optNum64(v[0]), optStr(v[1]), r.time(v[2]), r.time(v[3])
+	p.Team, p.PlacedInService = optStr(v[4]), optStr(v[5])
+	p.Members, p.Sprints, p.Tickets = []string{}, []Sprint{}, []Ticket{}
 	r.projects[p.Key] = len(r.doc.Projects)
 	r.doc.Projects = append(r.doc.Projects, p)
 	return nil
@@ -169,7 +174,7 @@ func (r *sqliteReader) ticket(v []any) error {
 		return err
 	}
 	n := len(ticketdb.ContentFields.Names())
-	t := Ticket{Number: num(v[1]), Content: r.content(v[2 : 2+n])}
+	t := Ticket{Number: num(v[1]), Content: readContent(r, ticketdb.ContentFields, v[2:2+n])}
 	refs := v[2+n:]
 	t.Assignee, t.Reporter, t.Sprint = optStr(refs[0]), str(refs[1]), optStr(refs[2])
 	t.CreatedAt, t.UpdatedAt = r.time(refs[3]), r.time(refs[4])
@@ -270,12 +275,13 @@ func (r *sqliteReader) link(v []any) error {
 	return nil
 }
 
-// content reads ticketdb.Content from its columns (ContentFields order):
-// TEXT into strings, INTEGER into integers and booleans, RFC 3339 text into
-// times, NULL into a nil pointer (or the zero value).
-func (r *sqliteReader) content(v []any) ticketdb.Content {
-	var c ticketdb.Content
-	for i, target := range ticketdb.ContentFields.Targets(&c) {
+// readContent reads a Content (ticketdb's or projectdb's) from its columns
+// (its Fields order): TEXT into strings, INTEGER into integers and
+// booleans, RFC 3339 text into times, YYYY-MM-DD into dates, NULL into a
+// nil pointer (or the zero value).
+func readContent[T any](r *sqliteReader, fields *store.Fields[T], v []any) T {
+	var c T
+	for i, target := range fields.Targets(&c) {
 		r.fail(setColumn(reflect.ValueOf(target).Elem(), v[i]))
 	}
 	return c
@@ -289,9 +295,18 @@ func setColumn(f reflect.Value, v any) error {
 		f.Set(reflect.New(f.Type().Elem()))
 		f = f.Elem()
 	}
-	if f.Type() == reflect.TypeFor[time.Time]() {
+	switch f.Type() {
+	case reflect.TypeFor[time.Time]():
 		t, err := time.Parse(time.RFC3339Nano, str(v))
 		f.Set(reflect.ValueOf(t))
+		return err
+	case reflect.TypeFor[civil.Date]():
+		d, err := civil.ParseDate(str(v))
+		f.Set(reflect.ValueOf(d))
+		return err
+	case reflect.TypeFor[civil.Decimal]():
+		d, err := civil.ParseDecimal(str(v))
+		f.Set(reflect.ValueOf(d))
 		return err
 	}
 	n, isNum := v.(int64)

@@ -43,8 +43,7 @@ func (w *projectWalker) optEmail(id *uuid.UUID) (*string, error) {
 func (w *projectWalker) walk(r exportdb.Project) error {
 	p := Project{
 		Key: r.Key, Name: r.Name, Description: r.Description, Workflow: r.Workflow, Team: r.Team, TicketCounter: r.TicketCounter,
-		CapitalizationType: r.CapitalizationType, DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID,
-		AmortizationMonths: r.AmortizationMonths, BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod,
+		Content: r.Content, BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod,
 		PlacedInService: r.PlacedInService, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Members: []string{}, Sprints: []Sprint{},
 	}
 	members, err := exportdb.Members(w.ctx, w.q, r.ID)

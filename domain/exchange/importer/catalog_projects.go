@@ -36,8 +36,7 @@ func (c *catalogRun) importProjects(doc export.Document) error {
 			continue
 		}
 		np := importdb.Project{ID: domain.NewID(), OrgID: c.row.OrgID, Key: key, Name: p.Name,
-			Description: p.Description, TicketCounter: p.TicketCounter, CapitalizationType: p.CapitalizationType,
-			DevelopmentPhase: p.DevelopmentPhase, CostCenterID: p.CostCenterID, AmortizationMonths: p.AmortizationMonths,
+			Description: p.Description, TicketCounter: p.TicketCounter, Content: p.Content,
 			BudgetCents: p.BudgetCents, BudgetPeriod: p.BudgetPeriod, PlacedInService: p.PlacedInService, CreatedAt: orNow(p.CreatedAt, c.now)}
 		np.UpdatedAt = orNow(p.UpdatedAt, np.CreatedAt)
 		if p.Workflow != nil {

@@ -17,6 +17,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
+	"tracker/internal/civil"
 )
 
 // VersionError is a document of an unsupported version; the API answers it
@@ -139,6 +140,16 @@ func (tc typeChecker) value(t reflect.Type, path string, top func(string, json.T
 		s, ok := tok.(string)
 		if _, err := time.Parse(time.RFC3339Nano, s); !ok || err != nil {
 			tc.add(path, "must be an RFC 3339 timestamp")
+		}
+	case t == reflect.TypeFor[civil.Date]():
+		s, ok := tok.(string)
+		if _, err := civil.ParseDate(s); !ok || err != nil {
+			tc.add(path, "must be a date YYYY-MM-DD")
+		}
+	case t == reflect.TypeFor[civil.Decimal]():
+		n, ok := tok.(json.Number)
+		if _, err := civil.ParseDecimal(n.String()); !ok || err != nil {
+			tc.add(path, "must be a number with at most two decimal places")
 		}
 	case t.Kind() == reflect.Struct:
 		if tok != json.Delim('{') {

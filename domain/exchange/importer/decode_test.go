@@ -2,12 +2,16 @@ package importer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
+	"tracker/internal/civil"
 )
 
 type noKnown struct{}
@@ -83,4 +87,33 @@ func TestDecode(t *testing.T) {
 			t.Errorf("%d problems", len(probs))
 		}
 	})
+}
+
+// A date or two-place decimal field of the document (a ticketdb.Content
+// field of either type reaches the document by itself) is checked as such:
+// a well-formed value passes, anything else names its path.
+func TestTypeCheckerKnowsCivilTypes(t *testing.T) {
+	type doc struct {
+		Due    *civil.Date    `json:"due"`
+		Amount *civil.Decimal `json:"amount"`
+	}
+	for body, want := range map[string][]string{
+		`{"due": "2024-02-29", "amount": 12.5}`: nil,
+		`{"due": null, "amount": -0.05}`:        nil,
+		`{"due": "2023-02-29", "amount": 1.005}`: {"d.amount: must be a number with at most two decimal places",
+			"d.due: must be a date YYYY-MM-DD"},
+		`{"due": {}, "amount": "1"}`: {"d.amount: must be a number with at most two decimal places",
+			"d.due: must be a date YYYY-MM-DD"},
+	} {
+		d := decoded{typePaths: map[string]bool{}}
+		dec := json.NewDecoder(strings.NewReader(body))
+		dec.UseNumber()
+		if err := (typeChecker{out: &d, dec: dec}).value(reflect.TypeFor[doc](), "d", nil); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(d.typeProblems)
+		if !slices.Equal(d.typeProblems, want) {
+			t.Errorf("%s: %q, want %q", body, d.typeProblems, want)
+		}
+	}
 }

@@ -63,6 +63,18 @@ func (c *checker) add(path, problem string) {
 	c.problems = append(c.problems, path+": "+problem)
 }
 
+// rules adds the problems a domain's own check finds (the checks the API
+// applies to a request), each under path: the check names the field, the
+// document its place.
+func (c *checker) rules(path string, check func(*domain.Problems)) {
+	var p domain.Problems
+	check(&p)
+	for _, s := range p {
+		field, problem, _ := strings.Cut(s, ": ")
+		c.add(path+"."+field, problem)
+	}
+}
+
 func (c *checker) required(path, v string) bool {
 	if strings.TrimSpace(v) == "" {
 		c.add(path, "required")
@@ -289,32 +301,25 @@ func (c *checker) resolve(ctx context.Context, known Known) error {
 	return nil
 }
 
-// checkProjectFields reuses the project rules of the API (key, name,
-// finance fields) with paths inside the document.
+// checkProjectFields holds a document's project to the API's own project
+// checks where the two agree, with paths inside the document.
 func (c *checker) checkProjectFields(path string, p export.Project) {
-	var probs domain.Problems
-	project.NormalizeKey(&probs, p.Key)
-	for _, s := range probs {
-		c.add(path+"."+s[:strings.Index(s, ":")], strings.TrimSpace(s[strings.Index(s, ":")+1:]))
-	}
-	if strings.TrimSpace(p.Name) == "" || utf8.RuneCountInString(p.Name) > project.MaxName {
-		c.add(path+".name", "must be 1-255 characters")
-	}
+	c.rules(path, func(probs *domain.Problems) {
+		project.NormalizeKey(probs, p.Key)
+		project.CheckName(probs, p.Name)
+	})
+	// The API's own checks of the description, the finance texts and the
+	// budget period differ (its description message, blank text refused, a
+	// period in any case): a document keeps the import's rules for them.
 	c.length(path+".description", p.Description, 0, project.MaxDescription)
 	c.length(path+".capitalization_type", p.CapitalizationType, 1, project.MaxFinanceText)
 	c.length(path+".development_phase", p.DevelopmentPhase, 1, project.MaxFinanceText)
 	c.length(path+".cost_center_id", p.CostCenterID, 1, project.MaxFinanceText)
-	if p.AmortizationMonths != nil && (*p.AmortizationMonths < 0 || *p.AmortizationMonths > project.MaxAmortization) {
-		c.add(path+".amortization_months", "must be between 0 and 1200")
-	}
-	if p.PlacedInService != nil {
-		if t, ok := project.ParseDate(*p.PlacedInService); !ok || t.Year() < 1900 {
-			c.add(path+".placed_in_service", "must be a date in the form YYYY-MM-DD")
-		}
-	}
-	if p.BudgetCents != nil && *p.BudgetCents < 0 {
-		c.add(path+".budget_cents", "must be at least 0")
-	}
+	c.rules(path, func(probs *domain.Problems) {
+		project.CheckAmortization(probs, p.AmortizationMonths)
+		project.CheckInService(probs, p.PlacedInService)
+		project.CheckBudget(probs, p.BudgetCents)
+	})
 	if p.BudgetPeriod != nil {
 		c.oneOf(path+".budget_period", *p.BudgetPeriod, project.BudgetPeriods)
 	}

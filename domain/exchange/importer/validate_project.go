@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"tracker/domain"
 	"tracker/domain/exchange/export"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
@@ -59,9 +59,7 @@ func (c *checker) project(path string, p export.Project) {
 }
 
 func (c *checker) ticket(path, key string, t export.Ticket, statuses, sprints map[string]bool) {
-	if n := utf8.RuneCountInString(t.Title); strings.TrimSpace(t.Title) == "" || n > 500 {
-		c.add(path+".title", "must be 1-500 characters")
-	}
+	c.rules(path, func(p *domain.Problems) { ticket.CheckTitle(p, t.Title) })
 	if c.required(path+".status", t.Status) && statuses != nil && !statuses[t.Status] {
 		c.add(path+".status", "must be a status of the project's workflow")
 	}
@@ -141,12 +139,10 @@ var linkTypes = []string{ticket.LinkBlocks, ticket.LinkDuplicates, ticket.LinkRe
 func (c *checker) timeEntry(path string, e export.TimeEntry) {
 	c.email(path+".user", e.User)
 	c.date(path+".date", e.Date)
-	if e.DurationMinutes < 1 || e.DurationMinutes > 1440 {
-		c.add(path+".duration_minutes", "must be between 1 and 1440")
-	}
-	if !timeentry.ValidActivity(e.ActivityType) {
-		c.add(path+".activity_type", "must be one of "+strings.Join(timeentry.ActivityTypes, ", "))
-	}
+	c.rules(path, func(p *domain.Problems) {
+		timeentry.CheckMinutes(p, e.DurationMinutes)
+		timeentry.CheckActivity(p, e.ActivityType)
+	})
 	c.oneOf(path+".status", e.Status, entryStatuses)
 	if e.Status == "Approved" {
 		if e.ApprovedBy == nil {

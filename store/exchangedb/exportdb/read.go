@@ -5,12 +5,14 @@ package exportdb
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
+	"tracker/store/projectdb"
 )
 
 // Snapshot runs fn in one read-only REPEATABLE READ transaction, so a long
@@ -109,29 +111,28 @@ func Labels(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Label, err
 
 // Project is a live project with its workflow's name.
 type Project struct {
-	ID                 uuid.UUID `db:"id"`
-	Key                string    `db:"key"`
-	Name               string    `db:"name"`
-	Description        *string   `db:"description"`
-	Workflow           *string   `db:"workflow"`
-	Team               *string   `db:"team"`
-	TicketCounter      int       `db:"ticket_counter"`
-	CapitalizationType *string   `db:"capitalization_type"`
-	DevelopmentPhase   *string   `db:"development_phase"`
-	CostCenterID       *string   `db:"cost_center_id"`
-	AmortizationMonths *int64    `db:"amortization_months"`
-	BudgetCents        *int64    `db:"budget_cents"`
-	BudgetPeriod       *string   `db:"budget_period"`
-	PlacedInService    *string   `db:"placed_in_service"`
-	CreatedAt          time.Time `db:"created_at"`
-	UpdatedAt          time.Time `db:"updated_at"`
+	ID            uuid.UUID `db:"id"`
+	Key           string    `db:"key"`
+	Name          string    `db:"name"`
+	Description   *string   `db:"description"`
+	Workflow      *string   `db:"workflow"`
+	Team          *string   `db:"team"`
+	TicketCounter int       `db:"ticket_counter"`
+	projectdb.Content
+	BudgetCents     *int64    `db:"budget_cents"`
+	BudgetPeriod    *string   `db:"budget_period"`
+	PlacedInService *string   `db:"placed_in_service"`
+	CreatedAt       time.Time `db:"created_at"`
+	UpdatedAt       time.Time `db:"updated_at"`
 }
+
+// projectContent selects projectdb.Content of the project p.
+var projectContent = "p." + strings.Join(projectdb.ContentFields.Names(), ", p.")
 
 // Projects lists the org's live projects by key (projectID: only that one).
 func Projects(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID) ([]Project, error) {
 	return store.SelectRaw[Project](ctx, q, `SELECT p.id, p.key, p.name, p.description, w.name AS workflow, tm.name AS team,
-	        p.ticket_counter, p.capitalization_type, p.development_phase, p.cost_center_id,
-	        p.amortization_months, p.budget_cents, p.budget_period, to_char(p.placed_in_service, 'YYYY-MM-DD') AS placed_in_service, p.created_at, p.updated_at
+	        p.ticket_counter, `+projectContent+`, p.budget_cents, p.budget_period, to_char(p.placed_in_service, 'YYYY-MM-DD') AS placed_in_service, p.created_at, p.updated_at
 	    FROM projects p LEFT JOIN workflows w ON w.id = p.workflow_id LEFT JOIN teams tm ON tm.id = p.team_id
 	    WHERE p.org_id = $1 AND p.deleted_at IS NULL AND ($2::uuid IS NULL OR p.id = $2)
 	    ORDER BY p.key, p.id`, orgID, nilable(projectID))

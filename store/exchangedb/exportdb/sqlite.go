@@ -8,6 +8,7 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
+	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
 )
 
@@ -28,9 +29,7 @@ var Tables = []Table{
 	{"users", []string{"email", "display_name", "role"}, "email"},
 	{"labels", []string{"name", "color"}, "name"},
 	{"workflows", []string{"name", "statuses", "transitions", "enforcement"}, "name"},
-	{"projects", []string{"key", "name", "description", "workflow", "ticket_counter", "capitalization_type",
-		"development_phase", "cost_center_id", "amortization_months", "budget_cents", "budget_period",
-		"created_at", "updated_at", "team", "placed_in_service"}, "key"},
+	{"projects", projectColumns(), "key"},
 	{"project_members", []string{"project_key", "user_email"}, "project_key, user_email"},
 	{"sprints", []string{"project_key", "position", "name", "goal", "start_date", "end_date", "status",
 		"created_at", "updated_at"}, "project_key, position"},
@@ -66,17 +65,30 @@ func ticketColumns() []string {
 	return append(cols, "assignee", "reporter", "sprint", "created_at", "updated_at")
 }
 
+// projectColumns are the projects table's: projectdb.Content's columns in
+// place, so a field added there is a column here.
+func projectColumns() []string {
+	cols := append([]string{"key", "name", "description", "workflow", "ticket_counter"}, projectdb.ContentFields.Names()...)
+	return append(cols, "budget_cents", "budget_period", "created_at", "updated_at", "team", "placed_in_service")
+}
+
 // integerColumns are stored as INTEGER; every other column is TEXT
 // (timestamps RFC 3339, dates YYYY-MM-DD, workflow statuses as JSON).
-// ticketdb.Content's integer and boolean columns join them.
+// ticketdb.Content's and projectdb.Content's integer and boolean columns
+// join them.
 var integerColumns = func() map[string]bool {
 	m := map[string]bool{
 		"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
 		"number": true, "ticket_number": true, "parent": true, "duration_minutes": true, "size_bytes": true,
 	}
-	for i, t := range ticketdb.ContentFields.Types() {
-		if t == "int" || t == "bigint" || t == "bool" {
-			m[ticketdb.ContentFields.Names()[i]] = true
+	for _, f := range []interface {
+		Names() []string
+		Types() []string
+	}{ticketdb.ContentFields, projectdb.ContentFields} {
+		for i, t := range f.Types() {
+			if t == "int" || t == "bigint" || t == "bool" {
+				m[f.Names()[i]] = true
+			}
 		}
 	}
 	return m

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
+	"tracker/store/projectdb"
 )
 
 // pairs reads (text, uuid) rows into a map.
@@ -147,31 +148,31 @@ func InsertLabel(ctx context.Context, q store.Querier, orgID, id uuid.UUID, name
 
 // Project is a project an import creates.
 type Project struct {
-	ID, OrgID          uuid.UUID
-	WorkflowID         *uuid.UUID
-	TeamID             *uuid.UUID
-	Key, Name          string
-	Description        *string
-	TicketCounter      int
-	CapitalizationType *string
-	DevelopmentPhase   *string
-	CostCenterID       *string
-	AmortizationMonths *int64
-	BudgetCents        *int64
-	BudgetPeriod       *string
-	PlacedInService    *string // YYYY-MM-DD
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
+	ID, OrgID     uuid.UUID
+	WorkflowID    *uuid.UUID
+	TeamID        *uuid.UUID
+	Key, Name     string
+	Description   *string
+	TicketCounter int
+	projectdb.Content
+	BudgetCents     *int64
+	BudgetPeriod    *string
+	PlacedInService *string // YYYY-MM-DD
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // InsertProject creates a project.
 func InsertProject(ctx context.Context, q store.Querier, p Project) error {
+	content := projectdb.ContentFields.Names()
 	_, err := q.Exec(ctx, `INSERT INTO projects (id, org_id, workflow_id, key, name, description, ticket_counter,
-	        capitalization_type, development_phase, cost_center_id, amortization_months, budget_cents, budget_period,
-	        created_at, updated_at, team_id, placed_in_service)
-	    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17::date)`,
-		p.ID, p.OrgID, p.WorkflowID, p.Key, p.Name, p.Description, p.TicketCounter, p.CapitalizationType,
-		p.DevelopmentPhase, p.CostCenterID, p.AmortizationMonths, p.BudgetCents, p.BudgetPeriod, p.CreatedAt, p.UpdatedAt, p.TeamID, p.PlacedInService)
+	        budget_cents, budget_period, created_at, updated_at, team_id, placed_in_service, `+store.Cols(content)+`)
+	    VALUES (@id, @org_id, @workflow_id, @key, @name, @description, @ticket_counter,
+	        @budget_cents, @budget_period, @created_at, @updated_at, @team_id, @placed_in_service::date, @`+strings.Join(content, ", @")+`)`,
+		projectdb.ContentFields.Named(&p.Content, pgx.NamedArgs{"id": p.ID, "org_id": p.OrgID, "workflow_id": p.WorkflowID,
+			"key": p.Key, "name": p.Name, "description": p.Description, "ticket_counter": p.TicketCounter,
+			"budget_cents": p.BudgetCents, "budget_period": p.BudgetPeriod, "created_at": p.CreatedAt, "updated_at": p.UpdatedAt,
+			"team_id": p.TeamID, "placed_in_service": p.PlacedInService}))
 	return store.Translate(err)
 }
 
