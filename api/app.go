@@ -70,6 +70,9 @@ func New(d Deps, modules ...Module) *fiber.App {
 		app.Use(traceRequests(d.Tracing))
 	}
 	app.Use(recoverer(d.Log), observe(d.Log, d.Metrics), guardInput(d.BodyLimit, large))
+	if inv, ok := d.Auth.(Invalidator); ok {
+		app.Use(invalidateAfterWrites(inv))
+	}
 	if l := newRateLimiter(d.RateLimit); l != nil {
 		app.Use("/api/v1", limitRequests(l, d.Auth))
 	}
@@ -80,6 +83,23 @@ func New(d Deps, modules ...Module) *fiber.App {
 		m.Routes(r)
 	}
 	return app
+}
+
+// Invalidator is an Authenticator that caches what a write may change (a
+// user's standing): told after every write request, the change is seen by
+// the replica's next request.
+type Invalidator interface{ Invalidate() }
+
+func invalidateAfterWrites(inv Invalidator) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		err := c.Next()
+		switch c.Method() {
+		case fiber.MethodGet, fiber.MethodHead, fiber.MethodOptions:
+		default:
+			inv.Invalidate()
+		}
+		return err
+	}
 }
 
 func proxyHeader(trusted []string) string {

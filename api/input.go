@@ -67,7 +67,7 @@ func guardInput(def int, large bodyLimits) fiber.Handler {
 			if c.Locals(localBodyRead) == nil {
 				// Refused before its body was read (no credentials): the
 				// unread rest must not be parsed as a next request.
-				c.Context().SetConnectionClose()
+				closeUnread(c)
 			}
 			return err
 		}
@@ -101,11 +101,11 @@ func checkURL(c *fiber.Ctx) error {
 
 // readBody reads a streamed request body of at most limit bytes into the
 // request, so c.Body() returns it; a longer one is a 413 and the connection
-// closes (its unread rest is never read).
+// closes (its unread rest is discarded, never parsed; see closeUnread).
 func readBody(c *fiber.Ctx, limit int) error {
 	req := c.Request()
 	tooLarge := func() error {
-		c.Context().SetConnectionClose()
+		closeUnread(c)
 		return domain.TooLarge("request body too large: at most " + humanBytes(limit))
 	}
 	if req.Header.ContentLength() > limit {

@@ -2,21 +2,20 @@ package api
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"golang.org/x/time/rate"
 
 	"tracker/domain"
 )
 
 // RateLimit is the per-principal request budget of /api/v1: PerMinute
-// requests a minute, refilled continuously (a token bucket whose burst is
-// the whole minute's budget). Zero turns it off. Counters live in the
+// requests a minute, refilled continuously (a bucket whose burst is the
+// whole minute's budget). Zero turns it off. Counters live in the
 // replica's memory: N replicas behind a balancer admit up to N times the
 // budget.
 type RateLimit struct {
@@ -28,22 +27,20 @@ type RateLimit struct {
 // DefaultRateLimit is SERVICE_RATE_LIMIT's default.
 const DefaultRateLimit = 1200
 
-// rateLimiter holds one token bucket per principal (API key, user) or, for
-// requests without a valid credential, per client IP.
+// rateLimiter holds one bucket per principal (API key, user) or, for
+// requests without a valid credential, per client IP. A bucket is the
+// generic cell rate algorithm: one atomic theoretical arrival time per key,
+// advanced by compare-and-swap, in a sync.Map whose reads take no lock, so
+// concurrent requests (of one principal or of many) never queue on a mutex.
 type rateLimiter struct {
 	perMinute int
 	clock     domain.Clock
-	limit     rate.Limit
+	interval  int64  // nanoseconds between two requests at the sustained rate
+	window    int64  // interval × perMinute: how far ahead the arrival time may run
 	policy    string // the RateLimit-Policy header value
 
-	mu      sync.Mutex
-	buckets map[string]*bucket
-	swept   time.Time
-}
-
-type bucket struct {
-	lim  *rate.Limiter
-	seen time.Time
+	cells sync.Map // key → *atomic.Int64, the key's theoretical arrival time (Unix ns)
+	swept atomic.Int64
 }
 
 func newRateLimiter(l RateLimit) *rateLimiter {
@@ -53,12 +50,13 @@ func newRateLimiter(l RateLimit) *rateLimiter {
 	if l.Clock == nil {
 		l.Clock = domain.SystemClock{}
 	}
+	interval := int64(time.Minute) / int64(l.PerMinute)
 	return &rateLimiter{
 		perMinute: l.PerMinute,
 		clock:     l.Clock,
-		limit:     rate.Limit(float64(l.PerMinute) / 60),
+		interval:  interval,
+		window:    interval * int64(l.PerMinute),
 		policy:    fmt.Sprintf(`"default";q=%d;w=60`, l.PerMinute),
-		buckets:   map[string]*bucket{},
 	}
 }
 
@@ -66,32 +64,48 @@ func newRateLimiter(l RateLimit) *rateLimiter {
 // the requests left, the seconds until the budget is full again, and (when
 // refused) the seconds until one request is admitted.
 func (l *rateLimiter) take(key string, now time.Time) (ok bool, remaining, reset, retry int) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	// Idle buckets are full again after a minute: forget them then.
-	if now.Sub(l.swept) > time.Minute {
-		for k, b := range l.buckets {
-			if now.Sub(b.seen) > time.Minute {
-				delete(l.buckets, k)
-			}
+	t := now.UnixNano()
+	l.sweep(t)
+	v, found := l.cells.Load(key)
+	if !found {
+		v, _ = l.cells.LoadOrStore(key, new(atomic.Int64))
+	}
+	cell := v.(*atomic.Int64)
+	var ahead int64 // how far the arrival time runs ahead of now after this request
+	for {
+		tat := cell.Load()
+		next := max(tat, t) + l.interval
+		if next-t > l.window {
+			ahead = tat - t
+			retry = max(ceilSeconds(next-t-l.window), 1)
+			break
 		}
-		l.swept = now
+		if cell.CompareAndSwap(tat, next) {
+			ok, ahead = true, next-t
+			break
+		}
 	}
-	b := l.buckets[key]
-	if b == nil {
-		b = &bucket{lim: rate.NewLimiter(l.limit, l.perMinute)}
-		l.buckets[key] = b
+	remaining = max(int((l.window-ahead)/l.interval), 0)
+	return ok, remaining, max(ceilSeconds(ahead), 0), retry
+}
+
+func ceilSeconds(ns int64) int {
+	return int((ns + int64(time.Second) - 1) / int64(time.Second))
+}
+
+// sweep forgets, at most once a minute, the buckets that are full again
+// (their arrival time is past): a key seen again starts full, as it would.
+func (l *rateLimiter) sweep(now int64) {
+	last := l.swept.Load()
+	if now-last < int64(time.Minute) || !l.swept.CompareAndSwap(last, now) {
+		return
 	}
-	b.seen = now
-	ok = b.lim.AllowN(now, 1)
-	tokens := b.lim.TokensAt(now)
-	remaining = max(int(math.Floor(tokens)), 0)
-	perSec := float64(l.limit)
-	reset = int(math.Ceil((float64(l.perMinute) - tokens) / perSec))
-	if !ok {
-		retry = max(int(math.Ceil((1-tokens)/perSec)), 1)
-	}
-	return ok, remaining, max(reset, 0), retry
+	l.cells.Range(func(k, v any) bool {
+		if v.(*atomic.Int64).Load() <= now {
+			l.cells.CompareAndDelete(k, v)
+		}
+		return true
+	})
 }
 
 // localVerified is the principal limitRequests authenticated; the route's

@@ -101,3 +101,32 @@ func MarkOutbox(ctx context.Context, q Querier) error {
 	_, err := q.Exec(ctx, "SELECT pg_notify($1, '')", OutboxChannel)
 	return translate(err)
 }
+
+// Listen holds one connection of db on LISTEN channel: it calls listening
+// once the connection listens (so the caller can catch up on what happened
+// while nobody listened), then notified for every notification, until ctx
+// ends or the connection fails (the caller listens again). The connection
+// is taken out of the pool for good, so it never returns to other users
+// still subscribed.
+func Listen(ctx context.Context, db *DB, channel string, listening, notified func()) error {
+	pc, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		return Translate(err)
+	}
+	conn := pc.Hijack()
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = conn.Close(cctx)
+	}()
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		return Translate(err)
+	}
+	listening()
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		notified()
+	}
+}

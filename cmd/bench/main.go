@@ -13,6 +13,10 @@
 //	BENCH_TICKETS        tickets to seed, spread evenly (100000)
 //	BENCH_OPS            operations to run (get,list,create-spread,create-one)
 //
+// With -ceiling it runs instead the reads (get, list) against the API and
+// against the ceiling (a bare Fiber app running the same query, started by
+// this program) alternately, -rounds times, and prints the ratio.
+//
 // Each flag of the same name (-url, -db, -duration, ...) overrides its variable.
 package main
 
@@ -34,6 +38,10 @@ type config struct {
 	Projects         int
 	Tickets          int
 	Ops              []string
+	Ceiling          bool
+	Rounds           int
+	// ServeCeiling is the address the ceiling's own process serves on.
+	ServeCeiling, CeilingUser string
 }
 
 func env(name, def string) string {
@@ -54,6 +62,10 @@ func parseConfig() (config, error) {
 	flag.StringVar(&clients, "clients", env("BENCH_CLIENTS", "8,32"), "concurrent client counts")
 	flag.IntVar(&c.Projects, "projects", atoi(env("BENCH_PROJECTS", "100")), "projects to seed")
 	flag.IntVar(&c.Tickets, "tickets", atoi(env("BENCH_TICKETS", "100000")), "tickets to seed")
+	flag.BoolVar(&c.Ceiling, "ceiling", false, "compare the reads with the ceiling (a bare Fiber app running the same query)")
+	flag.IntVar(&c.Rounds, "rounds", 3, "with -ceiling: alternating rounds per read and client count")
+	flag.StringVar(&c.ServeCeiling, "serve-ceiling", "", "internal: serve the ceiling on this address")
+	flag.StringVar(&c.CeilingUser, "ceiling-user", "", "internal: the user the ceiling reads as")
 	flag.StringVar(&ops, "ops", env("BENCH_OPS", strings.Join(allOps, ",")), "operations to run")
 	flag.Parse()
 	var err error
@@ -95,6 +107,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
+	if cfg.ServeCeiling != "" {
+		if err := serveCeiling(cfg.ServeCeiling, cfg.DB, cfg.CeilingUser); err != nil {
+			fmt.Fprintln(os.Stderr, "bench ceiling:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, cfg); err != nil {
@@ -113,6 +132,10 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 	fmt.Printf("seeded in %s (org %s)\n\n", time.Since(start).Round(time.Millisecond), w.orgID)
+	if cfg.Ceiling {
+		defer w.pool.Close()
+		return compareCeiling(ctx, cfg, c, w)
+	}
 	var results []result
 	for _, n := range cfg.Clients {
 		for _, op := range cfg.Ops {

@@ -61,7 +61,10 @@ type Config struct {
 	// (SERVICE_RATE_LIMIT; 0: off).
 	RateLimit      int
 	TrustedProxies []string
-	LogLevel       slog.Level
+	// PprofAddr serves net/http/pprof's profiles (SERVICE_PPROF_ADDR;
+	// empty: off). Never a public address: profiles reveal the program.
+	PprofAddr string
+	LogLevel  slog.Level
 	// SecretsKey seals stored third-party secrets (SERVICE_SECRETS_KEY).
 	SecretsKey []byte
 	// DBStatementTimeout is the statement_timeout of the API's pool
@@ -179,6 +182,7 @@ func loadConfig() (Config, []string, error) {
 	if c.Attachments, err = loadAttachmentConfig(c.Profile, c.S3Endpoint, c.S3Bucket); err != nil {
 		return c, nil, err
 	}
+	c.PprofAddr = env("SERVICE_PPROF_ADDR", "")
 	if c.TrustedProxies, err = api.ParseProxies(env("SERVICE_TRUSTED_PROXIES", "")); err != nil {
 		return c, nil, fmt.Errorf("SERVICE_TRUSTED_PROXIES: %w", err)
 	}
@@ -278,6 +282,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Duration("db_statement_timeout", c.DBStatementTimeout),
 		slog.Duration("worker_db_statement_timeout", c.WorkerDBStatementTimeout),
 		slog.String("trusted_proxies", strings.Join(c.TrustedProxies, ",")),
+		slog.String("pprof_addr", c.PprofAddr),
 		slog.String("otlp_endpoint", MaskURL(c.OTLPEndpoint)),
 	)
 }

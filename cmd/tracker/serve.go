@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -213,13 +215,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracin
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
 		log.Info("api listening", "addr", cfg.Addr, "tls", cfg.TLSCert != "")
-		var err error
-		if cfg.TLSCert != "" {
-			err = app.ListenTLS(cfg.Addr, cfg.TLSCert, cfg.TLSKey)
-		} else {
-			err = app.Listen(cfg.Addr)
-		}
-		if err != nil {
+		if err := api.Listen(app, cfg.Addr, cfg.TLSCert, cfg.TLSKey); err != nil {
 			return fmt.Errorf("listen %s: %w", cfg.Addr, err)
 		}
 		return nil
@@ -228,6 +224,10 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracin
 		<-ctx.Done()
 		return app.ShutdownWithTimeout(10 * time.Second)
 	})
+	g.Go(func() error { s.Accounts.WatchStanding(ctx, log); return nil })
+	if cfg.PprofAddr != "" {
+		g.Go(func() error { return servePprof(ctx, cfg.PprofAddr, log) })
+	}
 	if withWorker {
 		// The worker's own pool: its jobs take the worker's statement
 		// timeout, not the requests'.
@@ -239,6 +239,26 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracin
 		g.Go(func() error { return runWorker(ctx, cfg, log, wdb, metrics, tr) })
 	}
 	return g.Wait()
+}
+
+// servePprof serves net/http/pprof's handlers on addr until ctx ends.
+func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	log.Info("pprof listening", "addr", addr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("pprof %s: %w", addr, err)
+	}
+	return nil
 }
 
 func work(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracing) error {

@@ -200,25 +200,20 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (domain.Princ
 	if strings.HasPrefix(bearer, KeyPrefix) {
 		return s.authenticateKey(ctx, bearer)
 	}
-	c, err := s.Tokens.Verify(bearer)
-	if err != nil {
-		return domain.Principal{}, errBadCredentials
-	}
-	uid, err1 := uuid.Parse(c.Subject)
-	oid, err2 := uuid.Parse(c.OrgID)
-	if err1 != nil || err2 != nil || (c.BoundOrg != "" && c.BoundOrg != c.OrgID) {
+	t, ok := s.verifiedToken(bearer)
+	if !ok {
 		return domain.Principal{}, errBadCredentials
 	}
 	// A deactivated (or deleted) user's tokens stop working at once, not
 	// when they expire.
-	st, err := accountdb.StandingOf(ctx, s.DB.Q(), uid)
+	st, err := s.standingOf(ctx, t.uid)
 	if err != nil {
 		return domain.Principal{}, err
 	}
 	if !st.Active {
 		return domain.Principal{}, errBadCredentials
 	}
-	p := domain.Principal{UserID: uid, OrgID: oid, Email: c.Email, Scopes: []string{domain.ScopeAll}, SSO: c.BoundOrg != ""}
+	p := domain.Principal{UserID: t.uid, OrgID: t.oid, Email: t.email, Scopes: []string{domain.ScopeAll}, SSO: t.sso}
 	if !p.SSO {
 		p.SSOOnlyOrgs = st.SSOOnlyOrgs
 	}

@@ -36,6 +36,7 @@ type Service struct {
 	// KeyTouchInterval bounds how often last_used_at is written for one key.
 	KeyTouchInterval time.Duration
 	clock            domain.Clock
+	cache            authCache
 }
 
 // New builds the service on db: tokens signs sessions, registration is

@@ -151,27 +151,7 @@ func Get(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (store.Outbo
 
 // Listen holds one connection of db on LISTEN outbox and calls wake for
 // every notification until ctx ends or the connection fails (the caller
-// listens again). The connection is taken out of the pool for good, so it
-// never returns to other users still subscribed.
+// listens again).
 func Listen(ctx context.Context, db *store.DB, wake func()) error {
-	pc, err := db.Pool.Acquire(ctx)
-	if err != nil {
-		return store.Translate(err)
-	}
-	conn := pc.Hijack()
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = conn.Close(cctx)
-	}()
-	if _, err := conn.Exec(ctx, "LISTEN "+Channel); err != nil {
-		return store.Translate(err)
-	}
-	wake() // rows written while nobody listened
-	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
-		}
-		wake()
-	}
+	return store.Listen(ctx, db, Channel, wake, wake)
 }

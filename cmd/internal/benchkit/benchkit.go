@@ -63,7 +63,7 @@ func Serve(ctx context.Context, reuse string, keep bool, mods func(db *store.DB,
 		drop()
 		return nil, err
 	}
-	go func() { _ = app.Listener(ln) }()
+	go func() { _ = app.Listener(api.LingerListener(ln)) }()
 	s := &Server{URL: "http://" + ln.Addr().String(), DBURL: dbURL}
 	s.stop = func() {
 		_ = app.ShutdownWithTimeout(5 * time.Second)
