@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -209,7 +210,7 @@ func (r *Relay) pump(ctx context.Context, wake <-chan struct{}) error {
 	done := make(chan error, conc)
 	inFlight, due := 0, true
 	var firstErr error
-	poll := time.NewTicker(r.Poll)
+	poll := time.NewTicker(cmp.Or(max(r.Poll, 0), 2*time.Second))
 	defer poll.Stop()
 	stop := ctx.Done()
 	for {
