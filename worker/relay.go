@@ -1,11 +1,13 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -17,10 +19,11 @@ import (
 	"tracker/store/outboxdb"
 )
 
-// Relay moves outbox rows to Temporal. It claims due rows in one short
-// statement that leases them (FOR UPDATE SKIP LOCKED, so replicas share the
-// work), then dispatches them concurrently, at most Concurrency at a time,
-// outside any transaction, marking each row as it succeeds. Workflow ids
+// Relay moves outbox rows to Temporal. It claims due rows in short
+// statements that lease them (FOR UPDATE SKIP LOCKED, so replicas share the
+// work), as dispatch slots free, and dispatches them concurrently, at most
+// Concurrency at a time, outside any transaction, marking each row as it
+// succeeds (the marks of rows finishing together share one statement). Workflow ids
 // are derived from the row, so a repeated start is a no-op.
 //
 // A row never holds up the others: one whose dispatch fails is retried with
@@ -37,7 +40,8 @@ type Relay struct {
 	Topics map[string][]Dispatch
 	Poll   time.Duration // backstop poll (default 2 s)
 	Batch  int           // rows per claim (default 200)
-	// Concurrency is how many rows are dispatched at once (default 16).
+	// Concurrency is how many rows are dispatched at once (default
+	// DefaultConcurrency).
 	Concurrency int
 	// MaxAttempts is how many failed dispatches park a row (default 20).
 	MaxAttempts int
@@ -55,6 +59,7 @@ type Relay struct {
 
 	metricsOnce sync.Once
 	m           *relayMetrics
+	marks       groupCommit[uuid.UUID]
 }
 
 // DefaultMaxAttempts is how many failed dispatches park an outbox row.
@@ -138,27 +143,22 @@ func (r *Relay) Run(ctx context.Context) {
 		}
 	})
 	backoff := time.Second
-	for {
-		wait := r.Poll
-		if err := r.Drain(ctx); err != nil && ctx.Err() == nil {
-			r.Log.Warn("outbox relay: dispatch failed; rows stay pending", "error", err, "retry_in", backoff.String())
-			wait, backoff = backoff, min(backoff*2, 10*time.Second)
-		} else {
+	for ctx.Err() == nil {
+		began := time.Now()
+		err := r.pump(ctx, wake)
+		if ctx.Err() != nil {
+			return
+		}
+		if time.Since(began) > time.Minute { // a new failure, not the same one again
 			backoff = time.Second
 		}
+		r.Log.Warn("outbox relay: dispatch failed; rows stay pending", "error", err, "retry_in", backoff.String())
 		select {
 		case <-ctx.Done():
 			return
-		case <-wake:
-			if wait > r.Poll { // failing: wait out the backoff, not every insert
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(wait):
-				}
-			}
-		case <-time.After(wait):
+		case <-time.After(backoff):
 		}
+		backoff = min(backoff*2, 10*time.Second)
 	}
 }
 
@@ -177,58 +177,82 @@ func (r *Relay) listen(ctx context.Context, wake func()) {
 	}
 }
 
-// Drain dispatches every due row, claim after claim, until none is left.
+// DefaultConcurrency is how many outbox rows a relay dispatches at once.
+const DefaultConcurrency = 128
+
+// Drain dispatches every due row until none is left and none is in flight.
 // A row that fails is rescheduled (or parked) and the others carry on; the
 // error returned is Temporal being unreachable (the caller backs off), or
 // the database failing.
-func (r *Relay) Drain(ctx context.Context) error {
-	batch := r.Batch
+func (r *Relay) Drain(ctx context.Context) error { return r.pump(ctx, nil) }
+
+// pump keeps up to Concurrency rows in flight, claiming due rows as slots
+// free rather than in rounds that wait for their slowest row: a slow
+// receiver holds one slot, not the rows claimed beside it. After a claim
+// that came back short nothing more is due until wake (a NOTIFY) or the
+// backstop poll says otherwise. With wake nil it returns once nothing is due
+// or in flight; otherwise only on an error (after its rows in flight have
+// settled) or when ctx ends.
+func (r *Relay) pump(ctx context.Context, wake <-chan struct{}) error {
+	conc, batch, lease := r.Concurrency, r.Batch, r.Lease
+	if conc <= 0 {
+		conc = DefaultConcurrency
+	}
 	if batch <= 0 {
 		batch = 200
 	}
-	for {
-		n, err := r.round(ctx, batch)
-		if err != nil || n < batch {
-			return err
-		}
-	}
-}
-
-// round claims up to limit rows and dispatches them, returning how many it
-// claimed.
-func (r *Relay) round(ctx context.Context, limit int) (int, error) {
-	lease := r.Lease
 	if lease <= 0 {
 		lease = time.Minute
 	}
-	rows, err := outboxdb.Claim(ctx, r.DB.Q(), limit, lease)
-	if err != nil || len(rows) == 0 {
-		return 0, err
-	}
-	conc := r.Concurrency
-	if conc <= 0 {
-		conc = 16
-	}
-	sem := make(chan struct{}, conc)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
+	// A saturated relay claims once an eighth of its slots are free: one
+	// claim per finished row would cost a statement per row.
+	lowWater := max(1, min(conc/8, batch))
+	done := make(chan error, conc)
+	inFlight, due := 0, true
 	var firstErr error
-	for _, row := range rows {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if err := r.settle(ctx, row, r.dispatch(ctx, row.OutboxRow)); err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				mu.Unlock()
+	poll := time.NewTicker(cmp.Or(max(r.Poll, 0), 2*time.Second))
+	defer poll.Stop()
+	stop := ctx.Done()
+	for {
+		if firstErr == nil && due && ctx.Err() == nil && (conc-inFlight >= lowWater || inFlight == 0) {
+			n := min(conc-inFlight, batch)
+			rows, err := outboxdb.Claim(ctx, r.DB.Q(), n, lease)
+			if err != nil {
+				firstErr = err
+				continue
 			}
-		}()
+			for _, row := range rows {
+				inFlight++
+				go func() { done <- r.settle(ctx, row, r.dispatch(ctx, row.OutboxRow)) }()
+			}
+			if due = len(rows) == n; due {
+				continue
+			}
+		}
+		if inFlight == 0 && (firstErr != nil || wake == nil && !due) {
+			return firstErr
+		}
+		var pollC <-chan time.Time
+		if wake != nil {
+			pollC = poll.C
+		}
+		select {
+		case err := <-done:
+			inFlight--
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		case <-wake:
+			due = true
+		case <-pollC:
+			due = true
+		case <-stop: // the rows in flight settle (handed back), then it returns
+			stop = nil
+			if firstErr == nil {
+				firstErr = ctx.Err()
+			}
+		}
 	}
-	wg.Wait()
-	return len(rows), firstErr
 }
 
 // settle records a dispatch's outcome on its row: dispatched, postponed
@@ -245,7 +269,9 @@ func (r *Relay) settle(ctx context.Context, row outboxdb.Claimed, derr error) er
 	switch {
 	case derr == nil:
 		m.dispatched.WithLabelValues(row.Topic).Inc()
-		return outboxdb.MarkDispatched(wctx, r.DB.Q(), row.ID)
+		return r.marks.do(wctx, row.ID, func(ctx context.Context, ids []uuid.UUID) error {
+			return outboxdb.MarkDispatched(ctx, r.DB.Q(), ids...)
+		})
 	case ctx.Err() != nil || unavailable(derr):
 		if err := outboxdb.Postpone(wctx, r.DB.Q(), row.ID, derr.Error(), 0); err != nil {
 			return err

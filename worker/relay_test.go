@@ -112,6 +112,41 @@ func TestAFailingRowDoesNotHoldUpTheOthers(t *testing.T) {
 	}
 }
 
+func TestASlowRowHoldsOneSlotNotItsClaim(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	slow := insertRows(t, db, "test.slow", 1, time.Minute)[0] // oldest: claimed first
+	fast := insertRows(t, db, "test.fast", 9, 0)
+	release := make(chan struct{})
+	var delivered atomic.Int32
+	r := testRelay(db, map[string][]Dispatch{
+		"test.slow": {func(context.Context, Env, store.OutboxRow) error { <-release; return nil }},
+		"test.fast": {func(context.Context, Env, store.OutboxRow) error { delivered.Add(1); return nil }},
+	})
+	r.Batch, r.Concurrency = 2, 2
+	drained := make(chan error, 1)
+	go func() { drained <- r.Drain(context.Background()) }()
+	// The slow row shares its first claim with a fast one; every fast row
+	// must get through the other slot while it is still in flight.
+	deadline := time.Now().Add(20 * time.Second)
+	for delivered.Load() < 9 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	n := delivered.Load()
+	close(release)
+	if err := <-drained; err != nil {
+		t.Fatal(err)
+	}
+	if n != 9 {
+		t.Fatalf("%d of 9 rows dispatched while a slow one held a slot, want all", n)
+	}
+	for _, id := range append(fast, slow) {
+		if !stateOf(t, db, id).Dispatched {
+			t.Fatalf("row %s not marked dispatched", id)
+		}
+	}
+}
+
 func TestARowIsParkedAfterMaxAttemptsAndRetriedByAnOperator(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)

@@ -62,7 +62,7 @@ type Deps struct {
 // OutboxConfig tunes the relay (zero values: its defaults).
 type OutboxConfig struct {
 	MaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park a row (default 20)
-	Concurrency int // SERVICE_OUTBOX_CONCURRENCY: rows dispatched at once (default 16)
+	Concurrency int // SERVICE_OUTBOX_CONCURRENCY: rows dispatched at once (default DefaultConcurrency, 128)
 }
 
 // Run connects to Temporal (retrying with backoff for as long as it is

@@ -114,7 +114,7 @@ func (in DeliverInput) row() webhookdb.Delivery {
 // records it as a delivery row. It runs with a single Temporal attempt: the
 // workflow owns the retry schedule.
 func (a *Webhooks) DeliverWebhook(ctx context.Context, in DeliverInput) (DeliverResult, error) {
-	res, err := a.attempt(ctx, in)
+	res, err := a.attempt(ctx, in, nil, nil)
 	if err == nil {
 		a.count(res, "workflow")
 	}
@@ -129,34 +129,43 @@ func (a *Webhooks) DeliverWebhook(ctx context.Context, in DeliverInput) (Deliver
 // already recorded as finished is reported, never posted again; one
 // recorded as started but never finished (its process died mid-request)
 // is posted again under the same delivery id (at least once). The relay
-// calls it for a delivery's first attempt; DeliverWebhook, the activity,
-// for the attempts Temporal schedules.
-func (a *Webhooks) Attempt(ctx context.Context, in DeliverInput) (DeliverResult, error) {
-	res, err := a.attempt(ctx, in)
+// calls it for a delivery's first attempt, with the webhook and the event's
+// payload it has just read; DeliverWebhook, the activity, for the attempts
+// Temporal schedules.
+func (a *Webhooks) Attempt(ctx context.Context, in DeliverInput, w webhookdb.Row, payload []byte) (DeliverResult, error) {
+	res, err := a.attempt(ctx, in, &w, payload)
 	if err == nil {
 		a.count(res, "relay")
 	}
 	return res, err
 }
 
-func (a *Webhooks) attempt(ctx context.Context, in DeliverInput) (DeliverResult, error) {
-	w, err := webhookdb.Get(ctx, a.DB.Q(), in.OrgID, in.WebhookID)
-	if errors.Is(err, store.ErrNotFound) {
-		return DeliverResult{Outcome: OutcomeSkipped, Reason: "webhook deleted"}, nil
-	} else if err != nil {
-		return DeliverResult{}, err
+// attempt reads the webhook and the event's payload unless the caller
+// passes them.
+func (a *Webhooks) attempt(ctx context.Context, in DeliverInput, w *webhookdb.Row, payload []byte) (DeliverResult, error) {
+	if w == nil {
+		row, err := webhookdb.Get(ctx, a.DB.Q(), in.OrgID, in.WebhookID)
+		if errors.Is(err, store.ErrNotFound) {
+			return DeliverResult{Outcome: OutcomeSkipped, Reason: "webhook deleted"}, nil
+		} else if err != nil {
+			return DeliverResult{}, err
+		}
+		w = &row
 	}
 	if !w.Active {
 		return DeliverResult{Outcome: OutcomeSkipped, Reason: "webhook inactive"}, nil
 	}
-	ev, err := outboxdb.Get(ctx, a.DB.Q(), in.OrgID, in.EventID)
-	if errors.Is(err, store.ErrNotFound) {
-		return DeliverResult{Outcome: OutcomeSkipped, Reason: "event not found"}, nil
-	} else if err != nil {
-		return DeliverResult{}, err
+	if payload == nil {
+		ev, err := outboxdb.Get(ctx, a.DB.Q(), in.OrgID, in.EventID)
+		if errors.Is(err, store.ErrNotFound) {
+			return DeliverResult{Outcome: OutcomeSkipped, Reason: "event not found"}, nil
+		} else if err != nil {
+			return DeliverResult{}, err
+		}
+		payload = ev.Payload
 	}
 	var body bytes.Buffer
-	if err := json.Compact(&body, ev.Payload); err != nil {
+	if err := json.Compact(&body, payload); err != nil {
 		return DeliverResult{}, fmt.Errorf("event payload: %w", err)
 	}
 	rec, err := webhookdb.StartAttempt(ctx, a.DB.Q(), in.row())
@@ -168,7 +177,7 @@ func (a *Webhooks) attempt(ctx context.Context, in DeliverInput) (DeliverResult,
 	if rec.FinishedAt != nil { // recorded before: report it, never post twice
 		return resultOf(rec), nil
 	}
-	out := a.post(ctx, w, in, body.Bytes())
+	out := a.post(ctx, *w, in, body.Bytes())
 	res := DeliverResult{Outcome: OutcomeFailed, RecordID: rec.ID}
 	if out.StatusCode != nil {
 		res.StatusCode = *out.StatusCode
@@ -186,13 +195,8 @@ func (a *Webhooks) attempt(ctx context.Context, in DeliverInput) (DeliverResult,
 	// if the activity is being cancelled.
 	bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	if err := webhookdb.FinishAttempt(bctx, a.DB.Q(), in.OrgID, rec.ID, out); err != nil {
+	if err := webhookdb.FinishAttempt(bctx, a.DB.Q(), in.OrgID, rec.ID, out); err != nil { // a 2xx ends a failure streak
 		return DeliverResult{}, err
-	}
-	if res.Outcome == OutcomeDelivered {
-		if err := webhookdb.RecordSuccess(bctx, a.DB.Q(), in.OrgID, in.WebhookID, out.FinishedAt); err != nil {
-			return DeliverResult{}, err
-		}
 	}
 	return res, nil
 }

@@ -2,11 +2,17 @@
 // to the outbox → relay → Temporal → worker → webhook receivers on
 // 127.0.0.1. It creates its own database and, unless -temporal-address
 // names a running Temporal, its own dev server (SQLite file, WAL, as `make
-// run` starts it); it commits EVENTS ticket.created events (default 1000)
-// to an org with HOOKS subscribed webhooks (default 3), and prints the
-// deliveries per second and the commit-to-delivery percentiles. Every
-// delivery id must arrive at least once and no (event, webhook) pair under
-// two delivery ids.
+// run` starts it), and an org with HOOKS subscribed webhooks (default 3).
+// Then it runs three scenarios of ticket.created events, each printing the
+// deliveries per second, the commit-to-delivery p50 and p99, and when the
+// last delivery arrived after the first and after the last commit:
+//
+//   - burst: EVENTS events (default 1000) committed as fast as 8 writers go;
+//   - steady 100/s: 100 events a second for -steady (default 30 s);
+//   - steady 200/s: the same at 200 events a second.
+//
+// Every delivery id must arrive at least once and no (event, webhook) pair
+// under two delivery ids.
 //
 // With -fail-first N the first N webhooks answer 500 to the first attempt
 // of every delivery and 200 after: those deliveries go through the
@@ -14,10 +20,11 @@
 // at the schedule's second offset, 5 s, times -retry-scale).
 //
 //	go run ./cmd/benchrelay            (make bench runs it)
-//	go run ./cmd/benchrelay -temporal-address 127.0.0.1:7233 -fail-first 3
+//	go run ./cmd/benchrelay -scenarios burst -temporal-address 127.0.0.1:7233 -fail-first 3
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -31,9 +38,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
@@ -60,6 +69,8 @@ var (
 	namespace       = flag.String("namespace", "default", "the Temporal namespace (with -temporal-address; it must exist)")
 	failFirst       = flag.Int("fail-first", 0, "how many of the webhooks answer 500 to each delivery's first attempt (then 200)")
 	retryScale      = flag.Float64("retry-scale", 1, "the retry schedule's factor (1: production, second attempt after 5 s)")
+	scenarios       = flag.String("scenarios", "burst,steady100,steady200", "which scenarios run, in order")
+	steady          = flag.Duration("steady", 30*time.Second, "how long each steady scenario commits events")
 )
 
 func main() {
@@ -73,7 +84,7 @@ func main() {
 func run() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	events, hooks := envInt("EVENTS", 1000), envInt("HOOKS", 3)
+	hooks := envInt("HOOKS", 3)
 	url, drop, err := tempdb.NewDatabase(ctx)
 	if err != nil {
 		return err
@@ -111,39 +122,10 @@ func run() error {
 	if _, err := db.Q().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'bench', $2)`, org, org.String()); err != nil {
 		return err
 	}
-	var mu sync.Mutex
-	latencies := []time.Duration{}
-	seen := map[string]string{} // delivery id → event/webhook
-	committed := map[string]time.Time{}
-	total := events * hooks
-	done := make(chan struct{})
-	refused := map[string]bool{} // delivery ids answered 500 once (-fail-first)
+	rec := &recorder{hooks: hooks, refused: map[string]bool{}}
 	for i := 0; i < hooks; i++ {
-		wid, failing := domain.NewID(), i < *failFirst
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			b, _ := io.ReadAll(r.Body)
-			var ev domain.Event
-			_ = json.Unmarshal(b, &ev)
-			key := ev.ID.String() + "/" + wid.String()
-			mu.Lock()
-			if did := r.Header.Get(webhook.HeaderDelivery); failing && !refused[did] {
-				refused[did] = true
-				mu.Unlock()
-				w.WriteHeader(500)
-				return
-			}
-			if _, dup := seen[r.Header.Get(webhook.HeaderDelivery)]; !dup {
-				seen[r.Header.Get(webhook.HeaderDelivery)] = key
-				if at, ok := committed[ev.ID.String()]; ok {
-					latencies = append(latencies, time.Since(at))
-				}
-				if len(seen) == total {
-					close(done)
-				}
-			}
-			mu.Unlock()
-			w.WriteHeader(200)
-		}))
+		wid := domain.NewID()
+		srv := httptest.NewServer(rec.receiver(wid, i < *failFirst))
 		defer srv.Close()
 		now := time.Now()
 		if err := webhookdb.Insert(ctx, db.Q(), webhookdb.Row{ID: wid, OrgID: org, URL: srv.URL, Secret: webhook.NewSecret(),
@@ -158,46 +140,142 @@ func run() error {
 				Schedule: webhook.ScaledSchedule(*retryScale)})}})
 	}()
 	time.Sleep(2 * time.Second) // worker up
+	fmt.Printf("durable path (%s), %d webhooks, relay concurrency %s:\n", against, hooks, cmp.Or(os.Getenv("CONCURRENCY"), "default"))
+	for _, sc := range strings.Split(*scenarios, ",") {
+		var events, rate int
+		switch sc {
+		case "burst":
+			events = envInt("EVENTS", 1000)
+		case "steady100", "steady200":
+			rate = map[string]int{"steady100": 100, "steady200": 200}[sc]
+			events = rate * int(steady.Seconds())
+		default:
+			return fmt.Errorf("unknown scenario %q (burst, steady100, steady200)", sc)
+		}
+		if err := rec.run(ctx, db, org, sc, events, rate); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recorder is the receivers' shared books of one scenario.
+type recorder struct {
+	hooks     int
+	mu        sync.Mutex
+	latencies []time.Duration
+	seen      map[string]string // delivery id → event/webhook
+	committed map[string]time.Time
+	last      time.Time // the last new delivery's arrival
+	want      int
+	done      chan struct{}
+	refused   map[string]bool // delivery ids answered 500 once (-fail-first)
+}
+
+func (rec *recorder) receiver(wid uuid.UUID, failing bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var ev domain.Event
+		_ = json.Unmarshal(b, &ev)
+		key, did := ev.ID.String()+"/"+wid.String(), r.Header.Get(webhook.HeaderDelivery)
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if failing && !rec.refused[did] {
+			rec.refused[did] = true
+			w.WriteHeader(500)
+			return
+		}
+		if _, dup := rec.seen[did]; !dup {
+			rec.seen[did] = key
+			rec.last = time.Now()
+			if at, ok := rec.committed[ev.ID.String()]; ok {
+				rec.latencies = append(rec.latencies, rec.last.Sub(at))
+			}
+			if len(rec.seen) == rec.want {
+				close(rec.done)
+			}
+		}
+		w.WriteHeader(200)
+	})
+}
+
+// run commits events ticket.created events, rate a second (0: as fast as
+// the writers go), waits for every delivery and prints the figures.
+func (rec *recorder) run(ctx context.Context, db *store.DB, org uuid.UUID, name string, events, rate int) error {
+	rec.mu.Lock()
+	rec.latencies, rec.seen, rec.committed = nil, map[string]string{}, map[string]time.Time{}
+	rec.want, rec.done, rec.refused = events*rec.hooks, make(chan struct{}), map[string]bool{}
+	rec.mu.Unlock()
+	const writers = 8
+	jobs := make(chan struct{})
+	errs := make(chan error, writers)
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range jobs {
+				audit, rows, err := domain.PrepareChange(domain.Change{At: time.Now().UTC(), OrgID: org, EntityType: "ticket",
+					EntityID: domain.NewID(), Action: "created", Events: []string{domain.EventTicketCreated}, Data: map[string]any{"title": "bench"}})
+				if err == nil {
+					err = db.InTx(ctx, func(q store.Querier) error { return store.InsertChange(ctx, q, &audit, rows) })
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				rec.mu.Lock()
+				rec.committed[rows[0].ID.String()] = time.Now()
+				rec.mu.Unlock()
+			}
+		}()
+	}
 	start := time.Now()
 	for i := 0; i < events; i++ {
-		id := domain.NewID()
-		err := db.InTx(ctx, func(q store.Querier) error {
-			return domain.Record(ctx, q, domain.Change{At: time.Now().UTC(), OrgID: org, EntityType: "ticket", EntityID: id, Action: "created",
-				Events: []string{domain.EventTicketCreated}, Data: map[string]any{"title": "bench"}})
-		})
-		if err != nil {
+		if rate > 0 {
+			time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))))
+		}
+		select {
+		case jobs <- struct{}{}:
+		case err := <-errs:
 			return err
 		}
-		var ev string
-		if err := db.Q().QueryRow(ctx, `SELECT id::text FROM outbox WHERE org_id = $1 ORDER BY id DESC LIMIT 1`, org).Scan(&ev); err != nil {
-			return err
-		}
-		mu.Lock()
-		committed[ev] = time.Now()
-		mu.Unlock()
 	}
+	close(jobs)
+	wg.Wait()
+	created := time.Since(start)
 	select {
-	case <-done:
-	case <-time.After(10 * time.Minute):
-		return fmt.Errorf("only %d of %d deliveries after 10 min", len(seen), total)
+	case err := <-errs:
+		return err
+	default:
 	}
-	elapsed := time.Since(start)
-	mu.Lock()
-	defer mu.Unlock()
+	lastCreate := time.Now() // an upper bound: every commit has returned
+	select {
+	case <-rec.done:
+	case <-time.After(10 * time.Minute):
+		return fmt.Errorf("%s: only %d of %d deliveries after 10 min", name, len(rec.seen), rec.want)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
 	pairs := map[string]bool{}
-	for _, k := range seen {
+	for _, k := range rec.seen {
 		if pairs[k] {
 			return fmt.Errorf("event/webhook %s delivered under two delivery ids", k)
 		}
 		pairs[k] = true
 	}
-	slices.Sort(latencies)
-	pct := func(p float64) time.Duration { return latencies[min(len(latencies)-1, int(p*float64(len(latencies))))] }
-	fmt.Printf("durable path (%s): %d events × %d webhooks = %d deliveries in %.1f s (%.1f deliveries/s); commit-to-delivery p50 %.2f s, p99 %.2f s\n",
-		against, events, hooks, total, elapsed.Seconds(), float64(total)/elapsed.Seconds(), pct(.5).Seconds(), pct(.99).Seconds())
+	slices.Sort(rec.latencies)
+	pct := func(p float64) time.Duration {
+		return rec.latencies[min(len(rec.latencies)-1, int(p*float64(len(rec.latencies))))]
+	}
+	took := rec.last.Sub(start)
+	fmt.Printf("  %-9s %5d events (%.0f/s) × %d = %5d deliveries in %5.1f s (%4.0f/s); commit-to-delivery p50 %.3f s, p99 %.3f s; "+
+		"last delivery %.2f s after the first create, %.2f s after the last\n",
+		name, events, float64(events)/created.Seconds(), rec.hooks, rec.want, took.Seconds(), float64(rec.want)/took.Seconds(),
+		pct(.5).Seconds(), pct(.99).Seconds(), took.Seconds(), rec.last.Sub(lastCreate).Seconds())
 	if *failFirst > 0 {
 		fmt.Printf("  %d of %d deliveries failed their first attempt and were retried by WebhookDelivery (second attempt at %.2f s)\n",
-			len(refused), total, webhook.ScaledSchedule(*retryScale)[1].Seconds())
+			len(rec.refused), rec.want, webhook.ScaledSchedule(*retryScale)[1].Seconds())
 	}
 	return nil
 }

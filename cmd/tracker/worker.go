@@ -111,7 +111,7 @@ type workerKnobs struct {
 	Cascade cascadewf.Tuning
 
 	OutboxMaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park an outbox row (default 20)
-	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 16)
+	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 128)
 	// Import: TRACKER_TEST_IMPORT_BATCH (tickets per batch) and
 	// TRACKER_TEST_IMPORT_PAUSE (sleep between batches).
 	Import exchangewf.Tuning

@@ -68,11 +68,14 @@ func NewClient(allowPrivate bool, timeout time.Duration) *http.Client {
 		dialer.Control = guardControl
 	}
 	tr := &http.Transport{
-		Proxy:                 nil,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   4,
+		Proxy:             nil,
+		DialContext:       dialer.DialContext,
+		ForceAttemptHTTP2: true,
+		// Deliveries to one receiver run many at once (the relay's
+		// concurrency): each keeps its connection for the next one rather
+		// than dialing (and for HTTPS, handshaking) again.
+		MaxIdleConns:          1024,
+		MaxIdleConnsPerHost:   128,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   5 * time.Second,
 		ResponseHeaderTimeout: timeout,

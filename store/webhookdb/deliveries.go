@@ -2,6 +2,7 @@ package webhookdb
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -36,18 +37,25 @@ func DeliveryColumns() []string {
 
 // StartAttempt records the start of an attempt, or returns the row already
 // recorded for the same (webhook, event, redelivery, attempt): a replayed
-// activity never writes a second row.
+// activity never writes a second row. A new row costs one statement.
 func StartAttempt(ctx context.Context, q store.Querier, d Delivery) (Delivery, error) {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("webhook_deliveries").
+	rows, err := store.Select[Delivery](ctx, q, store.SQL.Insert("webhook_deliveries").
 		Columns("id", "org_id", "webhook_id", "event_id", "event_type", "delivery_key", "redelivery", "attempt", "created_at").
 		Values(d.ID, d.OrgID, d.WebhookID, d.EventID, d.EventType, d.DeliveryKey, d.Redelivery, d.Attempt, d.CreatedAt).
-		Suffix("ON CONFLICT ON CONSTRAINT webhook_deliveries_attempt_key DO NOTHING"))
-	if err != nil {
-		return Delivery{}, err
+		Suffix("ON CONFLICT ON CONSTRAINT webhook_deliveries_attempt_key DO NOTHING RETURNING "+strings.Join(DeliveryColumns(), ", ")))
+	if err != nil || len(rows) == 1 {
+		return first(rows), err
 	}
 	return store.Get[Delivery](ctx, q, store.SQL.Select(DeliveryColumns()...).From("webhook_deliveries").
 		Where(sq.Eq{"org_id": d.OrgID, "webhook_id": d.WebhookID, "event_id": d.EventID,
 			"redelivery": d.Redelivery, "attempt": d.Attempt}))
+}
+
+func first[T any](rows []T) (t T) {
+	if len(rows) > 0 {
+		t = rows[0]
+	}
+	return t
 }
 
 // Outcome is what an attempt ended with.
@@ -59,13 +67,24 @@ type Outcome struct {
 	FinishedAt      time.Time
 }
 
-// FinishAttempt records an attempt's outcome once.
+// FinishAttempt records an attempt's outcome once. A 2xx also ends the
+// webhook's failure streak and stamps its last success, in the same
+// statement; a webhook already in good standing whose last success is less
+// than a second old is left alone, so concurrent deliveries to one webhook
+// do not queue on its row.
 func FinishAttempt(ctx context.Context, q store.Querier, orgID, id uuid.UUID, o Outcome) error {
-	_, err := store.Exec(ctx, q, store.SQL.Update("webhook_deliveries").
-		Set("status_code", o.StatusCode).Set("duration_ms", o.DurationMS).Set("error", o.Error).
-		Set("response_excerpt", o.ResponseExcerpt).Set("finished_at", o.FinishedAt).
-		Where(sq.Eq{"org_id": orgID, "id": id, "finished_at": nil}))
-	return err
+	ok := o.StatusCode != nil && *o.StatusCode >= 200 && *o.StatusCode < 300
+	_, err := q.Exec(ctx, `
+		WITH f AS (
+			UPDATE webhook_deliveries SET status_code = $3, duration_ms = $4, error = $5, response_excerpt = $6, finished_at = $7
+			WHERE org_id = $1 AND id = $2 AND finished_at IS NULL
+			RETURNING webhook_id)
+		UPDATE webhooks w SET consecutive_failures = 0, failing_since = NULL, last_success_at = $7
+		FROM f WHERE $8 AND w.org_id = $1 AND w.id = f.webhook_id
+			AND (w.consecutive_failures <> 0 OR w.failing_since IS NOT NULL OR w.last_success_at IS NULL
+				OR w.last_success_at < $7::timestamptz - interval '1 second')`,
+		orgID, id, o.StatusCode, o.DurationMS, o.Error, o.ResponseExcerpt, o.FinishedAt, ok)
+	return store.Translate(err)
 }
 
 // MarkLost closes an attempt whose activity never reported back (the worker

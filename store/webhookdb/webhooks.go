@@ -79,11 +79,11 @@ func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (int64, e
 	return store.Exec(ctx, q, store.SQL.Delete("webhooks").Where(sq.Eq{"org_id": orgID, "id": id}))
 }
 
-// Subscribed lists the ids of the org's active webhooks subscribed to
-// eventType, in id order.
-func Subscribed(ctx context.Context, q store.Querier, orgID uuid.UUID, eventType string) ([]uuid.UUID, error) {
-	return store.Column[uuid.UUID](ctx, q, `SELECT id FROM webhooks WHERE org_id = $1 AND active AND $2 = ANY (event_types) ORDER BY id`,
-		orgID, eventType)
+// Subscribed lists the org's active webhooks subscribed to eventType, in id
+// order.
+func Subscribed(ctx context.Context, q store.Querier, orgID uuid.UUID, eventType string) ([]Row, error) {
+	return store.Select[Row](ctx, q, store.SQL.Select(Columns()...).From("webhooks").
+		Where(sq.Eq{"org_id": orgID}).Where("active AND ? = ANY (event_types)", eventType).OrderBy("id"))
 }
 
 // NextRedelivery bumps and returns the webhook's redelivery counter.
@@ -99,14 +99,6 @@ func Disable(ctx context.Context, q store.Querier, orgID, id uuid.UUID, reason s
 	_, err := store.Exec(ctx, q, store.SQL.Update("webhooks").
 		Set("active", false).Set("disabled_at", at).Set("disabled_reason", reason).Set("updated_at", at).
 		Where(sq.Eq{"org_id": orgID, "id": id, "active": true}))
-	return err
-}
-
-// RecordSuccess ends a failure streak.
-func RecordSuccess(ctx context.Context, q store.Querier, orgID, id uuid.UUID, at time.Time) error {
-	_, err := store.Exec(ctx, q, store.SQL.Update("webhooks").
-		Set("consecutive_failures", 0).Set("failing_since", nil).Set("last_success_at", at).
-		Where(sq.Eq{"org_id": orgID, "id": id}))
 	return err
 }
 

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -99,17 +98,17 @@ func newDispatcher(db *store.DB, cfg Config) dispatcher {
 // reports a finished first attempt instead of posting it again, and posts
 // again only one whose process died mid-request.
 func (d dispatcher) event(ctx context.Context, env worker.Env, row store.OutboxRow) error {
-	ids, err := webhookdb.Subscribed(ctx, d.db.Q(), row.OrgID, row.Topic)
+	hooks, err := webhookdb.Subscribed(ctx, d.db.Q(), row.OrgID, row.Topic)
 	if err != nil {
 		return err
 	}
-	errs := make([]error, len(ids))
+	errs := make([]error, len(hooks))
 	var wg sync.WaitGroup
-	for i, id := range ids {
+	for i, w := range hooks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = d.deliver(ctx, env, row, id)
+			errs[i] = d.deliver(ctx, env, row, w)
 		}()
 	}
 	wg.Wait()
@@ -118,11 +117,12 @@ func (d dispatcher) event(ctx context.Context, env worker.Env, row store.OutboxR
 
 // deliver makes the first attempt of one delivery and hands a failed one
 // to Temporal.
-func (d dispatcher) deliver(ctx context.Context, env worker.Env, row store.OutboxRow, webhookID uuid.UUID) error {
+func (d dispatcher) deliver(ctx context.Context, env worker.Env, row store.OutboxRow, w webhookdb.Row) error {
+	webhookID := w.ID
 	in := WebhookDeliveryInput{OrgID: row.OrgID, WebhookID: webhookID, EventID: row.ID, EventType: row.Topic,
 		Schedule: d.schedule}
 	first := acts.DeliverInput{OrgID: row.OrgID, WebhookID: webhookID, EventID: row.ID, EventType: row.Topic, Attempt: 1}
-	res, err := d.hooks.Attempt(ctx, first)
+	res, err := d.hooks.Attempt(ctx, first, w, row.Payload)
 	switch {
 	case err != nil:
 		// The books could not be read or written: the workflow makes every
