@@ -4,12 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	acts "tracker/activities/attachmentwf"
 	"tracker/api"
@@ -25,6 +32,34 @@ import (
 	"tracker/workflows/attachmentwf"
 	"tracker/workflows/workflowtest"
 )
+
+var capture = flag.Bool("capture", false, "TestVerifyOnTheDevServer writes the ready run's history into workflows/testdata")
+
+// saveHistory writes a closed run's history to workflows/testdata/name in
+// the JSON the Temporal CLI downloads (e2e's TestCaptureHistories writes
+// the same file when it captures every workflow type).
+func saveHistory(t *testing.T, c client.Client, workflowID, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	it := c.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(workertest.RepoRoot(t), "workflows", "testdata", name), append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s: %d events", name, len(h.Events))
+}
 
 // minioWorld is an API with attachments on a MinIO bucket, a ticket, and
 // its owner.
@@ -193,6 +228,9 @@ func TestVerifyOnTheDevServer(t *testing.T) {
 		}
 		if v := result(id); v.Outcome != attachment.OutcomeReady {
 			t.Fatalf("verification %+v", v)
+		}
+		if *capture {
+			saveHistory(t, c, attachmentwf.VerifyWorkflowID(uuid.MustParse(id)), "attachment_verify_ready.json")
 		}
 		a := w.env.Do("GET", "/api/v1/attachments/"+id, w.owner.Token, nil).Expect(t, 200).Map(t)
 		if a["state"] != "ready" || a["download_url"] == nil {
