@@ -1,6 +1,6 @@
 // Package attachmentwf holds the side effects of the attachment workflows:
-// removing the objects of deleted attachments, and one page of the cleanup
-// of unconfirmed uploads.
+// removing the objects of deleted attachments, one page of the cleanup of
+// unconfirmed uploads, and one look for a pending attachment's object.
 package attachmentwf
 
 import (
@@ -20,6 +20,7 @@ const Prefix = "Attachments."
 const (
 	DeleteObjectsName = Prefix + "DeleteObjects"
 	SweepPageName     = Prefix + "SweepPage"
+	VerifyName        = Prefix + "Verify"
 )
 
 // Activities holds the dependencies of the attachment activities.
@@ -43,4 +44,17 @@ type SweepInput struct {
 // SweepPage cleans one page of unconfirmed uploads older than the cutoff.
 func (a *Activities) SweepPage(ctx context.Context, in SweepInput) (attachment.SweepPage, error) {
 	return a.Attachments.SweepUnconfirmed(ctx, in.After, in.Cutoff, in.Limit)
+}
+
+// VerifyInput asks for one look at a pending attachment; Final removes it
+// when its object is still missing (the deadline has passed).
+type VerifyInput struct {
+	Job   attachment.VerifyJob `json:"job"`
+	Final bool                 `json:"final"`
+}
+
+// Verify turns a pending attachment ready, or removes it, or reports it
+// still pending (idempotent: a settled attachment stays as it is).
+func (a *Activities) Verify(ctx context.Context, in VerifyInput) (attachment.Verification, error) {
+	return a.Attachments.Verify(ctx, in.Job, in.Final)
 }

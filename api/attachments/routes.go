@@ -5,6 +5,7 @@ package attachments
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
@@ -35,7 +36,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/attachments/:id", api.ByID("attachment", h.attachments.Get))
 	r.Delete("/attachments/:id", api.DeleteByID("attachment", h.attachments.Delete))
 	if h.storage != nil {
-		storage := adaptor.HTTPHandler(h.storage)
+		storage := adaptor.HTTPHandler(uploadsTold{h.storage, h.attachments})
 		for _, m := range []string{fiber.MethodGet, fiber.MethodHead} {
 			r.Root().Add(m, attachment.StoragePrefix+"*", storage)
 		}
@@ -90,4 +91,32 @@ func (h Handlers) confirm(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+// uploadsTold serves the local store and tells the attachments of each
+// upload it stored, so that an attachment confirmed before its upload turns
+// ready at once (the verification job would find it later anyway).
+type uploadsTold struct {
+	http.Handler
+	attachments *attachment.Service
+}
+
+func (u uploadsTold) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := &statusOf{ResponseWriter: w, status: http.StatusOK}
+	u.Handler.ServeHTTP(rec, r)
+	if r.Method == http.MethodPut && rec.status == http.StatusOK {
+		key := strings.TrimPrefix(r.URL.Path, objectstore.StoragePrefix)
+		_ = u.attachments.Uploaded(r.Context(), key) // on an error, the job verifies it
+	}
+}
+
+// statusOf remembers the status a handler answered.
+type statusOf struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusOf) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
 }

@@ -28,6 +28,7 @@ const maxBytes = 1 << 20
 // local store's URLs point at it) with one of the two object stores.
 type world struct {
 	apitest.World
+	backend     string
 	objects     objectstore.Store
 	svc         *attachment.Service
 	otherTicket uuid.UUID
@@ -61,7 +62,7 @@ func setup(t *testing.T, backend string) world {
 	}})
 	go func() { _ = a.Env.App.Listener(ln) }()
 	t.Cleanup(func() { _ = a.Env.App.Shutdown() })
-	w := world{World: a, objects: objects, svc: svc}
+	w := world{World: a, backend: backend, objects: objects, svc: svc}
 	w.otherTicket = testfactory.Ticket(t, a.Env.DB, a.Project, a.Owner.ID, testfactory.TicketOpts{}).ID
 	return w
 }

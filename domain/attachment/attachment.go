@@ -81,17 +81,21 @@ type Attachment struct {
 	StorageKey  string    `json:"storage_key"`
 	UploadedBy  uuid.UUID `json:"uploaded_by"`
 	CreatedAt   time.Time `json:"created_at"`
-	DownloadURL *string   `json:"download_url"`
+	// State is "pending" while the object is not (yet) in the storage with
+	// the confirmed size and type, then "ready"; only a ready attachment
+	// has a download URL.
+	State       string  `json:"state"`
+	DownloadURL *string `json:"download_url"`
 }
 
 func toAttachment(r attachmentdb.Row) Attachment {
 	return Attachment{ID: r.ID, TicketID: r.TicketID, Filename: r.Filename, ContentType: r.ContentType,
-		SizeBytes: r.SizeBytes, StorageKey: r.StorageKey, UploadedBy: r.UploadedBy, CreatedAt: r.CreatedAt.UTC()}
+		SizeBytes: r.SizeBytes, StorageKey: r.StorageKey, UploadedBy: r.UploadedBy, CreatedAt: r.CreatedAt.UTC(), State: r.State}
 }
 
 // summary is what the audit trail and the event say about an attachment.
 func summary(r attachmentdb.Row) map[string]any {
-	return map[string]any{"id": r.ID, "filename": r.Filename, "content_type": r.ContentType, "size_bytes": r.SizeBytes}
+	return map[string]any{"id": r.ID, "filename": r.Filename, "content_type": r.ContentType, "size_bytes": r.SizeBytes, "state": r.State}
 }
 
 // validFilename: 1-255 characters, no path separators, no control

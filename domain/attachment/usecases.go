@@ -11,7 +11,6 @@ import (
 	"tracker/domain/ticket"
 	"tracker/store"
 	"tracker/store/attachmentdb"
-	"tracker/store/objectstore"
 	"tracker/store/ticketdb"
 )
 
@@ -84,11 +83,14 @@ type ConfirmInput struct {
 	UploadedBy  uuid.UUID
 }
 
-// Confirm records an uploaded object as an attachment (Reporter, as
-// presign): uploaded_by must be the caller; the key must be one the caller
-// presigned for this ticket, and the filename, type and size the presigned
-// ones (confirm cannot rename an upload); a HEAD on the storage must find
-// the object with that size and type. Confirming a key twice is a 409.
+// Confirm records an upload as an attachment (Reporter, as presign):
+// uploaded_by must be the caller; the key must be one the caller presigned
+// for this ticket, and the filename, type and size the presigned ones
+// (confirm cannot rename an upload). When a HEAD on the storage finds the
+// object, its size and type must be the confirmed ones and the attachment
+// is ready; when it does not, the attachment is pending until the
+// verification job (TopicVerify) finds the object. Confirming a key twice
+// is a 409.
 func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid.UUID, in ConfirmInput) (Attachment, error) {
 	t, err := ticketFor(ctx, s.db.Q(), p, ticketID, domain.RoleReporter)
 	if err != nil {
@@ -113,18 +115,15 @@ func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid
 	if err := s.matchesPresign(ctx, p, t.Row.OrgID, ticketID, in, ct); err != nil {
 		return Attachment{}, err
 	}
-	obj, err := s.objects.Head(ctx, in.StorageKey)
-	if errors.Is(err, objectstore.ErrNotFound) {
-		return Attachment{}, domain.Invalid("storage_key: no object has been uploaded under this key")
-	}
-	if err != nil {
-		return Attachment{}, err
-	}
-	if obj.Size != in.SizeBytes {
-		return Attachment{}, domain.Invalid("size_bytes: does not match the uploaded object")
-	}
-	if obj.ContentType != ct {
-		return Attachment{}, domain.Invalid("content_type: does not match the uploaded object")
+	// An object already there must be the announced one. One not there
+	// yet (the upload is still on its way, or the storage did not answer)
+	// is recorded as pending, and a durable job waits for it.
+	state := attachmentdb.StatePending
+	if obj, err := s.objects.Head(ctx, in.StorageKey); err == nil {
+		if err := mismatch(obj, in.SizeBytes, ct); err != "" {
+			return Attachment{}, domain.Invalid(err)
+		}
+		state = attachmentdb.StateReady
 	}
 	var out Attachment
 	err = s.db.InTx(ctx, func(q store.Querier) error {
@@ -134,12 +133,18 @@ func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid
 			return err
 		}
 		r := attachmentdb.Row{ID: domain.NewID(), OrgID: t.Row.OrgID, TicketID: ticketID, Filename: in.Filename,
-			ContentType: ct, SizeBytes: in.SizeBytes, StorageKey: in.StorageKey, UploadedBy: p.UserID, CreatedAt: s.clock.Now()}
+			ContentType: ct, SizeBytes: in.SizeBytes, StorageKey: in.StorageKey, UploadedBy: p.UserID, CreatedAt: s.clock.Now(), State: state}
 		if err := attachmentdb.Insert(ctx, q, r); err != nil {
 			if errors.Is(err, store.ErrConflict) {
 				return domain.Conflict("this upload is already confirmed", "storage_key: "+in.StorageKey)
 			}
 			return err
+		}
+		if state == attachmentdb.StatePending {
+			if err := domain.Enqueue(ctx, q, r.OrgID, domain.NewID(), TopicVerify,
+				VerifyJob{OrgID: r.OrgID, AttachmentID: r.ID, Deadline: r.CreatedAt.Add(PendingTTL).UTC()}, r.CreatedAt); err != nil {
+				return err
+			}
 		}
 		out = toAttachment(r)
 		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: t.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
@@ -185,9 +190,12 @@ func (s *Service) matchesPresign(ctx context.Context, p domain.Principal, orgID,
 	return probs.Err()
 }
 
-// withURL adds a fresh download URL.
+// withURL adds a fresh download URL to a ready attachment.
 func (s *Service) withURL(ctx context.Context, r attachmentdb.Row) (Attachment, error) {
 	a := toAttachment(r)
+	if r.State != attachmentdb.StateReady {
+		return a, nil
+	}
 	u, err := s.objects.PresignGet(ctx, r.StorageKey, r.Filename, DownloadTTL)
 	if err != nil {
 		return a, err

@@ -66,7 +66,8 @@ func Attachment(t testing.TB, db *store.DB, orgID, ticketID, uploaderID uuid.UUI
 		o.Size = 10
 	}
 	r := attachmentdb.Row{ID: domain.NewID(), OrgID: orgID, TicketID: ticketID, Filename: o.Filename, ContentType: o.ContentType,
-		SizeBytes: o.Size, StorageKey: "test/" + uuid.NewString(), UploadedBy: uploaderID, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+		SizeBytes: o.Size, StorageKey: "test/" + uuid.NewString(), UploadedBy: uploaderID, CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
+		State: attachmentdb.StateReady}
 	if err := attachmentdb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.Attachment: %v", err)
 	}

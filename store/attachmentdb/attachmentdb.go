@@ -23,11 +23,19 @@ type Row struct {
 	StorageKey  string    `db:"storage_key"`
 	UploadedBy  uuid.UUID `db:"uploaded_by"`
 	CreatedAt   time.Time `db:"created_at"`
+	State       string    `db:"state"`
 }
+
+// States of an attachment: pending until its object is in the storage with
+// the confirmed size and type, then ready.
+const (
+	StatePending = "pending"
+	StateReady   = "ready"
+)
 
 // Columns is the column list of Row.
 func Columns() []string {
-	return []string{"id", "org_id", "ticket_id", "filename", "content_type", "size_bytes", "storage_key", "uploaded_by", "created_at"}
+	return []string{"id", "org_id", "ticket_id", "filename", "content_type", "size_bytes", "storage_key", "uploaded_by", "created_at", "state"}
 }
 
 func prefixed(p string) []string { return store.Prefixed(p, Columns()) }
@@ -73,7 +81,27 @@ func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, f
 // store.ErrConflict.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("attachments").Columns(Columns()...).
-		Values(r.ID, r.OrgID, r.TicketID, r.Filename, r.ContentType, r.SizeBytes, r.StorageKey, r.UploadedBy, r.CreatedAt))
+		Values(r.ID, r.OrgID, r.TicketID, r.Filename, r.ContentType, r.SizeBytes, r.StorageKey, r.UploadedBy, r.CreatedAt, r.State))
+	return err
+}
+
+// GetForVerify reads an attachment of orgID by id, row-locked, whether or
+// not its ticket is still visible.
+func GetForVerify(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Select(Columns()...).From("attachments").
+		Where(sq.Eq{"org_id": orgID, "id": id}).Suffix("FOR UPDATE"))
+}
+
+// PendingByKey finds the pending attachment recorded under key.
+func PendingByKey(ctx context.Context, q store.Querier, key string) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Select(Columns()...).From("attachments").
+		Where(sq.Eq{"storage_key": key, "state": StatePending}))
+}
+
+// SetReady turns a pending attachment ready.
+func SetReady(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("attachments").Set("state", StateReady).
+		Where(sq.Eq{"org_id": orgID, "id": id, "state": StatePending}))
 	return err
 }
 

@@ -43,3 +43,10 @@ func GetUpload(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, 
 func PurgeUploads(ctx context.Context, q store.Querier, cutoff time.Time) (int64, error) {
 	return store.Exec(ctx, q, store.SQL.Delete("attachment_uploads").Where(sq.Lt{"created_at": cutoff}))
 }
+
+// DeleteUpload forgets the presigned upload of key: it can no longer be
+// confirmed.
+func DeleteUpload(ctx context.Context, q store.Querier, key string) error {
+	_, err := store.Exec(ctx, q, store.SQL.Delete("attachment_uploads").Where(sq.Eq{"storage_key": key}))
+	return err
+}

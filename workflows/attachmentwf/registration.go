@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	enums "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
@@ -37,7 +38,7 @@ func WorkerRegistration(svc *attachment.Service) worker.Registration {
 		Start: func(ctx context.Context, env worker.Env) error {
 			return EnsureSchedule(ctx, env.Client, env.TaskQueue)
 		},
-		Topics: map[string]worker.Dispatch{attachment.TopicDeleteObjects: StartDelete},
+		Topics: map[string]worker.Dispatch{attachment.TopicDeleteObjects: StartDelete, attachment.TopicVerify: StartVerify},
 	}
 }
 
@@ -45,6 +46,7 @@ func WorkerRegistration(svc *attachment.Service) worker.Registration {
 func Register(w sdkworker.Registry, a *acts.Activities) {
 	w.RegisterWorkflowWithOptions(DeleteObjects, workflow.RegisterOptions{Name: DeleteWorkflowName})
 	w.RegisterWorkflowWithOptions(Sweep, workflow.RegisterOptions{Name: SweepWorkflowName})
+	w.RegisterWorkflowWithOptions(Verify, workflow.RegisterOptions{Name: VerifyWorkflowName})
 	w.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})
 }
 
@@ -56,6 +58,21 @@ func StartDelete(ctx context.Context, env worker.Env, row store.OutboxRow) error
 		return fmt.Errorf("attachment delete job %s: %w", row.ID, err)
 	}
 	return workflows.StartOnce(ctx, env.Client, "attachment-objects-delete:"+row.ID.String(), env.TaskQueue, DeleteWorkflowName, job)
+}
+
+// StartVerify is the relay's dispatcher of TopicVerify: one workflow per
+// attachment, so offering the row again starts nothing twice.
+func StartVerify(ctx context.Context, env worker.Env, row store.OutboxRow) error {
+	var job attachment.VerifyJob
+	if err := json.Unmarshal(row.Payload, &job); err != nil {
+		return fmt.Errorf("attachment verify job %s: %w", row.ID, err)
+	}
+	return workflows.StartOnce(ctx, env.Client, VerifyWorkflowID(job.AttachmentID), env.TaskQueue, VerifyWorkflowName, job)
+}
+
+// VerifyWorkflowID is the id of an attachment's verification.
+func VerifyWorkflowID(attachmentID uuid.UUID) string {
+	return "attachment-verify:" + attachmentID.String()
 }
 
 // EnsureSchedule creates the hourly cleanup Schedule, or brings an existing

@@ -1,6 +1,7 @@
 // Package attachmentwf holds the attachment workflows: the removal of the
 // objects of deleted attachments (started by the outbox relay for a delete
-// or a cascade purge), and the hourly cleanup of uploads never confirmed.
+// or a cascade purge), the verification of an attachment confirmed before
+// its object arrived, and the hourly cleanup of uploads never confirmed.
 package attachmentwf
 
 import (
@@ -17,6 +18,15 @@ import (
 const (
 	DeleteWorkflowName = "AttachmentObjectsDelete"
 	SweepWorkflowName  = "AttachmentUploadsSweep"
+	VerifyWorkflowName = "AttachmentVerify"
+)
+
+// The verification looks for the object after VerifyFirstWait, then
+// doubling waits up to VerifyMaxWait: an upload right after its confirm is
+// seen within seconds, and a day of waiting is a few hundred looks.
+const (
+	VerifyFirstWait = time.Second
+	VerifyMaxWait   = 10 * time.Minute
 )
 
 // SweepPageSize is the objects one activity call lists; SweepPagesPerRun
@@ -75,4 +85,36 @@ func Sweep(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 		in.After = page.Next
 	}
 	return SweepResult{Deleted: in.Deleted}, workflow.NewContinueAsNewError(ctx, SweepWorkflowName, in)
+}
+
+// Verify waits for a pending attachment's object: it looks at once, then
+// with backoff until the job's deadline, and a last time at the deadline,
+// when a still missing object removes the attachment. The result is the
+// last look's.
+func Verify(ctx workflow.Context, job attachment.VerifyJob) (attachment.Verification, error) {
+	// A storage or database that does not answer is retried (with backoff,
+	// for up to a week): the outcome must come from an answer.
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    time.Minute,
+		ScheduleToCloseTimeout: 7 * 24 * time.Hour,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
+	})
+	wait := VerifyFirstWait
+	for {
+		final := !workflow.Now(ctx).Before(job.Deadline)
+		var v attachment.Verification
+		if err := workflow.ExecuteActivity(ctx, acts.VerifyName, acts.VerifyInput{Job: job, Final: final}).Get(ctx, &v); err != nil {
+			return v, err
+		}
+		if v.Outcome != attachment.OutcomePending {
+			return v, nil
+		}
+		if left := job.Deadline.Sub(workflow.Now(ctx)); left < wait {
+			wait = max(left, 0)
+		}
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return v, err
+		}
+		wait = min(2*wait, VerifyMaxWait)
+	}
 }
