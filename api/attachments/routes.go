@@ -105,7 +105,7 @@ func (u uploadsTold) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statusOf{ResponseWriter: w, status: http.StatusOK}
 	u.Handler.ServeHTTP(rec, r)
 	if r.Method == http.MethodPut && rec.status == http.StatusOK {
-		key := strings.TrimPrefix(r.URL.Path, objectstore.StoragePrefix)
+		key := strings.TrimPrefix(r.URL.Path, attachment.StoragePrefix)
 		_ = u.attachments.Uploaded(r.Context(), key) // on an error, the job verifies it
 	}
 }
