@@ -14,7 +14,7 @@ GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data
 
 export BENCH_URL
 
-.PHONY: help build temporal temporal-server minio run test lint bench fuzz clean distclean openapi docsui
+.PHONY: help build temporal temporal-server minio run stack soak test lint bench fuzz clean distclean openapi docsui
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -45,6 +45,19 @@ bin/minio:
 
 run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, tracker dev (Ctrl-C stops it)
 	@bash deploy/dev/run.sh
+
+STACK_APIS    ?= 2
+STACK_WORKERS ?= 2
+export STACK_APIS STACK_WORKERS
+stack: ## the production shape: STACK_APIS api (2) and STACK_WORKERS worker (2) processes behind one proxy on :3000, one PostgreSQL, one Temporal dev server (Ctrl-C stops it)
+	@bash deploy/dev/stack.sh
+
+SOAK_DURATION ?= 30m
+SOAK_RATE     ?= 100
+soak: ## mixed load at SOAK_RATE requests/s (100) for SOAK_DURATION (30m) against `make stack`; fails when memory, connections or outbox lag keep growing
+	@$(GO) build -o bin/soak ./cmd/soak
+	@SERVICE_LOG_LEVEL="$${SERVICE_LOG_LEVEL:-warn}" \
+		bash deploy/dev/stack.sh bin/soak -duration $(SOAK_DURATION) -rate $(SOAK_RATE)
 
 test: temporal minio ## the whole suite against real PostgreSQL, the Temporal dev server and MinIO
 	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" TRACKER_MINIO_BIN="$(CURDIR)/bin/minio" bash deploy/dev/test.sh
