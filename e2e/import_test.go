@@ -14,6 +14,7 @@ import (
 
 	"tracker/domain/export"
 	"tracker/domain/export/exporttest"
+	"tracker/store"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 )
@@ -48,20 +49,23 @@ func importNormalized(t *testing.T, raw []byte) string {
 	return string(b)
 }
 
-// TestImportSurvivesAWorkerKill: an import runs as the Import workflow on
-// the real dev server; the worker is killed with SIGKILL in the middle;
-// after a restart the import completes with exact counts, no duplicate, and
-// the target org exports the same document as the source.
-func TestImportSurvivesAWorkerKill(t *testing.T) {
-	t.Parallel()
-	db, url := storetest.NewWithURL(t)
-	srv := workertest.Start(t)
-	// Small, slow batches so the kill lands mid-import.
-	s := newStack(t, url, srv, map[string]string{"TRACKER_TEST_IMPORT_BATCH": "40", "TRACKER_TEST_IMPORT_PAUSE": "200ms"})
-	s.run("api")
-	w := s.run("worker")
-	u := s.register("owner")
-	seeded, err := exporttest.Seed(context.Background(), db, u.OrgID, u.ID, exporttest.Options{Projects: 4,
+// importRun is an import in flight: the source's document, the target org
+// and what the source was seeded with.
+type importRun struct {
+	id     string
+	target uuid.UUID
+	seeded exporttest.Seeded
+	doc    []byte
+}
+
+// startImport seeds u's org with the given number of projects (120 tickets
+// each), exports it, makes a target org with the source's members and
+// posts the export to it; the import must answer 202 (the stack's import
+// batches are slowed so that it runs as a workflow for a while).
+func (s *stack) startImport(db *store.DB, u user, projects int) importRun {
+	t := s.t
+	t.Helper()
+	seeded, err := exporttest.Seed(context.Background(), db, u.OrgID, u.ID, exporttest.Options{Projects: projects,
 		TicketsPerProject: 120, CommentsPerTicket: 2, EntriesPerTicket: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -87,57 +91,89 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 		}
 		s.must(201, "POST", "/orgs/"+target.String()+"/members", u.Token, map[string]any{"user_id": uid, "role": strings.ToLower(*m.Role)})
 	}
-
 	r := s.importRaw("/import?org_id="+target.String(), u.Token, doc)
 	if r.Status != 202 {
 		t.Fatalf("POST /import: %d %s (want 202: the slowed import takes longer than the wait)", r.Status, r.Body)
 	}
-	id := r.m(t)["import_id"].(string)
-	tickets := func() int { return scalar(t, db, `SELECT count(*) FROM tickets WHERE org_id = $1`, target) }
-	waitFor(t, 60*time.Second, "the first batches", func() bool { return tickets() >= 80 })
-	w.kill()
-	time.Sleep(300 * time.Millisecond) // a COMMIT sent just before the kill may still land
-	mid := tickets()
-	if mid >= seeded.Tickets {
-		t.Fatalf("the import finished before the kill (%d tickets)", mid)
-	}
-	st := s.must(200, "GET", "/imports/"+id, u.Token, nil).m(t)
-	if st["status"] != "running" || st["progress"].(map[string]any)["tickets_processed"].(float64) != float64(mid) {
-		t.Fatalf("mid-import status %v with %d tickets", st, mid)
-	}
-	time.Sleep(time.Second)
-	if now := tickets(); now != mid {
-		t.Fatalf("tickets still arriving with the worker dead: %d then %d", mid, now)
-	}
+	return importRun{id: r.m(t)["import_id"].(string), target: target, seeded: seeded, doc: doc}
+}
 
-	s.run("worker")
-	waitFor(t, 120*time.Second, "the import to complete", func() bool {
-		st = s.must(200, "GET", "/imports/"+id, u.Token, nil).m(t)
+// tickets counts the target's tickets.
+func (ir importRun) tickets(t *testing.T, db *store.DB) int {
+	return scalar(t, db, `SELECT count(*) FROM tickets WHERE org_id = $1`, ir.target)
+}
+
+// finish waits for the import to end and asserts it completed with exact
+// counts, no duplicate, and a target that exports the source's document.
+// It returns the number of tickets stored more than once (0 unless it
+// fails).
+func (s *stack) finishImport(db *store.DB, u user, ir importRun, timeout time.Duration) int {
+	t := s.t
+	t.Helper()
+	var st map[string]any
+	waitFor(t, timeout, "the import to complete", func() bool {
+		st = s.must(200, "GET", "/imports/"+ir.id, u.Token, nil).m(t)
 		return st["status"] == "completed" || st["status"] == "failed"
 	})
-	want := map[string]float64{"users_created": 0, "workflows_created": 1, "labels_created": 2, "projects_created": 4,
-		"sprints_created": 12, "tickets_created": float64(seeded.Tickets), "comments_created": float64(seeded.Comments),
+	seeded := ir.seeded
+	want := map[string]float64{"users_created": 0, "workflows_created": 1, "labels_created": 2, "projects_created": float64(len(seeded.ProjectKeys)),
+		"sprints_created": float64(3 * len(seeded.ProjectKeys)), "tickets_created": float64(seeded.Tickets), "comments_created": float64(seeded.Comments),
 		"time_entries_created": float64(seeded.Entries), "links_created": float64(seeded.Links),
 		"parents_set": float64(seeded.Parents)}
-	sum := st["summary"].(map[string]any)
+	sum, _ := st["summary"].(map[string]any)
 	for k, v := range want {
 		if sum[k] != v {
 			t.Errorf("summary %s = %v, want %v (%v)", k, sum[k], v, st)
 		}
 	}
 	counts := map[string]int{
-		"tickets":  tickets(),
-		"distinct": scalar(t, db, `SELECT count(DISTINCT (project_id, ticket_number)) FROM tickets WHERE org_id = $1`, target),
-		"comments": scalar(t, db, `SELECT count(*) FROM comments WHERE org_id = $1`, target),
-		"entries":  scalar(t, db, `SELECT count(*) FROM time_entries WHERE org_id = $1`, target),
-		"keys":     scalar(t, db, `SELECT count(*) FROM import_key_map WHERE import_id = $1 AND kind = 'ticket'`, id),
+		"tickets":  ir.tickets(t, db),
+		"distinct": scalar(t, db, `SELECT count(DISTINCT (project_id, ticket_number)) FROM tickets WHERE org_id = $1`, ir.target),
+		"comments": scalar(t, db, `SELECT count(*) FROM comments WHERE org_id = $1`, ir.target),
+		"entries":  scalar(t, db, `SELECT count(*) FROM time_entries WHERE org_id = $1`, ir.target),
+		"keys":     scalar(t, db, `SELECT count(*) FROM import_key_map WHERE import_id = $1 AND kind = 'ticket'`, ir.id),
 	}
 	if counts["tickets"] != seeded.Tickets || counts["distinct"] != seeded.Tickets || counts["comments"] != seeded.Comments ||
 		counts["entries"] != seeded.Entries || counts["keys"] != seeded.Tickets {
 		t.Fatalf("rows in the target %v, seeded %+v", counts, seeded)
 	}
-	again := s.must(200, "GET", "/export?org_id="+target.String(), u.Token, nil).Body
-	if importNormalized(t, again) != importNormalized(t, doc) {
+	again := s.must(200, "GET", "/export?org_id="+ir.target.String(), u.Token, nil).Body
+	if importNormalized(t, again) != importNormalized(t, ir.doc) {
 		t.Fatal("the target's export differs from the source's")
 	}
+	return counts["tickets"] - counts["distinct"]
+}
+
+// TestImportSurvivesAWorkerKill: an import runs as the Import workflow on
+// the real dev server; the worker is killed with SIGKILL in the middle;
+// after a restart the import completes with exact counts, no duplicate, and
+// the target org exports the same document as the source.
+func TestImportSurvivesAWorkerKill(t *testing.T) {
+	t.Parallel()
+	db, url := storetest.NewWithURL(t)
+	srv := workertest.Start(t)
+	// Small, slow batches so the kill lands mid-import.
+	s := newStack(t, url, srv, map[string]string{"TRACKER_TEST_IMPORT_BATCH": "40", "TRACKER_TEST_IMPORT_PAUSE": "200ms"})
+	s.run("api")
+	w := s.run("worker")
+	u := s.register("owner")
+	ir := s.startImport(db, u, 4)
+	waitFor(t, 60*time.Second, "the first batches", func() bool { return ir.tickets(t, db) >= 80 })
+	w.kill()
+	time.Sleep(300 * time.Millisecond) // a COMMIT sent just before the kill may still land
+	mid := ir.tickets(t, db)
+	if mid >= ir.seeded.Tickets {
+		t.Fatalf("the import finished before the kill (%d tickets)", mid)
+	}
+	st := s.must(200, "GET", "/imports/"+ir.id, u.Token, nil).m(t)
+	if st["status"] != "running" || st["progress"].(map[string]any)["tickets_processed"].(float64) != float64(mid) {
+		t.Fatalf("mid-import status %v with %d tickets", st, mid)
+	}
+	time.Sleep(time.Second)
+	if now := ir.tickets(t, db); now != mid {
+		t.Fatalf("tickets still arriving with the worker dead: %d then %d", mid, now)
+	}
+
+	s.run("worker")
+	s.finishImport(db, u, ir, 120*time.Second)
 }
