@@ -20,7 +20,7 @@ GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data
 
 export BENCH_URL
 
-.PHONY: help build temporal temporal-server minio run stack soak test lint bench fuzz mutate clean distclean openapi docsui
+.PHONY: help build temporal temporal-server minio run stack soak test faults lint bench fuzz mutate clean distclean openapi docsui
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
@@ -68,6 +68,11 @@ soak: ## mixed load at SOAK_RATE requests/s (100) for SOAK_DURATION (30m) agains
 test: temporal minio ## the whole suite against real PostgreSQL, the Temporal dev server and MinIO
 	@TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" TRACKER_MINIO_BIN="$(CURDIR)/bin/minio" bash deploy/dev/test.sh
 	@FUZZTIME=2000x bash deploy/dev/fuzz.sh
+
+faults: temporal ## the fault suite's long version (FAULTS=long), one case at a time; prints each case's FAULT line of figures (full log in .data/faults.log)
+	@mkdir -p .data && set -o pipefail && FAULTS=long TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" \
+		$(GO) test -count=1 -p 1 -parallel 1 -timeout 90m -v -run '^TestFault' ./e2e/ ./workflows/webhookwf/ 2>&1 | \
+		tee .data/faults.log | grep -E 'FAULT |^(--- |ok|FAIL)'
 
 openapi: ## docs/openapi.yaml from docs/openapi-root.yaml and the fragments docs/openapi/*.yaml
 	$(GO) test -count=1 ./docs -run TestOpenAPIIsCurrent -update

@@ -58,9 +58,14 @@ func ErrorHandler(log *slog.Logger) fiber.ErrorHandler {
 			log.ErrorContext(c.UserContext(), "request failed", "request_id", RequestID(c),
 				"method", c.Method(), "path", c.Path(), "error", err.Error())
 		case de.RetryAfter > 0 && de.Kind == domain.KindUnavailable:
-			// A statement cancelled by the statement timeout: the operator
-			// sees which requests run long.
-			log.WarnContext(c.UserContext(), "request cancelled by the database statement timeout", "request_id", RequestID(c),
+			// A statement cancelled by the statement timeout, or the
+			// database out of reach: the operator sees which requests run
+			// long, and when the database went away.
+			msg := "request cancelled by the database statement timeout"
+			if de.Message == domain.DatabaseUnavailableMessage {
+				msg = "request failed: the database is unavailable"
+			}
+			log.WarnContext(c.UserContext(), msg, "request_id", RequestID(c),
 				"method", c.Method(), "path", c.Path(), "error", err.Error())
 		}
 		if de.RetryAfter > 0 {

@@ -141,6 +141,8 @@ func AsError(err error) *Error {
 		return &Error{Kind: KindValidation, Message: "a value is out of range or contains characters that cannot be stored", Details: []string{}}
 	case store.IsStatementTimeout(err):
 		return &Error{Kind: KindUnavailable, Message: StatementTimeoutMessage, Details: []string{}, RetryAfter: StatementTimeoutRetryAfter}
+	case store.IsUnavailable(err):
+		return &Error{Kind: KindUnavailable, Message: DatabaseUnavailableMessage, Details: []string{}, RetryAfter: DatabaseUnavailableRetryAfter}
 	}
 	return &Error{Kind: KindInternal, Message: "internal server error"}
 }
@@ -153,6 +155,15 @@ const StatementTimeoutMessage = "the request took longer than the server allows;
 // StatementTimeoutRetryAfter is the Retry-After of that 503, in seconds: a
 // retry at once meets the same load.
 const StatementTimeoutRetryAfter = 30
+
+// DatabaseUnavailableMessage is the 503 of a request that met the database
+// unreachable (restarting, failing over, out of connections).
+const DatabaseUnavailableMessage = "the service cannot reach its database right now; retry later"
+
+// DatabaseUnavailableRetryAfter is the Retry-After of that 503, in seconds: a
+// restart or a failover takes seconds, and the pool dials again on the next
+// request.
+const DatabaseUnavailableRetryAfter = 2
 
 // NotFoundAs turns the store's ErrNotFound into NotFound(what) and passes
 // other errors through.

@@ -62,7 +62,7 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 	s.run("api")
 	w := s.run("worker")
 	u := s.register("owner")
-	seeded, doc, target := importFixture(t, s, db, u)
+	seeded, doc, target := importFixture(t, s, db, u, 4)
 
 	r := s.importRaw("/import?org_id="+target.String(), u.Token, doc)
 	if r.Status != 202 {
@@ -94,13 +94,14 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 	checkImport(t, s, db, u, id, st, seeded, doc, target)
 }
 
-// importFixture seeds an org with 4 projects of 120 tickets, exports it,
+// importFixture seeds an org with the given number of projects of 120
+// tickets, exports it,
 // and makes the target org with the source's people in their roles (an
 // import never enrolls anyone: it invites, so they join first, as an Admin
 // adds existing users).
-func importFixture(t *testing.T, s *stack, db *store.DB, u user) (exportseed.Seeded, []byte, uuid.UUID) {
+func importFixture(t *testing.T, s *stack, db *store.DB, u user, projects int) (exportseed.Seeded, []byte, uuid.UUID) {
 	t.Helper()
-	seeded, err := exportseed.Seed(context.Background(), db, u.OrgID, u.ID, exportseed.Options{Projects: 4,
+	seeded, err := exportseed.Seed(context.Background(), db, u.OrgID, u.ID, exportseed.Options{Projects: projects,
 		TicketsPerProject: 120, CommentsPerTicket: 2, EntriesPerTicket: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -129,11 +130,12 @@ func importFixture(t *testing.T, s *stack, db *store.DB, u user) (exportseed.See
 
 // checkImport asserts a completed import: its summary, exactly the seeded
 // rows in the target (none twice), and the target exporting the same
-// document as the source.
-func checkImport(t *testing.T, s *stack, db *store.DB, u user, id string, st map[string]any, seeded exportseed.Seeded, doc []byte, target uuid.UUID) {
+// document as the source. It returns the number of tickets stored more than
+// once (0 unless it fails).
+func checkImport(t *testing.T, s *stack, db *store.DB, u user, id string, st map[string]any, seeded exportseed.Seeded, doc []byte, target uuid.UUID) int {
 	t.Helper()
-	want := map[string]float64{"users_created": 0, "workflows_created": 1, "labels_created": 2, "projects_created": 4,
-		"sprints_created": 12, "tickets_created": float64(seeded.Tickets), "comments_created": float64(seeded.Comments),
+	want := map[string]float64{"users_created": 0, "workflows_created": 1, "labels_created": 2, "projects_created": float64(len(seeded.ProjectKeys)),
+		"sprints_created": float64(3 * len(seeded.ProjectKeys)), "tickets_created": float64(seeded.Tickets), "comments_created": float64(seeded.Comments),
 		"time_entries_created": float64(seeded.Entries), "links_created": float64(seeded.Links),
 		"parents_set": float64(seeded.Parents)}
 	sum, _ := st["summary"].(map[string]any)
@@ -157,4 +159,46 @@ func checkImport(t *testing.T, s *stack, db *store.DB, u user, id string, st map
 	if importNormalized(t, again) != importNormalized(t, doc) {
 		t.Fatal("the target's export differs from the source's")
 	}
+	return counts["tickets"] - counts["distinct"]
+}
+
+// importRun is an import in flight: the source's document, the target org
+// and what the source was seeded with.
+type importRun struct {
+	id     string
+	target uuid.UUID
+	seeded exportseed.Seeded
+	doc    []byte
+}
+
+// startImport seeds u's org with the given number of projects, exports it
+// and posts the export to a new target org; the import must answer 202 (the
+// stack's import batches are slowed so that it runs as a workflow a while).
+func (s *stack) startImport(db *store.DB, u user, projects int) importRun {
+	t := s.t
+	t.Helper()
+	seeded, doc, target := importFixture(t, s, db, u, projects)
+	r := s.importRaw("/import?org_id="+target.String(), u.Token, doc)
+	if r.Status != 202 {
+		t.Fatalf("POST /import: %d %s (want 202: the slowed import takes longer than the wait)", r.Status, r.Body)
+	}
+	return importRun{id: r.m(t)["import_id"].(string), target: target, seeded: seeded, doc: doc}
+}
+
+// tickets counts the target's tickets.
+func (ir importRun) tickets(t *testing.T, db *store.DB) int {
+	return scalar(t, db, `SELECT count(*) FROM tickets WHERE org_id = $1`, ir.target)
+}
+
+// finishImport waits for the import to end and checks it (checkImport),
+// returning the number of tickets stored more than once.
+func (s *stack) finishImport(db *store.DB, u user, ir importRun, timeout time.Duration) int {
+	t := s.t
+	t.Helper()
+	var st map[string]any
+	waitFor(t, timeout, "the import to complete", func() bool {
+		st = s.must(200, "GET", "/imports/"+ir.id, u.Token, nil).m(t)
+		return st["status"] == "completed" || st["status"] == "failed"
+	})
+	return checkImport(t, s, db, u, ir.id, st, ir.seeded, ir.doc, ir.target)
 }

@@ -426,7 +426,7 @@ func killRunner(t *testing.T, r *replicated, workflowID string) *stackrun.Proc {
 func replicatedImport(t *testing.T, r *replicated) {
 	s := r.on(t, r.URL)
 	u := s.register("importer")
-	seeded, doc, target := importFixture(t, s, r.db, u)
+	seeded, doc, target := importFixture(t, s, r.db, u, 4)
 	r.kills.Lock()
 	defer r.kills.Unlock()
 	res := s.importRaw("/import?org_id="+target.String(), u.Token, doc)

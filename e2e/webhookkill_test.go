@@ -13,12 +13,14 @@ import (
 	"tracker/worker/workertest"
 )
 
-// TestWebhooksSurviveAWorkerKill: 120 events to two webhooks, one of which
+// TestFaultWorkerKilledMidDeliveries: events to two webhooks, one of which
 // refuses every event's first attempt (500, then 200); the worker is
-// killed with SIGKILL halfway and started again. Every (event, webhook)
-// pair arrives, always under its one delivery id, nothing is lost, and the
-// delivery log ends with a 2xx for every pair.
-func TestWebhooksSurviveAWorkerKill(t *testing.T) {
+// killed with SIGKILL in the middle of the deliveries and started again
+// after a pause. Every (event, webhook) pair arrives, always under its one
+// delivery id, nothing is lost, and the delivery log ends with a 2xx for
+// every pair. Short: 120 events (240 deliveries), restarted after 2 s;
+// FAULTS=long: 500 events (1,000 deliveries), restarted after 10 s.
+func TestFaultWorkerKilledMidDeliveries(t *testing.T) {
 	t.Parallel()
 	db, url := storetest.NewWithURL(t)
 	srv := workertest.Start(t)
@@ -44,14 +46,20 @@ func TestWebhooksSurviveAWorkerKill(t *testing.T) {
 	})
 	hooks := []uuid.UUID{s.createWebhook(u, steady, domain.EventTicketCreated), s.createWebhook(u, refusing, domain.EventTicketCreated)}
 
-	const events = 120
+	events := pick(120, 500)
+	f := &figures{name: "worker killed (SIGKILL)"}
+	f.attempted.Store(int64(2 * events))
 	for i := 0; i < events; i++ {
 		emitDirect(t, db, u.OrgID, domain.EventTicketCreated, map[string]any{"n": i})
 	}
-	waitFor(t, 60*time.Second, "a part of the deliveries", func() bool { return len(steady.got()) >= 30 })
+	waitFor(t, 60*time.Second, "a part of the deliveries", func() bool { return len(steady.got()) >= events/4 })
 	w.kill()
 	mid := len(steady.got()) + len(refusing.got())
+	time.Sleep(pick(2*time.Second, 10*time.Second))
+	restarted := time.Now()
 	s.run("worker")
+	waitFor(t, 150*time.Second, "a delivery after the restart", func() bool { return len(steady.got())+len(refusing.got()) > mid })
+	f.recovery = time.Since(restarted)
 
 	// Claimed rows come back when their lease (1 min) ends.
 	waitFor(t, 150*time.Second, "a 2xx in the delivery log for every pair", func() bool {
@@ -65,17 +73,21 @@ func TestWebhooksSurviveAWorkerKill(t *testing.T) {
 				t.Errorf("signature: %v", h.SigErr)
 			}
 			if got, want := h.Header.Get(webhook.HeaderDelivery), webhook.DeliveryKey(h.Event.ID, hooks[i]).String(); got != want {
-				t.Fatalf("event %s at webhook %d under delivery id %s, want %s", h.Event.ID, i, got, want)
+				f.duplicated.Add(1)
+				t.Errorf("event %s at webhook %d under delivery id %s, want %s", h.Event.ID, i, got, want)
 			}
 			posts[h.Event.ID]++
 		}
 		if len(posts) != events {
-			t.Fatalf("webhook %d received %d events, want %d", i, len(posts), events)
+			f.lost.Add(int64(events - len(posts)))
+			t.Errorf("webhook %d received %d events, want %d", i, len(posts), events)
 		}
+		f.succeeded.Add(int64(len(posts)))
 		extra := 0
 		for _, n := range posts {
 			extra += n - 1
 		}
+		f.retried.Add(int64(extra))
 		t.Logf("webhook %d: %d events, %d posts beyond one per event (refused first attempts and at-least-once repeats)", i, len(posts), extra)
 	}
 	// One first attempt per pair in the log (a first attempt cut short by
@@ -90,4 +102,5 @@ func TestWebhooksSurviveAWorkerKill(t *testing.T) {
 		t.Error("no refused first attempt recorded")
 	}
 	t.Logf("%d posts before the kill", mid)
+	f.report(t)
 }

@@ -55,6 +55,10 @@ func WithStatementTimeout(d time.Duration) Option {
 	}
 }
 
+// DefaultConnectTimeout bounds one dial of the pool unless the URL sets
+// connect_timeout.
+const DefaultConnectTimeout = 5 * time.Second
+
 // Open connects a pool to url and checks that the server answers.
 func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
@@ -63,6 +67,12 @@ func Open(ctx context.Context, url string, opts ...Option) (*DB, error) {
 	}
 	for _, o := range opts {
 		o(cfg)
+	}
+	// A dial nobody answers (a host failed over, a network cut) fails after
+	// this instead of the kernel's TCP timeout: the request meets a 503,
+	// not a hang. The URL's connect_timeout overrides it.
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	if cfg.MaxConns < 16 && !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = 16

@@ -3,6 +3,9 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,7 +25,46 @@ var (
 	// the pool's statement_timeout (WithStatementTimeout), or an operator
 	// cancelled it (SQLSTATE 57014 query_canceled).
 	ErrStatementTimeout = errors.New("statement cancelled: it ran past the statement timeout")
+	// ErrUnavailable is a database that cannot be reached or is going away:
+	// connection refused, the server shutting down or starting up, a
+	// connection lost in the middle of a statement, no connection slot
+	// left. A retry succeeds once the server is back; nothing has to be
+	// restarted (the pool dials again).
+	ErrUnavailable = errors.New("the database is unavailable")
 )
+
+// IsUnavailable reports whether err is ErrUnavailable or a driver error of a
+// database that cannot be reached (for SQL run without Translate): SQLSTATE
+// class 08 (connection exception), 57P01-57P05 (administrator or crash
+// shutdown, cannot connect now, database dropped, idle session timeout),
+// 53300 (too many connections), a failed dial, or the connection lost while
+// the driver read or wrote it.
+func IsUnavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P") || pgErr.Code == "53300"
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return true
+	}
+	// The driver's own errors (SafeToRetry marks them) around a lost
+	// connection: a network error, an unexpected EOF, or a connection the
+	// driver already closed after such an error.
+	var driverErr interface{ SafeToRetry() bool }
+	if !errors.As(err, &driverErr) {
+		return false
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		strings.Contains(err.Error(), "conn closed")
+}
 
 // IsStatementTimeout reports whether err is ErrStatementTimeout or a driver
 // error with SQLSTATE 57014 (for SQL run without Translate).
@@ -84,10 +126,14 @@ func translate(err error) error {
 			return fmt.Errorf("%w: %s", ErrInvalidInput, pgErr.Message)
 		case "57014":
 			return fmt.Errorf("%w (%w)", ErrStatementTimeout, err)
+
 		case "22P02":
 			// invalid text representation (e.g. a malformed uuid in a filter)
 			return ErrNotFound
 		}
+	}
+	if IsUnavailable(err) {
+		return fmt.Errorf("%w (%w)", ErrUnavailable, err)
 	}
 	return err
 }

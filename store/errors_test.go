@@ -3,8 +3,12 @@ package store_test
 import (
 	"context"
 	"errors"
+	"net"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"tracker/domain"
 	"tracker/store"
@@ -97,5 +101,63 @@ func TestStatementTimeout(t *testing.T) {
 	defer plain.Close()
 	if err := plain.Pool.QueryRow(ctx, `SHOW statement_timeout`).Scan(&setting); err != nil || setting != "0" {
 		t.Fatalf("without a timeout: statement_timeout %q, %v", setting, err)
+	}
+}
+
+// A database out of reach is ErrUnavailable, raw or translated, which the
+// domain maps to a 503 with a Retry-After: a dial refused, and a connection
+// the server ends under a statement (pg_terminate_backend sends what a fast
+// shutdown sends, SQLSTATE 57P01). The pool recovers by itself: the next
+// statement dials again. Not unavailable: a missing row, a unique violation.
+func TestUnavailable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	_, refused := pgx.Connect(ctx, "postgres://postgres@"+closed+"/tracker?sslmode=disable&connect_timeout=5")
+
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if err := conn.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	var killed bool
+	if err := db.Pool.QueryRow(ctx, `SELECT pg_terminate_backend($1)`, pid).Scan(&killed); err != nil || !killed {
+		t.Fatalf("terminate: %v %v", killed, err)
+	}
+	_, terminated := conn.Exec(ctx, `SELECT 1`)
+	conn.Release()
+
+	for name, err := range map[string]error{"refused": refused, "terminated": terminated} {
+		if !store.IsUnavailable(err) {
+			t.Fatalf("%s: %T %v: not unavailable", name, err, err)
+		}
+		tr := store.Translate(err)
+		if !errors.Is(tr, store.ErrUnavailable) {
+			t.Fatalf("%s: translated %v", name, tr)
+		}
+		for _, e := range []error{err, tr} {
+			if de := domain.AsError(e); de.Kind != domain.KindUnavailable || de.RetryAfter != domain.DatabaseUnavailableRetryAfter {
+				t.Fatalf("%s: %v: domain %+v", name, e, de)
+			}
+		}
+	}
+	var one int
+	if err := db.Pool.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil || one != 1 {
+		t.Fatalf("after the terminated connection: %d, %v", one, err)
+	}
+	for _, e := range []error{store.ErrNotFound, store.ErrConflict, &pgconn.PgError{Code: "23505"}, errors.New("other")} {
+		if store.IsUnavailable(e) {
+			t.Errorf("%v: unavailable", e)
+		}
 	}
 }
