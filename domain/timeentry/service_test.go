@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/timeentry"
 	"tracker/domain/testfactory"
+	"tracker/domain/timeentry"
 	"tracker/store"
 	"tracker/store/capexdb"
 	"tracker/store/projectdb"
