@@ -13,10 +13,10 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/workflow"
 
-	"tracker/activities"
 	acts "tracker/activities/webhookwf"
 	"tracker/domain"
 	"tracker/domain/webhook"
+	"tracker/internal/safehttp"
 	"tracker/store"
 	"tracker/store/storetest"
 	"tracker/store/webhookdb"
@@ -54,7 +54,7 @@ func TestFaultReceiverDownSixHours(t *testing.T) {
 	}
 
 	const outage = 6 * time.Hour
-	real := &acts.Webhooks{DB: db, HTTP: activities.NewHTTPClient(true)}
+	real := &acts.Webhooks{DB: db, HTTP: safehttp.NewClient(true, webhook.AttemptTimeout)}
 	env := workflowtest.NewEnv(t)
 	env.RegisterWorkflowWithOptions(WebhookDelivery, workflow.RegisterOptions{Name: WorkflowName})
 	env.RegisterActivity(real)
