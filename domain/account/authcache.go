@@ -3,6 +3,7 @@ package account
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,7 +125,9 @@ func (s *Service) verifiedToken(bearer string) (cachedToken, bool) {
 	t := cachedToken{uid: uid, oid: oid, email: cl.Email, sso: cl.BoundOrg != "", expires: cl.ExpiresAt.Time}
 	c.sweepTokens(now)
 	if c.size.Load() < maxCachedTokens {
-		if _, loaded := c.tokens.LoadOrStore(bearer, t); !loaded {
+		// The key is copied: the edge hands in a string that aliases its
+		// request buffer, which the next request on the connection reuses.
+		if _, loaded := c.tokens.LoadOrStore(strings.Clone(bearer), t); !loaded {
 			c.size.Add(1)
 		}
 	}
