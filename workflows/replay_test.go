@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"tracker/workflows/attachmentwf"
 	capexwf "tracker/workflows/capex"
 	"tracker/workflows/cascadewf"
 	"tracker/workflows/chatwf"
@@ -32,6 +33,7 @@ var captured = map[string]string{
 	"chat_notification_posted.json": chatwf.WorkflowName,
 	"chat_command_followup.json":    chatwf.FollowupWorkflowName,
 	"chat_reply_comment.json":       chatwf.ReplyWorkflowName,
+	"attachment_verify_ready.json":  attachmentwf.VerifyWorkflowName,
 }
 
 // TestReplayCapturedHistories replays the histories in testdata, captured
@@ -83,6 +85,7 @@ func TestReplayCapturedHistories(t *testing.T) {
 			r.RegisterWorkflowWithOptions(chatwf.ChatNotification, workflow.RegisterOptions{Name: chatwf.WorkflowName})
 			r.RegisterWorkflowWithOptions(chatwf.ChatCommandFollowup, workflow.RegisterOptions{Name: chatwf.FollowupWorkflowName})
 			r.RegisterWorkflowWithOptions(chatwf.ChatReplyComment, workflow.RegisterOptions{Name: chatwf.ReplyWorkflowName})
+			r.RegisterWorkflowWithOptions(attachmentwf.Verify, workflow.RegisterOptions{Name: attachmentwf.VerifyWorkflowName})
 			if err := r.ReplayWorkflowHistory(nil, h); err != nil {
 				t.Fatalf("%s no longer replays: %v", f, err)
 			}
