@@ -125,6 +125,13 @@ func (c *faultClient) call(base int, method, path string, body any, key string) 
 		}
 		b, _ := io.ReadAll(res.Body)
 		res.Body.Close()
+		if key != "" && res.StatusCode == http.StatusConflict && bytes.Contains(b, []byte("still being processed")) {
+			// The first request with this key still holds it (its replica
+			// died mid-request and PostgreSQL has not yet ended its
+			// session): the documented answer is to retry later.
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
 		if res.StatusCode != http.StatusServiceUnavailable {
 			if !failed.IsZero() {
 				d := int64(time.Since(failed))
