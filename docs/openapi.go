@@ -27,7 +27,7 @@ import (
 var YAML []byte
 
 // ExportSchema is docs/export-schema.json, the JSON Schema of the export
-// document (domain/export holds its Go types to it).
+// document (domain/exchange/export holds its Go types to it).
 //
 //go:embed export-schema.json
 var ExportSchema []byte

@@ -1,4 +1,4 @@
-// Package searchdb compiles a parsed ticket query (domain/search/query) to
+// Package searchdb compiles a parsed ticket query (internal/searchquery) to
 // SQL with squirrel and runs it with keyset pagination. Every value of the
 // query reaches PostgreSQL as a bound parameter; only fixed SQL text written
 // here is concatenated.
