@@ -65,25 +65,6 @@ func (e *env) claims(access string) account.Claims {
 	return c
 }
 
-func wantKind(t *testing.T, err error, kind domain.Kind, want ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("err = nil, want kind %v", kind)
-	}
-	de := domain.AsError(err)
-	if de.Kind != kind {
-		t.Fatalf("err = %v (kind %v), want kind %v", err, de.Kind, kind)
-	}
-	all := de.Message + "\n" + strings.Join(de.Details, "\n")
-	for _, s := range want {
-		if !strings.Contains(all, s) {
-			t.Fatalf("err = %q lacks %q", all, s)
-		}
-	}
-}
-
-func mustErr[T any](_ T, err error) error { return err }
-
 func TestRegisterValidation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, account.RegistrationOpen)
@@ -104,7 +85,7 @@ func TestRegisterValidation(t *testing.T) {
 	} {
 		in := ok
 		tc.edit(&in)
-		err := mustErr(e.svc.Register(context.Background(), in))
+		err := testfactory.Err(e.svc.Register(context.Background(), in))
 		if err == nil || !reflect.DeepEqual(domain.AsError(err).Details, tc.want) {
 			t.Fatalf("%s: Register = %v, want %q", tc.name, err, tc.want)
 		}
@@ -125,7 +106,7 @@ func TestRegisterValidation(t *testing.T) {
 	if one := e.register(account.RegisterInput{Email: "x@example.com", Password: "12345678", DisplayName: " X "}); one.DisplayName != " X " {
 		t.Fatalf("a one-character name = %+v", one)
 	}
-	wantKind(t, mustErr(e.svc.Register(context.Background(), account.RegisterInput{Email: "ADA@example.com", Password: "password1",
+	testfactory.WantKind(t, testfactory.Err(e.svc.Register(context.Background(), account.RegisterInput{Email: "ADA@example.com", Password: "password1",
 		DisplayName: "Other"})), domain.KindConflict, "a user with this email already exists", "email: ADA@example.com")
 }
 
@@ -133,10 +114,10 @@ func TestRegisterModesAndInvites(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	in := account.RegisterInput{Email: "bo@example.com", Password: "password1", DisplayName: "Bo"}
-	wantKind(t, mustErr(newEnv(t, account.RegistrationDisabled).svc.Register(ctx, in)), domain.KindForbidden, "registration is disabled")
+	testfactory.WantKind(t, testfactory.Err(newEnv(t, account.RegistrationDisabled).svc.Register(ctx, in)), domain.KindForbidden, "registration is disabled")
 
 	e := newEnv(t, account.RegistrationInviteOnly)
-	wantKind(t, mustErr(e.svc.Register(ctx, in)), domain.KindValidation, "invite_code: required: registration is by invite only")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Register(ctx, in)), domain.KindValidation, "invite_code: required: registration is by invite only")
 	owner := testfactory.User(t, e.db, testfactory.UserOpts{}).ID
 	org := testfactory.Org(t, e.db, owner, testfactory.OrgOpts{}).ID
 	invite := func(email *string, role string, expires time.Time) string {
@@ -151,11 +132,11 @@ func TestRegisterModesAndInvites(t *testing.T) {
 		return account.RegisterInput{Email: email, Password: "password1", DisplayName: "Invited", InviteCode: code}
 	}
 	later := e.now.Add(time.Hour)
-	wantKind(t, mustErr(e.svc.Register(ctx, with("x@example.com", "nope"))), domain.KindValidation, "invite_code: unknown, used, revoked or expired")
-	wantKind(t, mustErr(e.svc.Register(ctx, with("x@example.com", invite(nil, "member", e.now)))), domain.KindValidation, "invite_code: unknown")
-	wantKind(t, mustErr(e.svc.Register(ctx, with("x@example.com", invite(testfactory.Ptr("y@example.com"), "member", later)))),
+	testfactory.WantKind(t, testfactory.Err(e.svc.Register(ctx, with("x@example.com", "nope"))), domain.KindValidation, "invite_code: unknown, used, revoked or expired")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Register(ctx, with("x@example.com", invite(nil, "member", e.now)))), domain.KindValidation, "invite_code: unknown")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Register(ctx, with("x@example.com", invite(testfactory.Ptr("y@example.com"), "member", later)))),
 		domain.KindValidation, "invite_code: this invite is for another email address")
-	wantKind(t, mustErr(e.svc.Register(ctx, with("x@example.com", invite(nil, "admin", later)))),
+	testfactory.WantKind(t, testfactory.Err(e.svc.Register(ctx, with("x@example.com", invite(nil, "admin", later)))),
 		domain.KindValidation, "invite_code: this invite names no email and cannot grant the Admin role")
 
 	code := invite(testfactory.Ptr("X@Example.com"), "admin", later)
@@ -166,7 +147,7 @@ func TestRegisterModesAndInvites(t *testing.T) {
 	if role, _ := store.MemberRole(ctx, e.db.Q(), org, r.UserID); role != "admin" {
 		t.Fatalf("invited role %q", role)
 	}
-	wantKind(t, mustErr(e.svc.Register(ctx, with("z@example.com", code))), domain.KindValidation, "invite_code: unknown, used")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Register(ctx, with("z@example.com", code))), domain.KindValidation, "invite_code: unknown, used")
 	r = e.register(with("m@example.com", invite(nil, "member", later)))
 	if c := e.claims(r.AccessToken); c.OrgID != org.String() || c.Role != "Member" {
 		t.Fatalf("member session %+v", c)
@@ -182,7 +163,7 @@ func TestRegisterClaimsPlaceholder(t *testing.T) {
 		Placeholder: true, Active: true, CreatedAt: e.now, UpdatedAt: e.now}); err != nil {
 		t.Fatal(err)
 	}
-	wantKind(t, mustErr(e.svc.Login(ctx, "imp@example.com", "password1")), domain.KindUnauthorized, "invalid email or password")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Login(ctx, "imp@example.com", "password1")), domain.KindUnauthorized, "invalid email or password")
 	r := e.register(account.RegisterInput{Email: "IMP@example.com", Password: "password1", DisplayName: "Claimed"})
 	if r.UserID != id || r.DisplayName != "Claimed" || r.Email != "imp@example.com" {
 		t.Fatalf("claimed %+v, want the placeholder's id %s", r, id)
@@ -199,15 +180,15 @@ func TestLoginRefreshLogout(t *testing.T) {
 	reg := e.register(account.RegisterInput{Email: "cy@example.com", Password: "password1", DisplayName: "Cy"})
 	personal := e.claims(reg.AccessToken).OrgID
 
-	wantKind(t, mustErr(e.svc.Login(ctx, "", "")), domain.KindValidation, "email: required", "password: required")
-	if err := mustErr(e.svc.Login(ctx, "", "x")); !reflect.DeepEqual(domain.AsError(err).Details, []string{"email: required"}) {
+	testfactory.WantKind(t, testfactory.Err(e.svc.Login(ctx, "", "")), domain.KindValidation, "email: required", "password: required")
+	if err := testfactory.Err(e.svc.Login(ctx, "", "x")); !reflect.DeepEqual(domain.AsError(err).Details, []string{"email: required"}) {
 		t.Fatalf("Login without email = %v", err)
 	}
-	if err := mustErr(e.svc.Login(ctx, "cy@example.com", "")); !reflect.DeepEqual(domain.AsError(err).Details, []string{"password: required"}) {
+	if err := testfactory.Err(e.svc.Login(ctx, "cy@example.com", "")); !reflect.DeepEqual(domain.AsError(err).Details, []string{"password: required"}) {
 		t.Fatalf("Login without password = %v", err)
 	}
-	wantKind(t, mustErr(e.svc.Login(ctx, "nobody@example.com", "password1")), domain.KindUnauthorized, "invalid email or password")
-	wantKind(t, mustErr(e.svc.Login(ctx, "cy@example.com", "password2")), domain.KindUnauthorized, "invalid email or password")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Login(ctx, "nobody@example.com", "password1")), domain.KindUnauthorized, "invalid email or password")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Login(ctx, "cy@example.com", "password2")), domain.KindUnauthorized, "invalid email or password")
 	l, err := e.svc.Login(ctx, "cy@example.com", "password1")
 	if err != nil || l.UserID != reg.UserID || l.Email != "cy@example.com" || l.DisplayName != "Cy" {
 		t.Fatalf("Login = %+v, %v", l, err)
@@ -216,15 +197,15 @@ func TestLoginRefreshLogout(t *testing.T) {
 		t.Fatalf("login claims %+v", c)
 	}
 
-	wantKind(t, mustErr(e.svc.Refresh(ctx, "")), domain.KindValidation, "refresh_token: required")
-	wantKind(t, mustErr(e.svc.Refresh(ctx, "rt_unknown")), domain.KindUnauthorized, "invalid or expired refresh token")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, "")), domain.KindValidation, "refresh_token: required")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, "rt_unknown")), domain.KindUnauthorized, "invalid or expired refresh token")
 	r1, err := e.svc.Refresh(ctx, l.RefreshToken)
 	if err != nil || r1.RefreshToken == l.RefreshToken || r1.UserID != reg.UserID || e.claims(r1.AccessToken).OrgID != personal {
 		t.Fatalf("Refresh = %+v, %v", r1, err)
 	}
 	// The rotated token presented again: theft; the family is revoked.
-	wantKind(t, mustErr(e.svc.Refresh(ctx, l.RefreshToken)), domain.KindUnauthorized, "refresh token was already used")
-	wantKind(t, mustErr(e.svc.Refresh(ctx, r1.RefreshToken)), domain.KindUnauthorized)
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, l.RefreshToken)), domain.KindUnauthorized, "refresh token was already used")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, r1.RefreshToken)), domain.KindUnauthorized)
 	// Another family (the registration's) lives on.
 	r2, err := e.svc.Refresh(ctx, reg.RefreshToken)
 	if err != nil {
@@ -238,17 +219,17 @@ func TestLoginRefreshLogout(t *testing.T) {
 		t.Fatalf("a second before expiry: %v", err)
 	}
 	e.now = e.now.Add(account.RefreshTTL)
-	wantKind(t, mustErr(e.svc.Refresh(ctx, r3.RefreshToken)), domain.KindUnauthorized, "invalid or expired refresh token")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, r3.RefreshToken)), domain.KindUnauthorized, "invalid or expired refresh token")
 
 	// Logout.
 	l, _ = e.svc.Login(ctx, "cy@example.com", "password1")
-	wantKind(t, e.svc.Logout(ctx, ""), domain.KindValidation, "refresh_token: required")
-	wantKind(t, e.svc.Logout(ctx, "rt_unknown"), domain.KindUnauthorized)
+	testfactory.WantKind(t, e.svc.Logout(ctx, ""), domain.KindValidation, "refresh_token: required")
+	testfactory.WantKind(t, e.svc.Logout(ctx, "rt_unknown"), domain.KindUnauthorized)
 	if err := e.svc.Logout(ctx, l.RefreshToken); err != nil {
 		t.Fatal(err)
 	}
-	wantKind(t, e.svc.Logout(ctx, l.RefreshToken), domain.KindUnauthorized, "invalid or expired refresh token")
-	wantKind(t, mustErr(e.svc.Refresh(ctx, l.RefreshToken)), domain.KindUnauthorized, "already used")
+	testfactory.WantKind(t, e.svc.Logout(ctx, l.RefreshToken), domain.KindUnauthorized, "invalid or expired refresh token")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, l.RefreshToken)), domain.KindUnauthorized, "already used")
 
 	// A membership gone: a password session falls back to the first org.
 	owner := testfactory.User(t, e.db, testfactory.UserOpts{}).ID
@@ -272,12 +253,12 @@ func TestLoginRefreshLogout(t *testing.T) {
 	pw := e.register(account.RegisterInput{Email: "dee@example.com", Password: "password1", DisplayName: "Dee"})
 	testfactory.Member(t, e.db, team, pw.UserID, testfactory.MemberOpts{Role: "viewer"})
 	e.exec(`UPDATE memberships SET suspended_at = now() WHERE org_id = $1`, team)
-	wantKind(t, mustErr(e.svc.Refresh(ctx, sso2.RefreshToken)), domain.KindUnauthorized, "invalid or expired refresh token")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, sso2.RefreshToken)), domain.KindUnauthorized, "invalid or expired refresh token")
 	// A deactivated user cannot refresh.
 	x, _ := e.svc.Login(ctx, "dee@example.com", "password1")
 	e.exec(`UPDATE users SET active = false WHERE id = $1`, pw.UserID)
-	wantKind(t, mustErr(e.svc.Refresh(ctx, x.RefreshToken)), domain.KindUnauthorized, "invalid or expired refresh token")
-	wantKind(t, mustErr(e.svc.Login(ctx, "dee@example.com", "password1")), domain.KindUnauthorized, "invalid email or password")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, x.RefreshToken)), domain.KindUnauthorized, "invalid or expired refresh token")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Login(ctx, "dee@example.com", "password1")), domain.KindUnauthorized, "invalid email or password")
 }
 
 func TestRefreshFallsBackToTheFirstOrg(t *testing.T) {
@@ -305,8 +286,8 @@ func TestRefreshFallsBackToTheFirstOrg(t *testing.T) {
 	}
 	// No org left at all: the refresh is refused.
 	e.exec(`DELETE FROM memberships WHERE user_id = $1`, r.UserID)
-	wantKind(t, mustErr(e.svc.Refresh(ctx, back.RefreshToken)), domain.KindUnauthorized, "invalid or expired refresh token")
-	wantKind(t, mustErr(e.svc.Login(ctx, "fay@example.com", "password1")), domain.KindNotFound, "membership not found")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Refresh(ctx, back.RefreshToken)), domain.KindUnauthorized, "invalid or expired refresh token")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Login(ctx, "fay@example.com", "password1")), domain.KindNotFound, "membership not found")
 }
 
 func TestTokens(t *testing.T) {
@@ -390,11 +371,11 @@ func TestAuthenticateToken(t *testing.T) {
 		"empty":               "",
 		"a bare refresh code": r.RefreshToken,
 	} {
-		wantKind(t, mustErr(e.svc.Authenticate(ctx, s)), domain.KindUnauthorized, "missing or invalid credentials")
+		testfactory.WantKind(t, testfactory.Err(e.svc.Authenticate(ctx, s)), domain.KindUnauthorized, "missing or invalid credentials")
 		_ = name
 	}
 	e.exec(`UPDATE users SET active = false WHERE id = $1`, r.UserID)
-	wantKind(t, mustErr(e.svc.Authenticate(ctx, r.AccessToken)), domain.KindUnauthorized, "missing or invalid credentials")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Authenticate(ctx, r.AccessToken)), domain.KindUnauthorized, "missing or invalid credentials")
 }
 
 func TestMe(t *testing.T) {
@@ -444,14 +425,14 @@ func TestAPIKeys(t *testing.T) {
 		{account.CreateKeyInput{Name: "k", ExpiresAt: at(0)}, []string{"expires_at: must be in the future"}},
 		{account.CreateKeyInput{Name: "k", ExpiresAt: at(-time.Second)}, []string{"expires_at: must be in the future"}},
 	} {
-		err := mustErr(create(sess, tc.in))
+		err := testfactory.Err(create(sess, tc.in))
 		if err == nil || !reflect.DeepEqual(domain.AsError(err).Details, tc.want) {
 			t.Fatalf("CreateKey %+v = %v, want %q", tc.in, err, tc.want)
 		}
 	}
-	wantKind(t, mustErr(create(sess, account.CreateKeyInput{Name: "k", ProjectIDs: []uuid.UUID{p1, foreign}})), domain.KindValidation,
+	testfactory.WantKind(t, testfactory.Err(create(sess, account.CreateKeyInput{Name: "k", ProjectIDs: []uuid.UUID{p1, foreign}})), domain.KindValidation,
 		"project_ids: every id must be a project of your organization")
-	wantKind(t, mustErr(create(sess, account.CreateKeyInput{Name: "k", OrgID: &strangers})), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(create(sess, account.CreateKeyInput{Name: "k", OrgID: &strangers})), domain.KindNotFound)
 
 	def, err := create(sess, account.CreateKeyInput{Name: strings.Repeat("k", 255)})
 	if err != nil || !reflect.DeepEqual(def.Scopes, []string{"read", "write"}) || def.ProjectIDs == nil || len(def.ProjectIDs) != 0 ||
@@ -526,18 +507,18 @@ func TestAPIKeys(t *testing.T) {
 		t.Fatalf("admin key principal %+v", ap)
 	}
 	e.now = *admin.ExpiresAt
-	wantKind(t, mustErr(e.svc.Authenticate(ctx, admin.Key)), domain.KindUnauthorized, "missing or invalid credentials")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Authenticate(ctx, admin.Key)), domain.KindUnauthorized, "missing or invalid credentials")
 	e.now = first
 
 	// Keys made by keys: no wider, no further, no longer.
 	rw := auth(def.Key)
-	wantKind(t, mustErr(create(rw, account.CreateKeyInput{Name: "wider", Scopes: []string{"admin"}})), domain.KindForbidden,
+	testfactory.WantKind(t, testfactory.Err(create(rw, account.CreateKeyInput{Name: "wider", Scopes: []string{"admin"}})), domain.KindForbidden,
 		"wider scopes than its own")
 	if k, err := create(rw, account.CreateKeyInput{Name: "same", Scopes: []string{"write"}}); err != nil || k.ExpiresAt != nil {
 		t.Fatalf("a key by a key = %+v, %v", k, err)
 	}
 	restricted := ap
-	wantKind(t, mustErr(create(restricted, account.CreateKeyInput{Name: "far", Scopes: []string{"read"},
+	testfactory.WantKind(t, testfactory.Err(create(restricted, account.CreateKeyInput{Name: "far", Scopes: []string{"read"},
 		ProjectIDs: []uuid.UUID{foreign}})), domain.KindForbidden, "projects it cannot reach")
 	child, err := create(restricted, account.CreateKeyInput{Name: "child", Scopes: []string{"read"}})
 	if err != nil || !reflect.DeepEqual(child.ProjectIDs, wantIDs) || child.ExpiresAt == nil || !child.ExpiresAt.Equal(*admin.ExpiresAt) {
@@ -552,7 +533,7 @@ func TestAPIKeys(t *testing.T) {
 		!late.ExpiresAt.Equal(*admin.ExpiresAt) {
 		t.Fatalf("a child asking to outlive its parent = %+v, %v", late, err)
 	}
-	wantKind(t, mustErr(create(rw, account.CreateKeyInput{Name: "elsewhere", Scopes: []string{"read"}, OrgID: &other})), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(create(rw, account.CreateKeyInput{Name: "elsewhere", Scopes: []string{"read"}, OrgID: &other})), domain.KindNotFound)
 
 	// Who sees which keys, and who may revoke them.
 	names := func(p domain.Principal) []string {
@@ -577,22 +558,22 @@ func TestAPIKeys(t *testing.T) {
 	if got := names(otherKey); !reflect.DeepEqual(got, []string{"other"}) {
 		t.Fatalf("the other org's admin key sees %q", got)
 	}
-	wantKind(t, e.svc.DeleteKey(ctx, rw, child.ID), domain.KindForbidden, "revoking another API key requires")
-	wantKind(t, e.svc.DeleteKey(ctx, otherKey, child.ID), domain.KindNotFound, "API key not found")
-	wantKind(t, e.svc.DeleteKey(ctx, domain.Principal{UserID: domain.NewID(), Scopes: []string{domain.ScopeAll}}, child.ID),
+	testfactory.WantKind(t, e.svc.DeleteKey(ctx, rw, child.ID), domain.KindForbidden, "revoking another API key requires")
+	testfactory.WantKind(t, e.svc.DeleteKey(ctx, otherKey, child.ID), domain.KindNotFound, "API key not found")
+	testfactory.WantKind(t, e.svc.DeleteKey(ctx, domain.Principal{UserID: domain.NewID(), Scopes: []string{domain.ScopeAll}}, child.ID),
 		domain.KindNotFound, "API key not found")
 	if err := e.svc.DeleteKey(ctx, rw, def.ID); err != nil {
 		t.Fatalf("a key revoking itself: %v", err)
 	}
-	wantKind(t, mustErr(e.svc.Authenticate(ctx, def.Key)), domain.KindUnauthorized)
+	testfactory.WantKind(t, testfactory.Err(e.svc.Authenticate(ctx, def.Key)), domain.KindUnauthorized)
 	if err := e.svc.DeleteKey(ctx, sess, child.ID); err != nil {
 		t.Fatalf("the session revoking a key: %v", err)
 	}
-	wantKind(t, e.svc.DeleteKey(ctx, sess, child.ID), domain.KindNotFound, "API key not found")
+	testfactory.WantKind(t, e.svc.DeleteKey(ctx, sess, child.ID), domain.KindNotFound, "API key not found")
 
 	// A deactivated user's keys stop at once.
 	e.exec(`UPDATE users SET active = false WHERE id = $1`, user)
-	wantKind(t, mustErr(e.svc.Authenticate(ctx, inOther.Key)), domain.KindUnauthorized, "missing or invalid credentials")
+	testfactory.WantKind(t, testfactory.Err(e.svc.Authenticate(ctx, inOther.Key)), domain.KindUnauthorized, "missing or invalid credentials")
 }
 
 func TestOnboard(t *testing.T) {
@@ -614,7 +595,7 @@ func TestOnboard(t *testing.T) {
 	} {
 		in := ok
 		tc.edit(&in)
-		err := mustErr(e.svc.Onboard(ctx, in))
+		err := testfactory.Err(e.svc.Onboard(ctx, in))
 		if err == nil || !reflect.DeepEqual(domain.AsError(err).Details, tc.want) {
 			t.Fatalf("Onboard %+v = %v, want %q", in, err, tc.want)
 		}
@@ -636,6 +617,6 @@ func TestOnboard(t *testing.T) {
 	if need, err := e.svc.NeedsOnboarding(ctx); err != nil || need {
 		t.Fatalf("NeedsOnboarding after onboarding = %v, %v", need, err)
 	}
-	wantKind(t, mustErr(e.svc.Onboard(ctx, account.OnboardInput{Email: "two@example.com", Password: "password2", OrgName: "B", OrgSlug: "b"})),
+	testfactory.WantKind(t, testfactory.Err(e.svc.Onboard(ctx, account.OnboardInput{Email: "two@example.com", Password: "password2", OrgName: "B", OrgSlug: "b"})),
 		domain.KindConflict, "onboarding has already been done")
 }

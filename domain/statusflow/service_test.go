@@ -51,25 +51,6 @@ func threeStatuses() []st {
 	return []st{{"Open", "todo"}, {"Doing", "in_progress"}, {"Done", "done"}}
 }
 
-// wantKind fails unless err is a domain error of kind whose message and
-// details hold every one of want.
-func wantKind(t *testing.T, err error, kind domain.Kind, want ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("err = nil, want %v", kind)
-	}
-	de := domain.AsError(err)
-	if de.Kind != kind {
-		t.Fatalf("err = %v (kind %v), want kind %v", err, de.Kind, kind)
-	}
-	all := de.Message + "\n" + strings.Join(de.Details, "\n")
-	for _, w := range want {
-		if !strings.Contains(all, w) {
-			t.Fatalf("err = %q lacks %q", all, w)
-		}
-	}
-}
-
 // details is the exact list of problems of a 422.
 func details(t *testing.T, err error) []string {
 	t.Helper()
@@ -199,9 +180,9 @@ func TestCreateGetList(t *testing.T) {
 		t.Fatalf("Get bare = %+v, %v", got, err)
 	}
 
-	wantKind(t, mustErr(o.svc.Create(ctx, o.admin, o.id, statusflow.CreateInput{Name: "SUPPORT", Statuses: threeStatuses()})),
+	testfactory.WantKind(t, testfactory.Err(o.svc.Create(ctx, o.admin, o.id, statusflow.CreateInput{Name: "SUPPORT", Statuses: threeStatuses()})),
 		domain.KindConflict, "a workflow with this name already exists", "name: SUPPORT")
-	wantKind(t, mustErr(o.svc.Create(ctx, o.member, o.id, in)), domain.KindForbidden, "requires the Admin role")
+	testfactory.WantKind(t, testfactory.Err(o.svc.Create(ctx, o.member, o.id, in)), domain.KindForbidden, "requires the Admin role")
 
 	page, err := o.svc.List(ctx, o.member, o.id, domain.Page{Limit: 10})
 	if err != nil {
@@ -221,13 +202,11 @@ func TestCreateGetList(t *testing.T) {
 	// Not a member: the org and its workflows do not exist.
 	stranger := testfactory.User(t, o.db, testfactory.UserOpts{}).ID
 	out := domain.Principal{UserID: stranger, Scopes: []string{domain.ScopeAll}}
-	wantKind(t, mustErr(o.svc.Get(ctx, out, w.ID)), domain.KindNotFound, "workflow not found")
-	wantKind(t, mustErr(o.svc.List(ctx, out, o.id, domain.Page{Limit: 10})), domain.KindNotFound)
-	wantKind(t, mustErr(o.svc.Create(ctx, out, o.id, in)), domain.KindNotFound)
-	wantKind(t, mustErr(o.svc.Get(ctx, o.member, domain.NewID())), domain.KindNotFound, "workflow not found")
+	testfactory.WantKind(t, testfactory.Err(o.svc.Get(ctx, out, w.ID)), domain.KindNotFound, "workflow not found")
+	testfactory.WantKind(t, testfactory.Err(o.svc.List(ctx, out, o.id, domain.Page{Limit: 10})), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(o.svc.Create(ctx, out, o.id, in)), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(o.svc.Get(ctx, o.member, domain.NewID())), domain.KindNotFound, "workflow not found")
 }
-
-func mustErr[T any](_ T, err error) error { return err }
 
 func TestUpdate(t *testing.T) {
 	t.Parallel()
@@ -242,18 +221,18 @@ func TestUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	wantKind(t, mustErr(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Name: domain.Opt[string]{Set: true, Null: true},
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Name: domain.Opt[string]{Set: true, Null: true},
 		Transitions: domain.Opt[[]tr]{Set: true, Null: true}})), domain.KindValidation, "name: cannot be null", "transitions: cannot be null")
-	wantKind(t, mustErr(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Statuses: domain.Opt[[]st]{Set: true, Null: true},
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Statuses: domain.Opt[[]st]{Set: true, Null: true},
 		Enforcement: domain.Opt[string]{Set: true, Null: true}})), domain.KindValidation, "statuses: cannot be null", "enforcement: cannot be null")
-	wantKind(t, mustErr(o.svc.Update(ctx, o.member, w.ID, statusflow.PatchInput{Enforcement: domain.Opt[string]{Set: true, Value: "strict"}})),
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(ctx, o.member, w.ID, statusflow.PatchInput{Enforcement: domain.Opt[string]{Set: true, Value: "strict"}})),
 		domain.KindForbidden, "requires the Admin role")
 	// New statuses must still cover the transitions kept from before.
-	wantKind(t, mustErr(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Statuses: domain.Opt[[]st]{Set: true, Value: []st{{"Open", "todo"}}}})),
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Statuses: domain.Opt[[]st]{Set: true, Value: []st{{"Open", "todo"}}}})),
 		domain.KindValidation, "transitions[0].to: unknown status Doing")
-	wantKind(t, mustErr(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Name: domain.Opt[string]{Set: true, Value: "sales"}})),
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Name: domain.Opt[string]{Set: true, Value: "sales"}})),
 		domain.KindConflict, "name: sales")
-	wantKind(t, mustErr(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Enforcement: domain.Opt[string]{Set: true, Value: "loose"}})),
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(ctx, o.admin, w.ID, statusflow.PatchInput{Enforcement: domain.Opt[string]{Set: true, Value: "loose"}})),
 		domain.KindValidation, "enforcement: must be one of")
 
 	// Nothing changes: the version read decides a conditional write.
@@ -261,7 +240,7 @@ func TestUpdate(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(same, w) {
 		t.Fatalf("no-op Update = %+v, %v; want %+v", same, err, w)
 	}
-	wantKind(t, mustErr(o.svc.Update(domain.WithIfMatch(ctx, []int64{7}), o.admin, w.ID, statusflow.PatchInput{})),
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(domain.WithIfMatch(ctx, []int64{7}), o.admin, w.ID, statusflow.PatchInput{})),
 		domain.KindPreconditionFailed)
 	if _, err := o.svc.Update(domain.WithIfMatch(ctx, []int64{1}), o.admin, w.ID, statusflow.PatchInput{}); err != nil {
 		t.Fatalf("no-op Update at the current version: %v", err)
@@ -305,12 +284,12 @@ func TestUpdate(t *testing.T) {
 		t.Fatalf("Update clearing transitions = %+v, %v", up, err)
 	}
 	// A stale If-Match on a real change is a 412 and changes nothing.
-	wantKind(t, mustErr(o.svc.Update(domain.WithIfMatch(ctx, []int64{2}), o.admin, w.ID,
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(domain.WithIfMatch(ctx, []int64{2}), o.admin, w.ID,
 		statusflow.PatchInput{Enforcement: domain.Opt[string]{Set: true, Value: "warn"}})), domain.KindPreconditionFailed)
 	if got, _ := o.svc.Get(ctx, o.member, w.ID); got.Enforcement != "strict" || got.Version != 3 {
 		t.Fatalf("after the stale write: %+v", got)
 	}
-	wantKind(t, mustErr(o.svc.Update(ctx, o.admin, domain.NewID(), statusflow.PatchInput{})), domain.KindNotFound, "workflow not found")
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(ctx, o.admin, domain.NewID(), statusflow.PatchInput{})), domain.KindNotFound, "workflow not found")
 }
 
 func TestDefaultWorkflow(t *testing.T) {
@@ -333,14 +312,14 @@ func TestDefaultWorkflow(t *testing.T) {
 		!reflect.DeepEqual(r.Statuses, def.Statuses) || !reflect.DeepEqual(r.Transitions, def.Transitions) {
 		t.Fatalf("DefaultRules = %+v", r)
 	}
-	wantKind(t, mustErr(o.svc.Update(ctx, o.admin, def.ID, statusflow.PatchInput{Name: domain.Opt[string]{Set: true, Value: "Main"}})),
+	testfactory.WantKind(t, testfactory.Err(o.svc.Update(ctx, o.admin, def.ID, statusflow.PatchInput{Name: domain.Opt[string]{Set: true, Value: "Main"}})),
 		domain.KindValidation, "name: the Default workflow cannot be renamed")
 	// Its other fields may change.
 	if up, err := o.svc.Update(ctx, o.admin, def.ID, statusflow.PatchInput{Name: domain.Opt[string]{Set: true, Value: "Default"},
 		Enforcement: domain.Opt[string]{Set: true, Value: "warn"}}); err != nil || up.Enforcement != "warn" || up.Name != "Default" {
 		t.Fatalf("Update Default = %+v, %v", up, err)
 	}
-	wantKind(t, o.svc.Delete(ctx, o.admin, def.ID), domain.KindConflict, "the Default workflow of an organization cannot be deleted", "name: Default")
+	testfactory.WantKind(t, o.svc.Delete(ctx, o.admin, def.ID), domain.KindConflict, "the Default workflow of an organization cannot be deleted", "name: Default")
 }
 
 func TestDelete(t *testing.T) {
@@ -353,24 +332,24 @@ func TestDelete(t *testing.T) {
 	}
 	p := testfactory.Project(t, o.db, o.id, testfactory.ProjectOpts{})
 	testfactory.UseWorkflow(t, o.db, p, used.ID)
-	wantKind(t, o.svc.Delete(ctx, o.admin, used.ID), domain.KindConflict, "workflow Used is used by projects", "projects: 1")
+	testfactory.WantKind(t, o.svc.Delete(ctx, o.admin, used.ID), domain.KindConflict, "workflow Used is used by projects", "projects: 1")
 	q := testfactory.Project(t, o.db, o.id, testfactory.ProjectOpts{})
 	testfactory.UseWorkflow(t, o.db, q, used.ID)
-	wantKind(t, o.svc.Delete(ctx, o.admin, used.ID), domain.KindConflict, "projects: 2")
+	testfactory.WantKind(t, o.svc.Delete(ctx, o.admin, used.ID), domain.KindConflict, "projects: 2")
 
 	free, err := o.svc.Create(ctx, o.admin, o.id, statusflow.CreateInput{Name: "Free", Statuses: threeStatuses()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantKind(t, o.svc.Delete(ctx, o.member, free.ID), domain.KindForbidden, "requires the Admin role")
-	wantKind(t, o.svc.Delete(domain.WithIfMatch(ctx, []int64{5}), o.admin, free.ID), domain.KindPreconditionFailed)
+	testfactory.WantKind(t, o.svc.Delete(ctx, o.member, free.ID), domain.KindForbidden, "requires the Admin role")
+	testfactory.WantKind(t, o.svc.Delete(domain.WithIfMatch(ctx, []int64{5}), o.admin, free.ID), domain.KindPreconditionFailed)
 	if err := o.svc.Delete(domain.WithIfMatch(ctx, []int64{1}), o.admin, free.ID); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
-	wantKind(t, mustErr(o.svc.Get(ctx, o.member, free.ID)), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(o.svc.Get(ctx, o.member, free.ID)), domain.KindNotFound)
 	var audited int
 	if err := o.db.Q().QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'deleted'`, free.ID).Scan(&audited); err != nil || audited != 1 {
 		t.Fatalf("deletion audited %d times, %v", audited, err)
 	}
-	wantKind(t, o.svc.Delete(ctx, o.admin, free.ID), domain.KindNotFound, "workflow not found")
+	testfactory.WantKind(t, o.svc.Delete(ctx, o.admin, free.ID), domain.KindNotFound, "workflow not found")
 }

@@ -93,25 +93,6 @@ func (w *world) closeMonth(org uuid.UUID, p string) {
 	}
 }
 
-func wantKind(t *testing.T, err error, kind domain.Kind, want ...string) {
-	t.Helper()
-	if err == nil {
-		t.Fatalf("err = nil, want kind %v", kind)
-	}
-	de := domain.AsError(err)
-	if de.Kind != kind {
-		t.Fatalf("err = %v (kind %v), want kind %v", err, de.Kind, kind)
-	}
-	all := de.Message + "\n" + strings.Join(de.Details, "\n")
-	for _, s := range want {
-		if !strings.Contains(all, s) {
-			t.Fatalf("err = %q lacks %q", all, s)
-		}
-	}
-}
-
-func mustErr[T any](_ T, err error) error { return err }
-
 func TestCreateValidation(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
@@ -183,31 +164,31 @@ func TestCreate(t *testing.T) {
 	if got := w.create(w.admin, w.input(w.bobID, w.t2, "2026-03-03", 30)); got.UserID != w.bobID || got.ProjectID != w.p2.ID {
 		t.Fatalf("Admin's entry for Bob = %+v", got)
 	}
-	wantKind(t, mustErr(w.svc.Create(ctx, w.ann, w.input(w.bobID, w.t1, "2026-03-03", 30))), domain.KindForbidden,
+	testfactory.WantKind(t, testfactory.Err(w.svc.Create(ctx, w.ann, w.input(w.bobID, w.t1, "2026-03-03", 30))), domain.KindForbidden,
 		"logging time for another user requires the Admin role")
 	stranger := testfactory.User(t, w.db, testfactory.UserOpts{}).ID
-	wantKind(t, mustErr(w.svc.Create(ctx, w.admin, w.input(stranger, w.t1, "2026-03-03", 30))), domain.KindValidation,
+	testfactory.WantKind(t, testfactory.Err(w.svc.Create(ctx, w.admin, w.input(stranger, w.t1, "2026-03-03", 30))), domain.KindValidation,
 		"user_id: not a member of the project's organization")
 
 	// The ticket must be the project's, in the project's org.
 	other := w.input(w.annID, w.t1, "2026-03-03", 30)
 	other.ProjectID = w.p2.ID
-	wantKind(t, mustErr(w.svc.Create(ctx, w.ann, other)), domain.KindValidation, "ticket_id: the ticket does not belong to project_id")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Create(ctx, w.ann, other)), domain.KindValidation, "ticket_id: the ticket does not belong to project_id")
 	other = w.input(w.annID, w.u1, "2026-03-03", 30)
 	other.ProjectID = w.p1.ID
-	wantKind(t, mustErr(w.svc.Create(ctx, w.ann, other)), domain.KindValidation, "ticket_id: no such ticket in the project's organization")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Create(ctx, w.ann, other)), domain.KindValidation, "ticket_id: no such ticket in the project's organization")
 	other.TicketID = domain.NewID()
-	wantKind(t, mustErr(w.svc.Create(ctx, w.ann, other)), domain.KindValidation, "ticket_id: no such ticket in the project's organization")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Create(ctx, w.ann, other)), domain.KindValidation, "ticket_id: no such ticket in the project's organization")
 
 	// Roles: a Viewer may not log time, a non-member does not see the project.
-	wantKind(t, mustErr(w.svc.Create(ctx, w.viewer, w.input(w.viewer.UserID, w.t1, "2026-03-03", 30))), domain.KindForbidden)
-	wantKind(t, mustErr(w.svc.Create(ctx, session(stranger), w.input(stranger, w.t1, "2026-03-03", 30))), domain.KindNotFound)
-	wantKind(t, mustErr(w.svc.Get(ctx, session(stranger), e.ID)), domain.KindNotFound, "time entry not found")
-	wantKind(t, mustErr(w.svc.Get(ctx, w.ann, domain.NewID())), domain.KindNotFound, "time entry not found")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Create(ctx, w.viewer, w.input(w.viewer.UserID, w.t1, "2026-03-03", 30))), domain.KindForbidden)
+	testfactory.WantKind(t, testfactory.Err(w.svc.Create(ctx, session(stranger), w.input(stranger, w.t1, "2026-03-03", 30))), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(w.svc.Get(ctx, session(stranger), e.ID)), domain.KindNotFound, "time entry not found")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Get(ctx, w.ann, domain.NewID())), domain.KindNotFound, "time entry not found")
 
 	// A closed month takes no new entry.
 	w.closeMonth(w.org, "2026-02")
-	wantKind(t, mustErr(w.svc.Create(ctx, w.ann, w.input(w.annID, w.t1, "2026-02-27", 30))), domain.KindConflict, "period 2026-02 is closed")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Create(ctx, w.ann, w.input(w.annID, w.t1, "2026-02-27", 30))), domain.KindConflict, "period 2026-02 is closed")
 }
 
 func TestUpdate(t *testing.T) {
@@ -221,16 +202,16 @@ func TestUpdate(t *testing.T) {
 	str := func(s string) domain.Opt[string] { return domain.Opt[string]{Set: true, Value: s} }
 	null := domain.Opt[string]{Set: true, Null: true}
 
-	wantKind(t, mustErr(upd(w.ann, timeentry.Patch{Date: null, DurationMinutes: domain.Opt[int]{Set: true, Null: true}, ActivityType: null})),
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{Date: null, DurationMinutes: domain.Opt[int]{Set: true, Null: true}, ActivityType: null})),
 		domain.KindValidation, "date: must not be null", "duration_minutes: must not be null", "activity_type: must not be null")
-	wantKind(t, mustErr(upd(w.ann, timeentry.Patch{Date: str("2026-03-12")})), domain.KindValidation, "date: must not be more than 1 day")
-	wantKind(t, mustErr(upd(w.ann, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 1441}})), domain.KindValidation,
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{Date: str("2026-03-12")})), domain.KindValidation, "date: must not be more than 1 day")
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 1441}})), domain.KindValidation,
 		"duration_minutes: must be between 1 and 1440")
-	wantKind(t, mustErr(upd(w.ann, timeentry.Patch{ActivityType: str("Napping")})), domain.KindValidation, "activity_type: must be one of")
-	wantKind(t, mustErr(upd(w.bob, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})), domain.KindForbidden,
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{ActivityType: str("Napping")})), domain.KindValidation, "activity_type: must be one of")
+	testfactory.WantKind(t, testfactory.Err(upd(w.bob, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})), domain.KindForbidden,
 		"only the entry's user or an Admin may change this time entry")
-	wantKind(t, mustErr(upd(w.viewer, timeentry.Patch{})), domain.KindForbidden)
-	wantKind(t, mustErr(w.svc.Update(ctx, w.ann, domain.NewID(), timeentry.Patch{})), domain.KindNotFound, "time entry not found")
+	testfactory.WantKind(t, testfactory.Err(upd(w.viewer, timeentry.Patch{})), domain.KindForbidden)
+	testfactory.WantKind(t, testfactory.Err(w.svc.Update(ctx, w.ann, domain.NewID(), timeentry.Patch{})), domain.KindNotFound, "time entry not found")
 
 	// Nothing changes: no write, and the version read decides If-Match.
 	same, err := upd(w.ann, timeentry.Patch{Date: str("2026-03-02"), DurationMinutes: domain.Opt[int]{Set: true, Value: 60},
@@ -238,7 +219,7 @@ func TestUpdate(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(same, e) {
 		t.Fatalf("no-op Update = %+v, %v; want %+v", same, err, e)
 	}
-	wantKind(t, mustErr(w.svc.Update(domain.WithIfMatch(ctx, []int64{4}), w.ann, e.ID, timeentry.Patch{})), domain.KindPreconditionFailed)
+	testfactory.WantKind(t, testfactory.Err(w.svc.Update(domain.WithIfMatch(ctx, []int64{4}), w.ann, e.ID, timeentry.Patch{})), domain.KindPreconditionFailed)
 
 	// Every field, by an Admin: changed, audited, the version moves.
 	up, err := upd(w.admin, timeentry.Patch{Date: str("2026-03-11"), DurationMinutes: domain.Opt[int]{Set: true, Value: 1440},
@@ -302,20 +283,20 @@ func TestUpdate(t *testing.T) {
 	if f := fields(); !reflect.DeepEqual(f, []string{"duration_minutes", "status"}) {
 		t.Fatalf("audited fields %q", f)
 	}
-	wantKind(t, mustErr(w.svc.Update(domain.WithIfMatch(ctx, []int64{1}), w.ann, e.ID, timeentry.Patch{ActivityType: str("Design")})),
+	testfactory.WantKind(t, testfactory.Err(w.svc.Update(domain.WithIfMatch(ctx, []int64{1}), w.ann, e.ID, timeentry.Patch{ActivityType: str("Design")})),
 		domain.KindPreconditionFailed)
 
 	// Closed months: neither the old date nor the new one may be closed.
 	w.closeMonth(w.org, "2026-02")
-	wantKind(t, mustErr(upd(w.ann, timeentry.Patch{Date: str("2026-02-20")})), domain.KindConflict, "period 2026-02 is closed")
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{Date: str("2026-02-20")})), domain.KindConflict, "period 2026-02 is closed")
 	old := w.create(w.ann, w.input(w.annID, w.t1, "2026-01-30", 60))
 	w.closeMonth(w.org, "2026-01")
-	wantKind(t, mustErr(w.svc.Update(ctx, w.ann, old.ID, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})),
+	testfactory.WantKind(t, testfactory.Err(w.svc.Update(ctx, w.ann, old.ID, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})),
 		domain.KindConflict, "period 2026-01 is closed")
 
 	// Approved entries are immutable.
 	a := testfactory.TimeEntry(t, w.db, w.t1, w.annID, testfactory.TimeEntryOpts{Date: testfactory.Day("2026-03-03"), Status: "Approved"})
-	wantKind(t, mustErr(w.svc.Update(ctx, w.admin, a.ID, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})),
+	testfactory.WantKind(t, testfactory.Err(w.svc.Update(ctx, w.admin, a.ID, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})),
 		domain.KindConflict, "time entry is Approved: approved entries cannot be changed", "status: Approved")
 }
 
@@ -324,23 +305,23 @@ func TestDelete(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	e := w.create(w.ann, w.input(w.annID, w.t1, "2026-03-02", 60))
-	wantKind(t, w.svc.Delete(ctx, w.bob, e.ID), domain.KindForbidden, "only the entry's user or an Admin")
-	wantKind(t, w.svc.Delete(domain.WithIfMatch(ctx, []int64{3}), w.ann, e.ID), domain.KindPreconditionFailed)
+	testfactory.WantKind(t, w.svc.Delete(ctx, w.bob, e.ID), domain.KindForbidden, "only the entry's user or an Admin")
+	testfactory.WantKind(t, w.svc.Delete(domain.WithIfMatch(ctx, []int64{3}), w.ann, e.ID), domain.KindPreconditionFailed)
 	if err := w.svc.Delete(ctx, w.admin, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	wantKind(t, mustErr(w.svc.Get(ctx, w.ann, e.ID)), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(w.svc.Get(ctx, w.ann, e.ID)), domain.KindNotFound)
 	var n int
 	if err := w.db.Q().QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'deleted'`, e.ID).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("deletion audited %d times, %v", n, err)
 	}
-	wantKind(t, w.svc.Delete(ctx, w.ann, e.ID), domain.KindNotFound)
+	testfactory.WantKind(t, w.svc.Delete(ctx, w.ann, e.ID), domain.KindNotFound)
 
 	a := testfactory.TimeEntry(t, w.db, w.t1, w.annID, testfactory.TimeEntryOpts{Date: testfactory.Day("2026-03-03"), Status: "Approved"})
-	wantKind(t, w.svc.Delete(ctx, w.admin, a.ID), domain.KindConflict, "approved entries cannot be deleted")
+	testfactory.WantKind(t, w.svc.Delete(ctx, w.admin, a.ID), domain.KindConflict, "approved entries cannot be deleted")
 	feb := w.create(w.ann, w.input(w.annID, w.t1, "2026-02-27", 60))
 	w.closeMonth(w.org, "2026-02")
-	wantKind(t, w.svc.Delete(ctx, w.ann, feb.ID), domain.KindConflict, "period 2026-02 is closed")
+	testfactory.WantKind(t, w.svc.Delete(ctx, w.ann, feb.ID), domain.KindConflict, "period 2026-02 is closed")
 	if _, err := w.svc.Get(ctx, w.ann, feb.ID); err != nil {
 		t.Fatalf("refused delete removed the entry: %v", err)
 	}
@@ -351,16 +332,16 @@ func TestSubmitApprove(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
 	e := w.create(w.ann, w.input(w.annID, w.t1, "2026-03-02", 60))
-	wantKind(t, mustErr(w.svc.Approve(ctx, w.admin, e.ID)), domain.KindConflict,
+	testfactory.WantKind(t, testfactory.Err(w.svc.Approve(ctx, w.admin, e.ID)), domain.KindConflict,
 		"time entry is Draft: only a Submitted entry can be approved", "status: Draft")
-	wantKind(t, mustErr(w.svc.Submit(ctx, w.bob, e.ID)), domain.KindForbidden, "only the entry's user or an Admin")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Submit(ctx, w.bob, e.ID)), domain.KindForbidden, "only the entry's user or an Admin")
 	s, err := w.svc.Submit(ctx, w.ann, e.ID)
 	if err != nil || s.Status != "Submitted" || s.Version != 2 || s.ApprovedBy != nil || s.ApprovedAt != nil {
 		t.Fatalf("Submit = %+v, %v", s, err)
 	}
-	wantKind(t, mustErr(w.svc.Submit(ctx, w.ann, e.ID)), domain.KindConflict, "time entry is Submitted: only a Draft entry can be submitted")
-	wantKind(t, mustErr(w.svc.Approve(ctx, w.ann, e.ID)), domain.KindForbidden, "requires the Admin role")
-	wantKind(t, mustErr(w.svc.Approve(domain.WithIfMatch(ctx, []int64{1}), w.admin, e.ID)), domain.KindPreconditionFailed)
+	testfactory.WantKind(t, testfactory.Err(w.svc.Submit(ctx, w.ann, e.ID)), domain.KindConflict, "time entry is Submitted: only a Draft entry can be submitted")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Approve(ctx, w.ann, e.ID)), domain.KindForbidden, "requires the Admin role")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Approve(domain.WithIfMatch(ctx, []int64{1}), w.admin, e.ID)), domain.KindPreconditionFailed)
 	a, err := w.svc.Approve(ctx, w.admin, e.ID)
 	if err != nil || a.Status != "Approved" || a.ApprovedBy == nil || *a.ApprovedBy != w.adminID || a.ApprovedAt == nil ||
 		!a.ApprovedAt.Equal(now) || a.Version != 3 {
@@ -388,7 +369,7 @@ func TestSubmitApprove(t *testing.T) {
 
 	feb := w.create(w.ann, w.input(w.annID, w.t1, "2026-02-27", 60))
 	w.closeMonth(w.org, "2026-02")
-	wantKind(t, mustErr(w.svc.Submit(ctx, w.ann, feb.ID)), domain.KindConflict, "period 2026-02 is closed")
+	testfactory.WantKind(t, testfactory.Err(w.svc.Submit(ctx, w.ann, feb.ID)), domain.KindConflict, "period 2026-02 is closed")
 }
 
 func ids(es []timeentry.Entry) []uuid.UUID {
@@ -437,10 +418,10 @@ func TestLists(t *testing.T) {
 	if got, err := byTicket(w.viewer, w.t2.ID, timeentry.ListFilter{Date: "2026-03-03"}); err != nil || !reflect.DeepEqual(got, sorted(a2.ID)) {
 		t.Fatalf("ListByTicket on its date = %v, %v", got, err)
 	}
-	wantKind(t, mustErr(byTicket(w.viewer, w.t1.ID, timeentry.ListFilter{Date: "March"})), domain.KindValidation, "date: must be a date")
-	wantKind(t, mustErr(byTicket(w.viewer, domain.NewID(), timeentry.ListFilter{})), domain.KindNotFound, "ticket not found")
-	wantKind(t, mustErr(byTicket(w.reporter, w.t2.ID, timeentry.ListFilter{})), domain.KindForbidden)
-	wantKind(t, mustErr(byTicket(w.bob, w.u1.ID, timeentry.ListFilter{})), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(byTicket(w.viewer, w.t1.ID, timeentry.ListFilter{Date: "March"})), domain.KindValidation, "date: must be a date")
+	testfactory.WantKind(t, testfactory.Err(byTicket(w.viewer, domain.NewID(), timeentry.ListFilter{})), domain.KindNotFound, "ticket not found")
+	testfactory.WantKind(t, testfactory.Err(byTicket(w.reporter, w.t2.ID, timeentry.ListFilter{})), domain.KindForbidden)
+	testfactory.WantKind(t, testfactory.Err(byTicket(w.bob, w.u1.ID, timeentry.ListFilter{})), domain.KindNotFound)
 
 	byUser := func(p domain.Principal, user, org uuid.UUID, f timeentry.ListFilter) ([]uuid.UUID, error) {
 		got, err := w.svc.ListByUser(ctx, p, user, org, f, page)
@@ -476,9 +457,9 @@ func TestLists(t *testing.T) {
 			t.Fatalf("%s: ListByUser = %v, %v; want %v", tc.name, got, err, tc.want)
 		}
 	}
-	wantKind(t, mustErr(byUser(w.owner, w.annID, uuid.Nil, timeentry.ListFilter{Date: "2026-3-2"})), domain.KindValidation, "date: must be a date")
+	testfactory.WantKind(t, testfactory.Err(byUser(w.owner, w.annID, uuid.Nil, timeentry.ListFilter{Date: "2026-3-2"})), domain.KindValidation, "date: must be a date")
 	stranger := session(testfactory.User(t, w.db, testfactory.UserOpts{}).ID)
-	wantKind(t, mustErr(byUser(stranger, w.annID, w.org, timeentry.ListFilter{})), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(byUser(stranger, w.annID, w.org, timeentry.ListFilter{})), domain.KindNotFound)
 	if got, err := byUser(stranger, w.annID, uuid.Nil, timeentry.ListFilter{}); err != nil || len(got) != 0 {
 		t.Fatalf("a stranger's ListByUser = %v, %v", got, err)
 	}
@@ -505,5 +486,5 @@ func TestLists(t *testing.T) {
 	if got := queue(w.reporter, uuid.Nil); !reflect.DeepEqual(got, sorted(b1.ID)) {
 		t.Fatalf("the Reporter's queue = %v", got)
 	}
-	wantKind(t, mustErr(w.svc.ListSubmitted(ctx, stranger, w.org)), domain.KindNotFound)
+	testfactory.WantKind(t, testfactory.Err(w.svc.ListSubmitted(ctx, stranger, w.org)), domain.KindNotFound)
 }
