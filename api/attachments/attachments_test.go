@@ -32,10 +32,13 @@ func TestAttachments(t *testing.T) {
 	}
 }
 
-var cases = []struct {
+// attachmentCase is one case of TestAttachments, run on each storage.
+type attachmentCase struct {
 	name string
 	run  func(t *testing.T, w world)
-}{
+}
+
+var cases = []attachmentCase{
 	{"presign, PUT, confirm, list, download the same bytes, delete", testFlow},
 	{"PUT with another length or type is rejected by the storage", testTamperedUpload},
 	{"confirm of another ticket's or org's key is 422", func(t *testing.T, w world) {

@@ -18,18 +18,9 @@ import (
 
 func init() {
 	cases = append(cases,
-		struct {
-			name string
-			run  func(t *testing.T, w world)
-		}{"the delete job removes the object, idempotently", testDeleteJob},
-		struct {
-			name string
-			run  func(t *testing.T, w world)
-		}{"the cleanup removes only old unconfirmed uploads", testSweep},
-		struct {
-			name string
-			run  func(t *testing.T, w world)
-		}{"export lists attachments (not the bytes); import accepts them", testExport},
+		attachmentCase{"the delete job removes the object, idempotently", testDeleteJob},
+		attachmentCase{"the cleanup removes only old unconfirmed uploads", testSweep},
+		attachmentCase{"export lists attachments (not the bytes); import accepts them", testExport},
 	)
 }
 

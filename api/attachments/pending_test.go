@@ -17,18 +17,9 @@ import (
 
 func init() {
 	cases = append(cases,
-		struct {
-			name string
-			run  func(t *testing.T, w world)
-		}{"confirm before the upload is 201 pending; the upload makes it ready", testConfirmBeforeUpload},
-		struct {
-			name string
-			run  func(t *testing.T, w world)
-		}{"an object of another size or type: confirm after it is 422, before it removes the attachment", testWrongObject},
-		struct {
-			name string
-			run  func(t *testing.T, w world)
-		}{"never uploaded: the last look at the deadline removes it with an activity entry", testNeverUploaded},
+		attachmentCase{"confirm before the upload is 201 pending; the upload makes it ready", testConfirmBeforeUpload},
+		attachmentCase{"an object of another size or type: confirm after it is 422, before it removes the attachment", testWrongObject},
+		attachmentCase{"never uploaded: the last look at the deadline removes it with an activity entry", testNeverUploaded},
 	)
 }
 
