@@ -25,8 +25,8 @@ import (
 	"tracker/worker/workertest"
 	"tracker/workflows"
 	capexwf "tracker/workflows/capex"
-	"tracker/workflows/cascadewf"
-	"tracker/workflows/chatwf"
+	cascadewf "tracker/workflows/cascade"
+	chatwf "tracker/workflows/chat"
 )
 
 var (

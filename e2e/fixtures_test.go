@@ -9,7 +9,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store"
-	"tracker/workflows/webhookwf/webhooktest"
+	"tracker/workflows/webhook/webhooktest"
 )
 
 // receiver is the shared webhook endpoint (webhooktest.Receiver) under the

@@ -24,9 +24,8 @@ var allowedDeps = map[string]bool{
 // TestWorkerImportsNoFeature keeps worker/ down to the worker, the relay and
 // registration: it reaches no feature's workflows, activities, domain or
 // store (tracker/workflows/<x>, tracker/activities/..., tracker/domain/...,
-// tracker/store/<x>db). A feature plugs in with a Registration listed in
-// cmd/tracker instead; a worker that imported one would also cycle with it,
-// since features import worker for Registration.
+// tracker/store/<x>db). A feature plugs in with a jobkind.Registration listed in
+// cmd/tracker instead; features import worker/jobkind, never worker.
 func TestWorkerImportsNoFeature(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -49,7 +48,7 @@ func TestWorkerImportsNoFeature(t *testing.T) {
 			if dep == pkg || strings.HasPrefix(dep, "tracker/worker/") || strings.HasPrefix(dep, "tracker/internal/") || allowedDeps[dep] {
 				continue
 			}
-			t.Errorf("%s reaches %s: the worker must not import a feature; plug the feature in with a worker.Registration "+
+			t.Errorf("%s reaches %s: the worker must not import a feature; plug the feature in with a jobkind.Registration "+
 				"listed in cmd/tracker/worker.go (and inject what the relay needs through it)", pkg, dep)
 		}
 		if n < 2 {

@@ -17,6 +17,7 @@ import (
 	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/store/outboxdb"
+	"tracker/worker/jobkind"
 )
 
 // Relay moves outbox rows to Temporal. It claims due rows in short
@@ -36,8 +37,8 @@ import (
 type Relay struct {
 	DB     *store.DB
 	Log    *slog.Logger
-	Env    Env
-	Topics map[string][]Dispatch
+	Env    jobkind.Env
+	Topics map[string][]jobkind.Dispatch
 	Poll   time.Duration // backstop poll (default 2 s)
 	Batch  int           // rows per claim (default 200)
 	// Concurrency is how many rows are dispatched at once (default
@@ -284,10 +285,10 @@ func (r *Relay) settle(ctx context.Context, row outboxdb.Claimed, derr error) er
 	if maxAttempts <= 0 {
 		maxAttempts = DefaultMaxAttempts
 	}
-	if park := IsPermanent(derr) || attempts >= maxAttempts; park {
+	if park := jobkind.IsPermanent(derr) || attempts >= maxAttempts; park {
 		m.parked.WithLabelValues(row.Topic).Inc()
 		log.Error("outbox relay: row parked as dead; `tracker outbox retry ID` offers it again once fixed",
-			"attempts", attempts, "permanent", IsPermanent(derr), "error", derr)
+			"attempts", attempts, "permanent", jobkind.IsPermanent(derr), "error", derr)
 		return outboxdb.Failed(wctx, r.DB.Q(), row.ID, derr.Error(), 0, true)
 	}
 	next := RowBackoff(attempts)

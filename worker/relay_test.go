@@ -19,6 +19,7 @@ import (
 	"tracker/store"
 	"tracker/store/outboxdb"
 	"tracker/store/storetest"
+	"tracker/worker/jobkind"
 )
 
 // insertRows writes n outbox rows of topic, created age ago, in id order.
@@ -68,7 +69,7 @@ func makeDue(t *testing.T, db *store.DB) {
 	}
 }
 
-func testRelay(db *store.DB, topics map[string][]Dispatch) *Relay {
+func testRelay(db *store.DB, topics map[string][]jobkind.Dispatch) *Relay {
 	return &Relay{DB: db, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Topics: topics,
 		Metrics: prometheus.NewRegistry(), Batch: 3}
 }
@@ -80,9 +81,9 @@ func TestAFailingRowDoesNotHoldUpTheOthers(t *testing.T) {
 	bad := insertRows(t, db, "test.bad", 1, time.Minute)[0] // oldest: heads every claim
 	good := insertRows(t, db, "test.good", 7, 0)
 	var delivered atomic.Int32
-	r := testRelay(db, map[string][]Dispatch{
-		"test.bad":  {func(context.Context, Env, store.OutboxRow) error { return errors.New("no such thing") }},
-		"test.good": {func(context.Context, Env, store.OutboxRow) error { delivered.Add(1); return nil }},
+	r := testRelay(db, map[string][]jobkind.Dispatch{
+		"test.bad":  {func(context.Context, jobkind.Env, store.OutboxRow) error { return errors.New("no such thing") }},
+		"test.good": {func(context.Context, jobkind.Env, store.OutboxRow) error { delivered.Add(1); return nil }},
 	})
 	if err := r.Drain(ctx); err != nil {
 		t.Fatalf("Drain: %v", err)
@@ -119,9 +120,9 @@ func TestASlowRowHoldsOneSlotNotItsClaim(t *testing.T) {
 	fast := insertRows(t, db, "test.fast", 9, 0)
 	release := make(chan struct{})
 	var delivered atomic.Int32
-	r := testRelay(db, map[string][]Dispatch{
-		"test.slow": {func(context.Context, Env, store.OutboxRow) error { <-release; return nil }},
-		"test.fast": {func(context.Context, Env, store.OutboxRow) error { delivered.Add(1); return nil }},
+	r := testRelay(db, map[string][]jobkind.Dispatch{
+		"test.slow": {func(context.Context, jobkind.Env, store.OutboxRow) error { <-release; return nil }},
+		"test.fast": {func(context.Context, jobkind.Env, store.OutboxRow) error { delivered.Add(1); return nil }},
 	})
 	r.Batch, r.Concurrency = 2, 2
 	drained := make(chan error, 1)
@@ -155,7 +156,7 @@ func TestARowIsParkedAfterMaxAttemptsAndRetriedByAnOperator(t *testing.T) {
 	var broken atomic.Bool
 	broken.Store(true)
 	calls := 0
-	r := testRelay(db, map[string][]Dispatch{"test.flaky": {func(context.Context, Env, store.OutboxRow) error {
+	r := testRelay(db, map[string][]jobkind.Dispatch{"test.flaky": {func(context.Context, jobkind.Env, store.OutboxRow) error {
 		calls++
 		if broken.Load() {
 			return errors.New("handler broken")
@@ -213,8 +214,8 @@ func TestAPermanentErrorParksAtOnce(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	id := insertRows(t, db, "test.undecodable", 1, 0)[0]
-	r := testRelay(db, map[string][]Dispatch{"test.undecodable": {func(context.Context, Env, store.OutboxRow) error {
-		return Permanent(errors.New("payload does not decode"))
+	r := testRelay(db, map[string][]jobkind.Dispatch{"test.undecodable": {func(context.Context, jobkind.Env, store.OutboxRow) error {
+		return jobkind.Permanent(errors.New("payload does not decode"))
 	}}})
 	if err := r.Drain(context.Background()); err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestAPermanentErrorParksAtOnce(t *testing.T) {
 	if s := stateOf(t, db, id); !s.Dead || s.Attempts != 1 || !strings.Contains(s.LastError, "payload does not decode") {
 		t.Fatalf("row %+v, want parked at the first attempt", s)
 	}
-	if !IsPermanent(Permanent(errors.New("x"))) || IsPermanent(errors.New("x")) || Permanent(nil) != nil {
+	if !jobkind.IsPermanent(jobkind.Permanent(errors.New("x"))) || jobkind.IsPermanent(errors.New("x")) || jobkind.Permanent(nil) != nil {
 		t.Fatal("Permanent/IsPermanent")
 	}
 }
@@ -231,7 +232,7 @@ func TestTemporalUnreachableCostsNoAttempt(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	id := insertRows(t, db, "test.start", 1, 0)[0]
-	r := testRelay(db, map[string][]Dispatch{"test.start": {func(context.Context, Env, store.OutboxRow) error {
+	r := testRelay(db, map[string][]jobkind.Dispatch{"test.start": {func(context.Context, jobkind.Env, store.OutboxRow) error {
 		return serviceerror.NewUnavailable("connection refused")
 	}}})
 	r.MaxAttempts = 1
@@ -264,7 +265,7 @@ func TestRelayDispatchesConcurrentlyAndGaugesTheBacklog(t *testing.T) {
 	}
 	var mu sync.Mutex
 	inFlight, peak := 0, 0
-	r.Topics = map[string][]Dispatch{"test.slow": {func(context.Context, Env, store.OutboxRow) error {
+	r.Topics = map[string][]jobkind.Dispatch{"test.slow": {func(context.Context, jobkind.Env, store.OutboxRow) error {
 		mu.Lock()
 		inFlight++
 		peak = max(peak, inFlight)

@@ -17,6 +17,7 @@ import (
 	"tracker/store"
 	"tracker/store/outboxdb"
 	"tracker/store/storetest"
+	"tracker/worker/jobkind"
 	"tracker/worker/workertest"
 	"tracker/workflows"
 )
@@ -38,7 +39,7 @@ func TestRunPlugsInRegistrations(t *testing.T) {
 	db := storetest.New(t)
 	srv := workertest.Start(t)
 	var started atomic.Int32
-	reg := Registration{
+	reg := jobkind.Registration{
 		Name: "echo",
 		Register: func(r sdkworker.Registry) {
 			r.RegisterWorkflowWithOptions(echoWorkflow, workflow.RegisterOptions{Name: "TrackerTestEchoWorkflow"})
@@ -48,13 +49,13 @@ func TestRunPlugsInRegistrations(t *testing.T) {
 				return "echo " + s + " from " + activity.GetInfo(ctx).TaskQueue, nil
 			}, activity.RegisterOptions{Name: "TrackerTestEcho"})
 		},
-		Start: func(context.Context, Env) error {
+		Start: func(context.Context, jobkind.Env) error {
 			if started.Add(1) == 1 {
 				return context.DeadlineExceeded // a failing hook is retried
 			}
 			return nil
 		},
-		Topics: map[string]Dispatch{"test.echo": func(ctx context.Context, env Env, row store.OutboxRow) error {
+		Topics: map[string]jobkind.Dispatch{"test.echo": func(ctx context.Context, env jobkind.Env, row store.OutboxRow) error {
 			return workflows.StartOnce(ctx, env.Client, "echo:"+row.ID.String(), env.TaskQueue, "TrackerTestEchoWorkflow", row.ID.String())
 		}},
 	}
@@ -62,7 +63,7 @@ func TestRunPlugsInRegistrations(t *testing.T) {
 	workertest.Background(t, func(ctx context.Context) error {
 		return Run(ctx, Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DB: db, Metrics: prometheus.NewRegistry(),
 			Address: srv.Address, Namespace: "default", TaskQueue: queue, PollInterval: 200 * time.Millisecond,
-			StopTimeout: 5 * time.Second, Registrations: []Registration{reg}})
+			StopTimeout: 5 * time.Second, Registrations: []jobkind.Registration{reg}})
 	})
 
 	row := store.OutboxRow{ID: uuid.Must(uuid.NewV7()), OrgID: uuid.New(), Topic: "test.echo", Payload: []byte(`{}`),

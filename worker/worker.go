@@ -4,7 +4,8 @@
 //
 // It knows no feature: every feature's durable work (webhook delivery,
 // cascade delete, imports, exports, chat, attachments) plugs in with a
-// Registration (see registration.go), listed in cmd/tracker/worker.go;
+// jobkind.Registration (worker/jobkind), returned by the kind's Register in
+// workflows/<kind>/worker.go and listed in cmd/tracker/worker.go;
 // nothing here changes for a new one. imports_test.go keeps it so.
 package worker
 
@@ -22,6 +23,7 @@ import (
 
 	"tracker/internal/tracing"
 	"tracker/store"
+	"tracker/worker/jobkind"
 	"tracker/workflows"
 )
 
@@ -56,7 +58,7 @@ type Deps struct {
 	// Registrations are the features' workflows, activities, start-up
 	// hooks and outbox topics (webhook delivery, cascade delete, imports,
 	// ...): the worker itself knows none of them.
-	Registrations []Registration
+	Registrations []jobkind.Registration
 }
 
 // OutboxConfig tunes the relay (zero values: its defaults).
@@ -121,10 +123,10 @@ func Run(ctx context.Context, d Deps) error {
 	for _, q := range []struct {
 		name     string
 		opts     sdkworker.Options
-		register func(Registration) func(sdkworker.Registry)
+		register func(jobkind.Registration) func(sdkworker.Registry)
 	}{
-		{d.TaskQueue, workerOptions(d), func(r Registration) func(sdkworker.Registry) { return r.Register }},
-		{workflows.DBTaskQueue(d.TaskQueue), dbWorkerOptions(d), func(r Registration) func(sdkworker.Registry) { return r.RegisterDB }},
+		{d.TaskQueue, workerOptions(d), func(r jobkind.Registration) func(sdkworker.Registry) { return r.Register }},
+		{workflows.DBTaskQueue(d.TaskQueue), dbWorkerOptions(d), func(r jobkind.Registration) func(sdkworker.Registry) { return r.RegisterDB }},
 	} {
 		var w sdkworker.Worker
 		err = retry(ctx, log, "start worker", func() error {
@@ -144,7 +146,7 @@ func Run(ctx context.Context, d Deps) error {
 	}
 	log.Info("worker started", "address", d.Address, "namespace", d.Namespace)
 
-	env := Env{Client: c, TaskQueue: d.TaskQueue, Log: log}
+	env := jobkind.Env{Client: c, TaskQueue: d.TaskQueue, Log: log}
 	for _, r := range regs {
 		if r.Start == nil {
 			continue

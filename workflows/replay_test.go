@@ -10,12 +10,12 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"tracker/workflows/attachmentwf"
+	attachmentwf "tracker/workflows/attachment"
 	capexwf "tracker/workflows/capex"
-	"tracker/workflows/cascadewf"
-	"tracker/workflows/chatwf"
+	cascadewf "tracker/workflows/cascade"
+	chatwf "tracker/workflows/chat"
 	exchangewf "tracker/workflows/exchange"
-	"tracker/workflows/webhookwf"
+	webhookwf "tracker/workflows/webhook"
 )
 
 // captured lists every history in testdata and the workflow type it is a

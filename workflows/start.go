@@ -4,7 +4,7 @@
 // run shows as it goes, and the routing of DB-heavy activities to their own
 // queue. Each feature's workflow lives in its own package below it
 // (workflows/webhookwf, workflows/cascadewf, workflows/exchange, ...) and
-// plugs into the worker with a worker.Registration.
+// plugs into the worker with a jobkind.Registration.
 package workflows
 
 import (

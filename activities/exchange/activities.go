@@ -15,6 +15,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/exchange/importer"
 	"tracker/store"
+	"tracker/store/exchangedb/exportdb"
 )
 
 // ErrTypePermanent is the non-retryable error type of a step that can
@@ -130,4 +131,15 @@ func classify(err error) error {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypePermanent, err)
 	}
 	return err
+}
+
+// OrgName is the org's name for an import's summary, its id when it cannot
+// be read. The relay calls it when it starts the workflow; it is not an
+// activity.
+func OrgName(ctx context.Context, db *store.DB, orgID uuid.UUID) string {
+	org, err := exportdb.GetOrg(ctx, db.Q(), orgID)
+	if err != nil {
+		return orgID.String()
+	}
+	return org.Name
 }

@@ -9,11 +9,11 @@ import (
 
 	"github.com/google/uuid"
 
-	acts "tracker/activities/chatwf"
+	acts "tracker/activities/chat"
 	"tracker/domain"
 	"tracker/domain/chat"
 	"tracker/domain/chat/chattest"
-	"tracker/workflows/chatwf"
+	chatwf "tracker/workflows/chat"
 	"tracker/workflows/workflowtest"
 )
 

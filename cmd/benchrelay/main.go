@@ -53,8 +53,9 @@ import (
 	"tracker/store/tempdb"
 	"tracker/store/webhookdb"
 	"tracker/worker"
+	"tracker/worker/jobkind"
 	"tracker/workflows"
-	"tracker/workflows/webhookwf"
+	webhookwf "tracker/workflows/webhook"
 )
 
 func envInt(name string, def int) int {
@@ -136,7 +137,7 @@ func run() error {
 	go func() {
 		_ = worker.Run(ctx, worker.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DB: db, Address: addr,
 			Namespace: ns, TaskQueue: "bench-" + org.String(), Outbox: worker.OutboxConfig{Concurrency: envInt("CONCURRENCY", 0)},
-			Registrations: []worker.Registration{webhookwf.WorkerRegistration(db, webhookwf.Config{AllowPrivate: true,
+			Registrations: []jobkind.Registration{webhookwf.Register(webhookwf.Deps{DB: db, AllowPrivate: true,
 				Schedule: webhook.ScaledSchedule(*retryScale)})}})
 	}()
 	time.Sleep(2 * time.Second) // worker up

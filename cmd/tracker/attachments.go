@@ -15,8 +15,8 @@ import (
 	"tracker/domain/attachment"
 	"tracker/store"
 	"tracker/store/objectstore"
-	"tracker/worker"
-	"tracker/workflows/attachmentwf"
+	"tracker/worker/jobkind"
+	attachmentwf "tracker/workflows/attachment"
 )
 
 // AttachmentConfig is where attachment bytes live. With SERVICE_S3_BUCKET
@@ -122,7 +122,7 @@ func attachmentService(cfg Config, db *store.DB, objects objectstore.Store, cloc
 
 // attachmentRegistration is the attachments' durable work (object removal,
 // the cleanup Schedule) on the worker.
-func attachmentRegistration(cfg Config, db *store.DB, clock domain.Clock) worker.Registration {
+func attachmentRegistration(cfg Config, db *store.DB, clock domain.Clock) jobkind.Registration {
 	objects, _ := openObjects(cfg)
-	return attachmentwf.WorkerRegistration(attachmentService(cfg, db, objects, clock))
+	return attachmentwf.Register(attachmentwf.Deps{Attachments: attachmentService(cfg, db, objects, clock)})
 }

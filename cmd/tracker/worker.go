@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	chatacts "tracker/activities/chatwf"
+	chatact "tracker/activities/chat"
 	"tracker/api"
 	"tracker/domain"
 	"tracker/domain/capex"
@@ -23,26 +23,30 @@ import (
 	"tracker/internal/tracing"
 	"tracker/store"
 	"tracker/worker"
+	"tracker/worker/jobkind"
 	capexwf "tracker/workflows/capex"
-	"tracker/workflows/cascadewf"
-	"tracker/workflows/chatwf"
+	cascadewf "tracker/workflows/cascade"
+	chatwf "tracker/workflows/chat"
 	exchangewf "tracker/workflows/exchange"
-	"tracker/workflows/webhookwf"
+	webhookwf "tracker/workflows/webhook"
 )
 
 // registrations are the features' durable work; each adds itself with one
 // line. The worker knows none of them: a new feature adds its line here.
 func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheus.Registerer, clock domain.Clock,
-	knobs workerKnobs, tr *tracing.Tracing) []worker.Registration {
-	hooks := webhookwf.Config{AllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, Tracing: tr}
+	knobs workerKnobs, tr *tracing.Tracing) []jobkind.Registration {
+	hooks := webhookwf.Deps{DB: db, AllowPrivate: cfg.WebhookAllowPrivate, Metrics: metrics, Tracing: tr}
 	if knobs.RetryScale > 0 {
 		hooks.Schedule = webhook.ScaledSchedule(knobs.RetryScale)
 	}
-	return []worker.Registration{
-		webhookwf.WorkerRegistration(db, hooks),
-		cascadewf.WorkerRegistration(db, knobs.Cascade),
-		exchangewf.WorkerRegistration(db, clock, knobs.Import),
-		capexwf.WorkerRegistration(capex.New(db, clock)),
+	cascade, imports := knobs.Cascade, knobs.Import
+	cascade.DB = db
+	imports.DB, imports.Clock = db, clock
+	return []jobkind.Registration{
+		webhookwf.Register(hooks),
+		cascadewf.Register(cascade),
+		exchangewf.Register(imports),
+		capexwf.Register(capexwf.Deps{Exports: capex.New(db, clock)}),
 		attachmentRegistration(cfg, db, clock),
 		chatRegistration(cfg, db, clock),
 	}
@@ -50,10 +54,10 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheu
 
 // chatRegistration is the chat feature's durable work: notifications,
 // thread replies written as comments, and created tickets' follow-ups.
-func chatRegistration(cfg Config, db *store.DB, clock domain.Clock) worker.Registration {
+func chatRegistration(cfg Config, db *store.DB, clock domain.Clock) jobkind.Registration {
 	svc := chat.New(db, clock, chatConfig(cfg, secretsBox(cfg), ticket.New(db, clock)))
-	return chatwf.WorkerRegistration(&chatacts.Activities{DB: db, Clock: clock, Chat: svc,
-		Slack: chatacts.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)}, svc)
+	return chatwf.Register(chatwf.Deps{DB: db, Clock: clock, Chat: svc,
+		Slack: chatact.NewSlackClient(cfg.ChatBotToken, cfg.ChatAPIURL)})
 }
 
 // runWorker runs the Temporal worker and the outbox relay until ctx ends.
@@ -108,13 +112,15 @@ type workerKnobs struct {
 	// TRACKER_TEST_CASCADE_BUDGET (how long one purge call keeps deleting;
 	// tiny: a call per batch, so a purge continues as new sooner) and
 	// TRACKER_TEST_CASCADE_CALLS (purge calls per run before continue-as-new).
-	Cascade cascadewf.Tuning
+	// Only the tuning is set here; registrations adds the database.
+	Cascade cascadewf.Deps
 
 	OutboxMaxAttempts int // SERVICE_OUTBOX_MAX_ATTEMPTS: failed dispatches that park an outbox row (default 20)
 	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 128)
 	// Import: TRACKER_TEST_IMPORT_BATCH (tickets per batch) and
-	// TRACKER_TEST_IMPORT_PAUSE (sleep between batches).
-	Import exchangewf.Tuning
+	// TRACKER_TEST_IMPORT_PAUSE (sleep between batches). Only the tuning
+	// is set here; registrations adds the database and the clock.
+	Import exchangewf.Deps
 }
 
 func loadWorkerKnobs() (workerKnobs, error) {

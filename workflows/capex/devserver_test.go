@@ -16,6 +16,7 @@ import (
 	"tracker/domain/capex"
 	"tracker/domain/testfactory"
 	"tracker/worker"
+	"tracker/worker/jobkind"
 	"tracker/worker/workertest"
 	capexwf "tracker/workflows/capex"
 	"tracker/workflows/workflowtest"
@@ -38,14 +39,14 @@ func TestEndToEnd(t *testing.T) {
 	// The worker is set up as the shared worker does it, through the
 	// feature's Registration: Register before start, Start (the Schedule)
 	// after.
-	reg := capexwf.WorkerRegistration(svc)
+	reg := capexwf.Register(capexwf.Deps{Exports: svc})
 	wenv := workflowtest.Run(t, c, taskQueue, reg)
 	// The shared worker's outbox relay, with this feature's dispatchers: an
 	// on-demand request reaches Temporal through it.
 	relayCtx, stopRelay := context.WithCancel(ctx)
 	t.Cleanup(stopRelay)
 	relay := &worker.Relay{DB: env.DB, Log: wenv.Log, Env: wenv, Poll: 200 * time.Millisecond,
-		Topics: map[string][]worker.Dispatch{capex.TopicExport: {reg.Topics[capex.TopicExport]}}}
+		Topics: map[string][]jobkind.Dispatch{capex.TopicExport: {reg.Topics[capex.TopicExport]}}}
 	go relay.Run(relayCtx)
 
 	owner := env.Register("Owner")

@@ -2,9 +2,12 @@ package capexwf
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/google/uuid"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
@@ -14,11 +17,35 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	acts "tracker/activities/capex"
+	"tracker/domain/capex"
+	"tracker/store"
+	"tracker/worker/jobkind"
 	"tracker/workflows"
 )
 
-// Register puts the workflow and its activities on a worker.
-func Register(w worker.Registry, a *acts.Activities) {
+// Deps is what the export needs from the process: the use cases that
+// write it.
+type Deps struct {
+	Exports *capex.Service
+}
+
+// Register plugs the export into the shared worker: the workflow and its
+// activities, the monthly Schedule ensured at every start, and the
+// dispatcher of on-demand runs.
+func Register(d Deps) jobkind.Registration {
+	return jobkind.Registration{
+		Name:     "capitalization-export",
+		Register: func(r worker.Registry) { RegisterOn(r, &acts.Activities{Exports: d.Exports}) },
+		Start: func(ctx context.Context, env jobkind.Env) error {
+			return EnsureSchedule(ctx, env.Client, env.TaskQueue)
+		},
+		Topics: map[string]jobkind.Dispatch{capex.TopicExport: StartRequested},
+	}
+}
+
+// RegisterOn puts the workflow and its activities on a worker (or a test
+// environment).
+func RegisterOn(w worker.Registry, a *acts.Activities) {
 	w.RegisterWorkflowWithOptions(CapitalizationExport, workflow.RegisterOptions{Name: WorkflowName})
 	w.RegisterActivityWithOptions(a, activity.RegisterOptions{Name: acts.Prefix})
 }
@@ -88,4 +115,20 @@ func EnsureSchedule(ctx context.Context, c client.Client, taskQueue string) erro
 		return fmt.Errorf("update schedule %s: %w", ScheduleID, err)
 	}
 	return nil
+}
+
+// ExportWorkflowID is the id of an on-demand run: the export's own, so the
+// relay offering its job again starts nothing twice.
+func ExportWorkflowID(exportID uuid.UUID) string { return "capitalization-export-" + exportID.String() }
+
+// StartRequested is the relay's dispatcher for an on-demand run requested
+// through the API (outbox topic capex.TopicExport).
+func StartRequested(ctx context.Context, env jobkind.Env, row store.OutboxRow) error {
+	var job capex.ExportJob
+	if err := json.Unmarshal(row.Payload, &job); err != nil {
+		return jobkind.Permanent(fmt.Errorf("capitalization export job %s does not decode: %w", row.ID, err))
+	}
+	return workflows.StartJob(ctx, env.Client, ExportWorkflowID(job.ExportID), env.TaskQueue,
+		workflows.Job{OrgID: job.OrgID, Kind: workflows.KindCapexExport, Summary: "Capitalization export of " + job.Period},
+		WorkflowName, Input{Job: &job})
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
-
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -16,43 +14,38 @@ import (
 	"tracker/domain"
 	"tracker/domain/exchange/importer"
 	"tracker/store"
-	"tracker/worker"
+	"tracker/worker/jobkind"
 	"tracker/workflows"
 )
 
-// Tuning adjusts imports on a worker; the zero value is production.
-type Tuning struct {
+// Deps is what imports need from the process: the database and the clock,
+// and tuning whose zero value is production.
+type Deps struct {
+	DB         *store.DB
+	Clock      domain.Clock
 	BatchSize  int           // tickets per batch (default 2000)
 	BatchPause time.Duration // sleep before each batch (tests stop a worker mid-import)
 }
 
-// Register puts the workflow and its activities on a worker.
-func Register(r sdkworker.Registry, a *acts.Activities) {
-	r.RegisterWorkflowWithOptions(Import, workflow.RegisterOptions{Name: WorkflowName})
-	r.RegisterActivity(a)
-}
-
-// WorkerRegistration is the import feature's part of the worker: the
-// workflow, its activities, and the dispatcher of TopicImport outbox rows.
-func WorkerRegistration(db *store.DB, clock domain.Clock, t Tuning) worker.Registration {
-	a := &acts.Activities{Runner: importer.NewRunner(db, clock, t.BatchSize), BatchPause: t.BatchPause}
-	return worker.Registration{
+// Register is the import feature's part of the worker: the workflow, its
+// activities, and the dispatcher of TopicImport outbox rows.
+func Register(d Deps) jobkind.Registration {
+	a := &acts.Activities{Runner: importer.NewRunner(d.DB, d.Clock, d.BatchSize), BatchPause: d.BatchPause}
+	return jobkind.Registration{
 		Name:       "import",
-		Register:   func(r sdkworker.Registry) { Register(r, a) },
+		Register:   func(r sdkworker.Registry) { RegisterOn(r, a) },
 		RegisterDB: func(r sdkworker.Registry) { r.RegisterActivity(a) },
-		Topics: map[string]worker.Dispatch{importer.TopicImport: func(ctx context.Context, env worker.Env, row store.OutboxRow) error {
-			return dispatch(ctx, env, row, orgName(ctx, db, row.OrgID))
+		Topics: map[string]jobkind.Dispatch{importer.TopicImport: func(ctx context.Context, env jobkind.Env, row store.OutboxRow) error {
+			return dispatch(ctx, env, row, acts.OrgName(ctx, d.DB, row.OrgID))
 		}},
 	}
 }
 
-// orgName is the org's name for the summary, its id when it cannot be read.
-func orgName(ctx context.Context, db *store.DB, orgID uuid.UUID) string {
-	var name string
-	if err := db.Q().QueryRow(ctx, `SELECT name FROM organizations WHERE id = $1`, orgID).Scan(&name); err != nil {
-		return orgID.String()
-	}
-	return name
+// RegisterOn puts the workflow and its activities on a worker (or a test
+// environment).
+func RegisterOn(r sdkworker.Registry, a *acts.Activities) {
+	r.RegisterWorkflowWithOptions(Import, workflow.RegisterOptions{Name: WorkflowName})
+	r.RegisterActivity(a)
 }
 
 // Summary is the workflow's one line in the Temporal UI, e.g. "Import of
@@ -78,15 +71,15 @@ func thousands(n int) string {
 
 // Dispatch starts the Import workflow of an outbox job, once: the workflow
 // id is import:<import id>. A payload that does not decode can never start
-// anything: it is a worker.Permanent error, and the relay parks the row.
-func Dispatch(ctx context.Context, env worker.Env, row store.OutboxRow) error {
+// anything: it is a jobkind.Permanent error, and the relay parks the row.
+func Dispatch(ctx context.Context, env jobkind.Env, row store.OutboxRow) error {
 	return dispatch(ctx, env, row, row.OrgID.String())
 }
 
-func dispatch(ctx context.Context, env worker.Env, row store.OutboxRow, org string) error {
+func dispatch(ctx context.Context, env jobkind.Env, row store.OutboxRow, org string) error {
 	var job importer.Job
 	if err := json.Unmarshal(row.Payload, &job); err != nil || job.OrgID != row.OrgID {
-		return worker.Permanent(fmt.Errorf("import job %s does not decode or names another org: %v", row.ID, err))
+		return jobkind.Permanent(fmt.Errorf("import job %s does not decode or names another org: %v", row.ID, err))
 	}
 	return workflows.StartJob(ctx, env.Client, importer.WorkflowID(job.ImportID), env.TaskQueue,
 		workflows.Job{OrgID: job.OrgID, Kind: workflows.KindImport, Summary: Summary(job, org)},

@@ -69,7 +69,7 @@ func newRun(t *testing.T, batch int) run {
 	var s testsuite.WorkflowTestSuite
 	te := workflowtest.Patient(s.NewTestWorkflowEnvironment())
 	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, batch)}
-	exchangewf.Register(te, a)
+	exchangewf.RegisterOn(te, a)
 	return run{env: env, id: id, seeded: seeded, te: te, a: a}
 }
 
@@ -127,7 +127,7 @@ func TestImportWorkflowRunsTheImport(t *testing.T) {
 	// A second run of the same import (a replayed start) finds it done.
 	var s testsuite.WorkflowTestSuite
 	te2 := workflowtest.Patient(s.NewTestWorkflowEnvironment())
-	exchangewf.Register(te2, a)
+	exchangewf.RegisterOn(te2, a)
 	te2.ExecuteWorkflow(exchangewf.Import, exchangewf.Input{ImportID: id})
 	var again exchangewf.Result
 	if err := te2.GetWorkflowResult(&again); err != nil || again.Summary != want {

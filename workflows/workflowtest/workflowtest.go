@@ -16,13 +16,13 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"tracker/worker"
+	"tracker/worker/jobkind"
 )
 
 // Run registers reg on a new worker of taskQueue, starts the worker (it
 // stops when the test ends) and runs reg.Start once. It returns the
-// worker.Env the registration was started with (its log discards).
-func Run(t testing.TB, c client.Client, taskQueue string, reg worker.Registration) worker.Env {
+// jobkind.Env the registration was started with (its log discards).
+func Run(t testing.TB, c client.Client, taskQueue string, reg jobkind.Registration) jobkind.Env {
 	t.Helper()
 	w := sdkworker.New(c, taskQueue, sdkworker.Options{DeadlockDetectionTimeout: DeadlockTimeout})
 	reg.Register(w)
@@ -30,7 +30,7 @@ func Run(t testing.TB, c client.Client, taskQueue string, reg worker.Registratio
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	env := worker.Env{Client: c, TaskQueue: taskQueue, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	env := jobkind.Env{Client: c, TaskQueue: taskQueue, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	if reg.Start != nil {
 		if err := reg.Start(context.Background(), env); err != nil {
 			t.Fatal(err)
