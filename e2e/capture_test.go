@@ -30,14 +30,14 @@ import (
 )
 
 var (
-	capture     = flag.Bool("capture", false, "TestCaptureHistories writes workflow histories into workflows/testdata")
+	capture     = flag.Bool("capture", false, "TestCaptureHistories writes workflow histories into workflows/<kind>/testdata")
 	captureOnly = flag.String("capture-only", "", "with -capture: write only the histories whose file name starts with this (e.g. chat_)")
 )
 
 // TestCaptureHistories runs every workflow type end to end on the real
-// dev server and writes its histories to workflows/testdata, where
-// workflows/replay_test.go replays them with worker.NewWorkflowReplayer in
-// make test. It runs only when asked:
+// dev server and writes its histories to workflows/<kind>/testdata, where
+// the kind's replay_test.go replays them (workflowtest.Replay) in make
+// test. It runs only when asked:
 //
 //	go test ./e2e -run TestCaptureHistories -count=1 -args -capture
 //	go test ./e2e -run TestCaptureHistories -count=1 -args -capture -capture-only chat_
@@ -68,10 +68,7 @@ func TestCaptureHistories(t *testing.T) {
 	})
 	s.run("dev")
 	c := srv.Client(t)
-	out := filepath.Join(workertest.RepoRoot(t), "workflows", "testdata")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	out := func(kind string) string { return filepath.Join(workertest.RepoRoot(t), "workflows", kind, "testdata") }
 	u := s.register("owner")
 
 	// WebhookDelivery with a retry: the receiver answers 500 twice (the
@@ -86,7 +83,7 @@ func TestCaptureHistories(t *testing.T) {
 	project := s.createProject(db, u, "CAP")
 	s.createTicket(db, u, project, "captured")
 	waitFor(t, 60*time.Second, "the retried delivery", func() bool { return len(rcv.got()) >= 3 })
-	save(t, c, out, "webhook_takeover_retry", closed(t, c, fmt.Sprintf("TrackerJobKind = 'webhook' AND TrackerOrgId = '%s'", u.OrgID), 1))
+	save(t, c, out("webhook"), "webhook_takeover_retry", closed(t, c, fmt.Sprintf("TrackerJobKind = 'webhook' AND TrackerOrgId = '%s'", u.OrgID), 1))
 
 	// Import across batches.
 	if _, err := exportseed.Seed(context.Background(), db, u.OrgID, u.ID, exportseed.Options{Projects: 1, TicketsPerProject: 10,
@@ -99,7 +96,7 @@ func TestCaptureHistories(t *testing.T) {
 	if r := s.importRaw("/import?org_id="+target.String(), u.Token, doc); r.Status != 200 && r.Status != 202 {
 		t.Fatalf("POST /import: %d %s", r.Status, r.Body)
 	}
-	save(t, c, out, "import_batches_dbqueue", closed(t, c, fmt.Sprintf("TrackerJobKind = 'import' AND TrackerOrgId = '%s'", target), 1))
+	save(t, c, out("exchange"), "import_batches_dbqueue", closed(t, c, fmt.Sprintf("TrackerJobKind = 'import' AND TrackerOrgId = '%s'", target), 1))
 
 	// CascadeDelete across a continue-as-new: one row per call, more calls
 	// than one run makes.
@@ -109,7 +106,7 @@ func TestCaptureHistories(t *testing.T) {
 	bulk(t, db, u.OrgID, u.ID, doomed, label, 12, 1)
 	s.must(204, "DELETE", "/projects/"+doomed.String()+"?cascade=true", u.Token, nil)
 	runs := closed(t, c, "WorkflowId = '"+cascadewf.WorkflowID(domain.CascadeJob{EntityType: "project", EntityID: doomed})+"'", 2)
-	save(t, c, out, "cascade_continued", runs)
+	save(t, c, out("cascade"), "cascade_continued", runs)
 
 	// CapitalizationExport from its Schedule.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -121,7 +118,7 @@ func TestCaptureHistories(t *testing.T) {
 	if err := c.ScheduleClient().GetHandle(ctx, capexwf.ScheduleID).Trigger(ctx, client.ScheduleTriggerOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	save(t, c, out, "capex_export_scheduled", closed(t, c, "WorkflowType = '"+capexwf.WorkflowName+"'", 1))
+	save(t, c, out("capex"), "capex_export_scheduled", closed(t, c, "WorkflowType = '"+capexwf.WorkflowName+"'", 1))
 
 	// ChatNotification: a notification that no longer exists (the
 	// workflow's permanent-failure path; posting needs a chat workspace).
@@ -129,7 +126,7 @@ func TestCaptureHistories(t *testing.T) {
 		chatwf.Input{NotificationID: domain.NewID()}); err != nil {
 		t.Fatal(err)
 	}
-	save(t, c, out, "chat_notification_gone", closed(t, c, "WorkflowType = '"+chatwf.WorkflowName+"'", 1))
+	save(t, c, out("chat"), "chat_notification_gone", closed(t, c, "WorkflowType = '"+chatwf.WorkflowName+"'", 1))
 
 	// ChatNotification posted: a mention in a mapped thread, answered ok
 	// by the chat stand-in.
@@ -144,7 +141,7 @@ func TestCaptureHistories(t *testing.T) {
 	}
 	s.must(202, "POST", "/integrations/chat/notify", u.Token, map[string]any{"notification_type": "mention",
 		"ticket_id": ticket, "user_slack_id": "U42", "actor_name": "Ada", "message": "can you look?"}).decode(t, &q)
-	save(t, c, out, "chat_notification_posted", closed(t, c, "WorkflowId = '"+chatwf.WorkflowID(q.ID)+"'", 1))
+	save(t, c, out("chat"), "chat_notification_posted", closed(t, c, "WorkflowId = '"+chatwf.WorkflowID(q.ID)+"'", 1))
 
 	// /ticket create: the command creates the ticket, and its follow-up
 	// workflow announces it in the channel (chat.postMessage on the
@@ -154,7 +151,7 @@ func TestCaptureHistories(t *testing.T) {
 	if r := s.signedPost(chatSecret, "/integrations/chat/commands", "application/x-www-form-urlencoded", []byte(form.Encode())); r.Status != 200 {
 		t.Fatalf("command %d %s", r.Status, r.Body)
 	}
-	save(t, c, out, "chat_command_followup", closed(t, c, "WorkflowType = '"+chatwf.FollowupWorkflowName+"'", 1))
+	save(t, c, out("chat"), "chat_command_followup", closed(t, c, "WorkflowType = '"+chatwf.FollowupWorkflowName+"'", 1))
 	var announced string
 	posts, responses := slack.got()
 	for _, p := range posts {
@@ -173,7 +170,7 @@ func TestCaptureHistories(t *testing.T) {
 	if r := s.signedPost(chatSecret, "/integrations/chat/events", "application/json", ev); r.Status != 200 || r.m(t)["status"] != "queued" {
 		t.Fatalf("event delivery %d %s", r.Status, r.Body)
 	}
-	save(t, c, out, "chat_reply_comment", closed(t, c, "WorkflowType = '"+chatwf.ReplyWorkflowName+"'", 1))
+	save(t, c, out("chat"), "chat_reply_comment", closed(t, c, "WorkflowType = '"+chatwf.ReplyWorkflowName+"'", 1))
 }
 
 // closed waits for n closed executions matching query and returns them,
@@ -192,8 +189,8 @@ func closed(t *testing.T, c client.Client, query string, n int) []*workflowservi
 	return []*workflowservice.ListWorkflowExecutionsResponse{res}
 }
 
-// save writes each listed run's history as <name>.json (several runs:
-// <name>_1.json, … oldest first), in the JSON the Temporal CLI and UI
+// save writes each listed run's history into dir as <name>.json (several
+// runs: <name>_1.json, … oldest first), in the JSON the Temporal CLI and UI
 // download.
 func save(t *testing.T, c client.Client, dir, name string, lists []*workflowservice.ListWorkflowExecutionsResponse) {
 	t.Helper()
@@ -226,6 +223,9 @@ func save(t *testing.T, c client.Client, dir, name string, lists []*workflowserv
 		file := name + ".json"
 		if len(execs) > 1 {
 			file = fmt.Sprintf("%s_%d.json", name, i+1)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, file), append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)

@@ -125,6 +125,7 @@ func TestSweepScheduleOnTheDevServer(t *testing.T) {
 		if res.Deleted != 1 {
 			t.Fatalf("deleted %d, want 1", res.Deleted)
 		}
+		saveHistory(t, c, run.WorkflowID, run.FirstExecutionRunID, "attachment_uploads_sweep.json")
 		if _, err := objects.Head(ctx, orphan); !errors.Is(err, objectstore.ErrNotFound) {
 			t.Fatalf("old unconfirmed upload still there: %v", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -34,16 +35,22 @@ import (
 	"tracker/workflows/workflowtest"
 )
 
-var capture = flag.Bool("capture", false, "TestVerifyOnTheDevServer writes the ready run's history into workflows/testdata")
+var capture = flag.Bool("capture", false, "the dev server tests write the histories of the runs they close into testdata")
 
-// saveHistory writes a closed run's history to workflows/testdata/name in
-// the JSON the Temporal CLI downloads (e2e's TestCaptureHistories writes
-// the same file when it captures every workflow type).
-func saveHistory(t *testing.T, c client.Client, workflowID, name string) {
+// saveHistory writes a closed run's history (runID "": the latest run) to
+// testdata/name in the JSON the Temporal CLI downloads, where
+// replay_test.go replays it. Only under -capture: these tests capture the
+// attachment workflows, which e2e's TestCaptureHistories does not run.
+//
+//	go test ./workflows/attachment -run OnTheDevServer -count=1 -args -capture
+func saveHistory(t *testing.T, c client.Client, workflowID, runID, name string) {
 	t.Helper()
+	if !*capture {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	it := c.GetWorkflowHistory(ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := c.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	h := &historypb.History{}
 	for it.HasNext() {
 		ev, err := it.Next()
@@ -56,7 +63,7 @@ func saveHistory(t *testing.T, c client.Client, workflowID, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(workertest.RepoRoot(t), "workflows", "testdata", name), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("testdata", name), append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s: %d events", name, len(h.Events))
@@ -233,9 +240,7 @@ func TestVerifyOnTheDevServer(t *testing.T) {
 		if v := result(id); v.Outcome != attachment.OutcomeReady {
 			t.Fatalf("verification %+v", v)
 		}
-		if *capture {
-			saveHistory(t, c, attachmentwf.VerifyWorkflowID(uuid.MustParse(id)), "attachment_verify_ready.json")
-		}
+		saveHistory(t, c, attachmentwf.VerifyWorkflowID(uuid.MustParse(id)), "", "attachment_verify_ready.json")
 		a := w.env.Do("GET", "/api/v1/attachments/"+id, w.owner.Token, nil).Expect(t, 200).Map(t)
 		if a["state"] != "ready" || a["download_url"] == nil {
 			t.Fatalf("attachment %v", a)
@@ -264,5 +269,17 @@ func TestVerifyOnTheDevServer(t *testing.T) {
 			_, err := w.objects.Head(ctx, up.StorageKey)
 			return errors.Is(err, objectstore.ErrNotFound)
 		})
+		if *capture {
+			var runs *workflowservice.ListWorkflowExecutionsResponse
+			workertest.WaitFor(t, 60*time.Second, "the closed removal run", func() bool {
+				var err error
+				runs, err = c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default",
+					Query: "WorkflowType = '" + attachmentwf.DeleteWorkflowName + "' AND TaskQueue = '" + wenv.TaskQueue +
+						"' AND ExecutionStatus = 'Completed'"})
+				return err == nil && len(runs.GetExecutions()) == 1
+			})
+			e := runs.GetExecutions()[0].GetExecution()
+			saveHistory(t, c, e.GetWorkflowId(), e.GetRunId(), "attachment_objects_delete.json")
+		}
 	})
 }
