@@ -71,7 +71,7 @@ test: temporal minio ## the whole suite against real PostgreSQL, the Temporal de
 
 faults: temporal ## the fault suite's long version (FAULTS=long), one case at a time; prints each case's FAULT line of figures (full log in .data/faults.log)
 	@mkdir -p .data && set -o pipefail && FAULTS=long TRACKER_TEMPORAL_CLI="$(CURDIR)/bin/temporal" \
-		$(GO) test -count=1 -p 1 -parallel 1 -timeout 90m -v -run '^TestFault' ./e2e/ ./workflows/webhookwf/ 2>&1 | \
+		$(GO) test -count=1 -p 1 -parallel 1 -timeout 90m -v -run '^TestFault' ./e2e/ ./workflows/webhook/ 2>&1 | \
 		tee .data/faults.log | grep -E 'FAULT |^(--- |ok|FAIL)'
 
 openapi: ## docs/openapi.yaml from docs/openapi-root.yaml and the fragments docs/openapi/*.yaml

@@ -38,7 +38,7 @@ type Deps struct {
 	// Tracing adds the Temporal tracing interceptor to the client (and so
 	// to its workers) and a span to each outbox dispatch, the parent of
 	// what the row's dispatchers do (nil: off). Features trace their own
-	// calls through their config (webhookwf.Config.Tracing).
+	// calls through their config (webhookwf.Deps.Tracing).
 	Tracing *tracing.Tracing
 
 	Outbox OutboxConfig

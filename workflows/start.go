@@ -3,8 +3,8 @@
 // job summaries that make a run findable in the Temporal UI, the status a
 // run shows as it goes, and the routing of DB-heavy activities to their own
 // queue. Each feature's workflow lives in its own package below it
-// (workflows/webhookwf, workflows/cascadewf, workflows/exchange, ...) and
-// plugs into the worker with a jobkind.Registration.
+// (workflows/webhook, workflows/cascade, workflows/exchange, ...) and
+// plugs into the worker with the jobkind.Registration its Register returns.
 package workflows
 
 import (

@@ -2,7 +2,7 @@
 // workflow that purges a soft-deleted root's dependents step by step
 // (continuing as new on long purges), the relay's dispatcher of
 // domain.TopicCascadeDelete jobs, and the Registration that plugs it into
-// the worker (registration.go). Its activities are in
+// the worker (worker.go). Its activities are in
 // tracker/activities/cascade.
 package cascadewf
 

@@ -2,7 +2,7 @@
 // WebhookDelivery workflow that makes a delivery's attempts on its retry
 // schedule, the relay's dispatchers that make a delivery's first attempt
 // directly and hand a failed one to the workflow, and the Registration that
-// plugs it into the worker (registration.go). Its activities are in
+// plugs it into the worker (worker.go). Its activities are in
 // tracker/activities/webhook.
 package webhookwf
 
