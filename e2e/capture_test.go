@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	neturl "net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,10 +13,8 @@ import (
 
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"tracker/domain"
 	"tracker/domain/exchange/export/exportseed"
@@ -27,6 +24,7 @@ import (
 	capexwf "tracker/workflows/capex"
 	cascadewf "tracker/workflows/cascade"
 	chatwf "tracker/workflows/chat"
+	"tracker/workflows/workflowtest"
 )
 
 var (
@@ -203,33 +201,11 @@ func save(t *testing.T, c client.Client, dir, name string, lists []*workflowserv
 		if e.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED && e.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW {
 			t.Fatalf("%s run %s ended %v", e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(), e.GetStatus())
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		it := c.GetWorkflowHistory(ctx, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(), false,
-			enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		h := &historypb.History{}
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				cancel()
-				t.Fatal(err)
-			}
-			h.Events = append(h.Events, ev)
-		}
-		cancel()
-		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
-		if err != nil {
-			t.Fatal(err)
-		}
 		file := name + ".json"
 		if len(execs) > 1 {
 			file = fmt.Sprintf("%s_%d.json", name, i+1)
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, file), append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s: %s, %d events", file, e.GetType().GetName(), len(h.Events))
+		n := workflowtest.SaveHistory(t, c, e.GetExecution().GetWorkflowId(), e.GetExecution().GetRunId(), filepath.Join(dir, file))
+		t.Logf("wrote %s: %s, %d events", file, e.GetType().GetName(), n)
 	}
 }

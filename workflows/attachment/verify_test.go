@@ -5,19 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	enumspb "go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	acts "tracker/activities/attachment"
 	"tracker/api"
@@ -48,25 +44,8 @@ func saveHistory(t *testing.T, c client.Client, workflowID, runID, name string) 
 	if !*capture {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	it := c.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	h := &historypb.History{}
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.Events = append(h.Events, ev)
-	}
-	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("testdata", name), append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s: %d events", name, len(h.Events))
+	n := workflowtest.SaveHistory(t, c, workflowID, runID, filepath.Join("testdata", name))
+	t.Logf("wrote %s: %d events", name, n)
 }
 
 // minioWorld is an API with attachments on an object store (a MinIO

@@ -1,15 +1,19 @@
 package workflowtest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // Replay replays the histories in the calling package's testdata/ against
@@ -105,4 +109,33 @@ func (w *workflowsOnly) RegisterActivityWithOptions(any, activity.RegisterOption
 // kind registers its workflows under a fixed name.
 func (w *workflowsOnly) RegisterWorkflow(any) {
 	panic("workflowtest.Replay: register workflows with RegisterWorkflowWithOptions and a Name")
+}
+
+// SaveHistory writes a run's history (runID "": the latest run) to path,
+// creating its folder, in the JSON the Temporal CLI and UI download: what
+// Replay reads. It returns the number of events.
+func SaveHistory(t testing.TB, c client.Client, workflowID, runID, path string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	it := c.GetWorkflowHistory(ctx, workflowID, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return len(h.Events)
 }
