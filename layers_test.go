@@ -6,6 +6,7 @@ package tracker_test
 import (
 	"go/build"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,5 +99,44 @@ func TestNoUpwardImports(t *testing.T) {
 	}
 	if n < 50 {
 		t.Fatalf("walked %d packages; the check saw almost nothing", n)
+	}
+}
+
+// ioInWorkflows are what a job kind's non-test code under workflows/ never
+// writes: the wall clock (workflows use workflow.Now) and the database
+// (queries go through store.DB's Q, Pool or InTx). Both belong in
+// activities/<kind>, where a dispatcher calls them too.
+var ioInWorkflows = []string{"time.Now(", ".Q()", ".Pool.", ".InTx("}
+
+// TestWorkflowsDoNoIO fails when a non-test file under workflows/ (test
+// helpers aside) reads the clock or queries the database.
+func TestWorkflowsDoNoIO(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir("workflows", func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (d.Name() == "testdata" || testHelper(d.Name())):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go"):
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, s := range ioInWorkflows {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s contains %q: no clock and no SQL in workflows/; move it into activities/", path, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("read %d files under workflows/; the check saw almost nothing", n)
 	}
 }
