@@ -42,7 +42,7 @@ func ListUnder[T any](param, what string, list func(context.Context, domain.Prin
 		if err != nil {
 			return err
 		}
-		return c.JSON(PageOf(out))
+		return Send(c, fiber.StatusOK, PageOf(out))
 	}
 }
 
@@ -80,6 +80,6 @@ func BatchAssign(what string, assign func(context.Context, domain.Principal, uui
 		if err != nil {
 			return err
 		}
-		return c.JSON(fiber.Map{"assigned": n})
+		return Send(c, fiber.StatusOK, fiber.Map{"assigned": n})
 	}
 }

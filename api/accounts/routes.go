@@ -60,7 +60,7 @@ func (h Handlers) register(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(res)
+	return api.Send(c, fiber.StatusCreated, res)
 }
 
 type loginReq struct {
@@ -77,7 +77,7 @@ func (h Handlers) login(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(res)
+	return api.Send(c, fiber.StatusOK, res)
 }
 
 type refreshReq struct {
@@ -93,7 +93,7 @@ func (h Handlers) refresh(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(res)
+	return api.Send(c, fiber.StatusOK, res)
 }
 
 func (h Handlers) logout(c *fiber.Ctx) error {
@@ -112,7 +112,7 @@ func (h Handlers) me(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(me)
+	return api.Send(c, fiber.StatusOK, me)
 }
 
 type createKeyReq struct {
@@ -133,7 +133,7 @@ func (h Handlers) createKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(k)
+	return api.Send(c, fiber.StatusCreated, k)
 }
 
 func (h Handlers) listKeys(c *fiber.Ctx) error {
@@ -141,7 +141,7 @@ func (h Handlers) listKeys(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(keys)
+	return api.Send(c, fiber.StatusOK, keys)
 }
 
 func (h Handlers) deleteKey(c *fiber.Ctx) error {
@@ -160,7 +160,7 @@ func (h Handlers) onboardStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"needs_onboarding": need})
+	return api.Send(c, fiber.StatusOK, fiber.Map{"needs_onboarding": need})
 }
 
 type onboardReq struct {
@@ -180,5 +180,5 @@ func (h Handlers) onboard(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(res)
+	return api.Send(c, fiber.StatusCreated, res)
 }

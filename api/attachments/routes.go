@@ -66,7 +66,7 @@ func (h Handlers) presign(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 type confirmReq struct {
@@ -90,7 +90,7 @@ func (h Handlers) confirm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 // uploadsTold serves the local store and tells the attachments of each

@@ -152,7 +152,7 @@ func (h Handlers) requestExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusAccepted).JSON(e)
+	return api.Send(c, fiber.StatusAccepted, e)
 }
 
 func (h Handlers) listExports(c *fiber.Ctx) error {
@@ -168,7 +168,7 @@ func (h Handlers) listExports(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(list))
+	return api.Send(c, fiber.StatusOK, api.PageOf(list))
 }
 
 func (h Handlers) getExport(c *fiber.Ctx) error {
@@ -180,7 +180,7 @@ func (h Handlers) getExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(e)
+	return api.Send(c, fiber.StatusOK, e)
 }
 
 func (h Handlers) download(c *fiber.Ctx) error {
@@ -260,7 +260,7 @@ func (h Handlers) entries(c *fiber.Ctx) error {
 		s := api.EncodeCursor(*out.Next)
 		resp.NextCursor = &s
 	}
-	return c.JSON(resp)
+	return api.Send(c, fiber.StatusOK, resp)
 }
 
 // amortization serves the amortization schedule as JSON or, with
@@ -297,5 +297,5 @@ func (h Handlers) amortization(c *fiber.Ctx) error {
 		}
 		return sendXLSX(c, "amortization-"+rep.From+"-"+rep.To+".xlsx", buf.Bytes())
 	}
-	return c.JSON(rep)
+	return api.Send(c, fiber.StatusOK, rep)
 }

@@ -72,7 +72,7 @@ func (h Handlers) command(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) event(c *fiber.Ctx) error {
@@ -91,7 +91,7 @@ func (h Handlers) event(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // install answers the authorize URL an Admin opens to install the chat app
@@ -106,7 +106,7 @@ func (h Handlers) install(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // callback is where the chat service sends the installing browser back:
@@ -118,10 +118,11 @@ func (h Handlers) callback(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	status := fiber.StatusOK
 	if created {
-		c.Status(fiber.StatusCreated)
+		status = fiber.StatusCreated
 	}
-	return c.JSON(out)
+	return api.Send(c, status, out)
 }
 
 func (h Handlers) disconnect(c *fiber.Ctx) error {
@@ -144,7 +145,7 @@ func (h Handlers) getSettings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 type settingsReq struct {
@@ -164,7 +165,7 @@ func (h Handlers) putSettings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 type linkReq struct {
@@ -190,7 +191,7 @@ func (h Handlers) linkMe(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) me(c *fiber.Ctx) error {
@@ -202,7 +203,7 @@ func (h Handlers) me(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) unlinkMe(c *fiber.Ctx) error {
@@ -239,7 +240,7 @@ func (h Handlers) notify(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusAccepted).JSON(out)
+	return api.Send(c, fiber.StatusAccepted, out)
 }
 
 type mappingReq struct {
@@ -257,7 +258,7 @@ func (h Handlers) createMapping(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 type subscribeReq struct {
@@ -278,5 +279,5 @@ func (h Handlers) subscribe(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }

@@ -25,7 +25,7 @@ func (h Handlers) replaceTicketLabels(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) ticketLabels(c *fiber.Ctx) error {
@@ -37,7 +37,7 @@ func (h Handlers) ticketLabels(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // addTicketLabel answers 200 (not 201): it is idempotent and returns the
@@ -55,7 +55,7 @@ func (h Handlers) addTicketLabel(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) removeTicketLabel(c *fiber.Ctx) error {

@@ -46,7 +46,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(o)
+	return api.Send(c, fiber.StatusCreated, o)
 }
 
 func (h Handlers) list(c *fiber.Ctx) error {
@@ -54,7 +54,7 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"items": orgs})
+	return api.Send(c, fiber.StatusOK, fiber.Map{"items": orgs})
 }
 
 type addMemberReq struct {
@@ -75,7 +75,7 @@ func (h Handlers) addMember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(m)
+	return api.Send(c, fiber.StatusCreated, m)
 }
 
 func (h Handlers) listMembers(c *fiber.Ctx) error {
@@ -91,7 +91,7 @@ func (h Handlers) listMembers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(members))
+	return api.Send(c, fiber.StatusOK, api.PageOf(members))
 }
 
 type inviteReq struct {
@@ -112,7 +112,7 @@ func (h Handlers) createInvite(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(inv)
+	return api.Send(c, fiber.StatusCreated, inv)
 }
 
 func (h Handlers) listInvites(c *fiber.Ctx) error {
@@ -124,7 +124,7 @@ func (h Handlers) listInvites(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(invs)
+	return api.Send(c, fiber.StatusOK, invs)
 }
 
 func (h Handlers) revokeInvite(c *fiber.Ctx) error {
@@ -167,7 +167,7 @@ func (h Handlers) updateMember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(m)
+	return api.Send(c, fiber.StatusOK, m)
 }
 
 func (h Handlers) removeMember(c *fiber.Ctx) error {

@@ -92,5 +92,5 @@ func (h Handlers) board(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(b)
+	return api.Send(c, fiber.StatusOK, b)
 }

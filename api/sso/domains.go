@@ -31,7 +31,7 @@ func (h Handlers) addDomain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 func (h Handlers) listDomains(c *fiber.Ctx) error {
@@ -43,7 +43,7 @@ func (h Handlers) listDomains(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"items": out})
+	return api.Send(c, fiber.StatusOK, fiber.Map{"items": out})
 }
 
 func (h Handlers) deleteDomain(c *fiber.Ctx) error {
@@ -66,5 +66,5 @@ func (h Handlers) verifyDomain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }

@@ -58,7 +58,7 @@ func (h Handlers) put(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) get(c *fiber.Ctx) error {
@@ -70,7 +70,7 @@ func (h Handlers) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {
@@ -93,7 +93,7 @@ func (h Handlers) discover(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // callback answers the auth result as JSON; a browser (Accept: text/html)
@@ -110,7 +110,7 @@ func (h Handlers) callback(c *fiber.Ctx) error {
 			"user_id": {out.UserID.String()}, "token_type": {"Bearer"}}
 		return c.Redirect(strings.TrimRight(h.sso.PublicURL(), "/")+"/#"+frag.Encode(), fiber.StatusSeeOther)
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // scimToken issues the org's SCIM token: 201, the token shown this once.
@@ -124,5 +124,5 @@ func (h Handlers) scimToken(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }

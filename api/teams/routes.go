@@ -48,7 +48,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 type updateReq struct {
@@ -68,7 +68,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // addMember answers 201 when the user joined the team, 200 when already in it.
@@ -89,7 +89,7 @@ func (h Handlers) addMember(c *fiber.Ctx) error {
 	if created {
 		status = fiber.StatusCreated
 	}
-	return c.Status(status).JSON(fiber.Map{"team_id": id, "user_id": userID})
+	return api.Send(c, status, fiber.Map{"team_id": id, "user_id": userID})
 }
 
 func (h Handlers) removeMember(c *fiber.Ctx) error {

@@ -56,7 +56,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(v)
+	return api.Send(c, fiber.StatusCreated, v)
 }
 
 func (h Handlers) update(c *fiber.Ctx) error {
@@ -72,7 +72,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(v)
+	return api.Send(c, fiber.StatusOK, v)
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {

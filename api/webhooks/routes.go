@@ -49,7 +49,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(w)
+	return api.Send(c, fiber.StatusCreated, w)
 }
 
 func (h Handlers) deliveries(c *fiber.Ctx) error {
@@ -65,7 +65,7 @@ func (h Handlers) deliveries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(ds))
+	return api.Send(c, fiber.StatusOK, api.PageOf(ds))
 }
 
 func (h Handlers) redeliver(c *fiber.Ctx) error {
@@ -81,5 +81,5 @@ func (h Handlers) redeliver(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusAccepted).JSON(r)
+	return api.Send(c, fiber.StatusAccepted, r)
 }
