@@ -7,6 +7,7 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/gofiber/fiber/v2"
@@ -33,7 +34,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/integrations/chat/notifications/:id", api.ByID("notification", h.chat.Get))
 	r.Post("/integrations/chat/thread-mappings", h.createMapping)
 	r.Get("/tickets/:ticket_id/thread-mappings", api.ListUnder("ticket_id", "ticket", h.chat.Mappings))
-	r.Put("/orgs/:org_id/integrations/chat/subscriptions", h.subscribe)
+	r.Put("/orgs/:org_id/integrations/chat/subscriptions", api.WithBody("org_id", "organization", fiber.StatusOK, h.subscribe))
 	r.Get("/orgs/:org_id/integrations/chat/subscriptions", api.ListUnder("org_id", "organization", h.chat.Subscriptions))
 	r.Public().Post("/integrations/chat/commands", h.command)
 	r.Public().Post("/integrations/chat/events", h.event)
@@ -42,7 +43,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/orgs/:org_id/integrations/chat", api.ListUnder("org_id", "organization", h.chat.Workspaces))
 	r.Delete("/orgs/:org_id/integrations/chat/:team_id", h.disconnect)
 	r.Get("/orgs/:org_id/integrations/chat/settings", h.getSettings)
-	r.Put("/orgs/:org_id/integrations/chat/settings", h.putSettings)
+	r.Put("/orgs/:org_id/integrations/chat/settings", api.WithBody("org_id", "organization", fiber.StatusOK, h.putSettings))
 	r.Put("/integrations/chat/identities/me", h.linkMe)
 	r.Get("/integrations/chat/identities/me", h.me)
 	r.Delete("/integrations/chat/identities/me", h.unlinkMe)
@@ -152,20 +153,8 @@ type settingsReq struct {
 	AcceptUnconnectedWorkspaces *bool `json:"accept_unconnected_workspaces"`
 }
 
-func (h Handlers) putSettings(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req settingsReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.PutSettings(c.UserContext(), api.Principal(c), orgID, req.AcceptUnconnectedWorkspaces)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusOK, out)
+func (h Handlers) putSettings(ctx context.Context, p domain.Principal, orgID uuid.UUID, req settingsReq) (chat.Settings, error) {
+	return h.chat.PutSettings(ctx, p, orgID, req.AcceptUnconnectedWorkspaces)
 }
 
 type linkReq struct {
@@ -266,18 +255,6 @@ type subscribeReq struct {
 	EventTypes []string `json:"event_types"`
 }
 
-func (h Handlers) subscribe(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req subscribeReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.Subscribe(c.UserContext(), api.Principal(c), orgID, req.ChannelID, req.EventTypes)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusOK, out)
+func (h Handlers) subscribe(ctx context.Context, p domain.Principal, orgID uuid.UUID, req subscribeReq) (chat.Subscription, error) {
+	return h.chat.Subscribe(ctx, p, orgID, req.ChannelID, req.EventTypes)
 }

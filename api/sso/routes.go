@@ -3,6 +3,7 @@
 package sso
 
 import (
+	"context"
 	"net/url"
 	"strings"
 
@@ -26,7 +27,7 @@ func New(svc *sso.Service) Handlers {
 
 // Routes registers the SSO routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Put("/orgs/:org_id/sso", h.put)
+	r.Put("/orgs/:org_id/sso", api.WithBody("org_id", "organization", fiber.StatusOK, h.put))
 	r.Get("/orgs/:org_id/sso", h.get)
 	r.Delete("/orgs/:org_id/sso", h.delete)
 	r.Post("/orgs/:org_id/sso/scim-token", h.scimToken)
@@ -44,21 +45,9 @@ type putReq struct {
 	DefaultRole    string   `json:"default_role"`
 }
 
-func (h Handlers) put(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req putReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.sso.Put(c.UserContext(), api.Principal(c), orgID, sso.ConfigInput{IssuerURL: req.IssuerURL, ClientID: req.ClientID,
+func (h Handlers) put(ctx context.Context, p domain.Principal, orgID uuid.UUID, req putReq) (sso.Config, error) {
+	return h.sso.Put(ctx, p, orgID, sso.ConfigInput{IssuerURL: req.IssuerURL, ClientID: req.ClientID,
 		ClientSecret: req.ClientSecret, AllowedDomains: req.AllowedDomains, DefaultRole: req.DefaultRole})
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) get(c *fiber.Ctx) error {
