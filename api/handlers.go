@@ -51,6 +51,22 @@ func ListUnderLimit[T any](param, what string, limit int, list func(context.Cont
 	}
 }
 
+// Body serves a route that decodes a JSON body B and answers the use
+// case's result with status.
+func Body[B, T any](status int, do func(context.Context, domain.Principal, B) (T, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var req B
+		if err := Bind(c, &req); err != nil {
+			return err
+		}
+		out, err := do(c.UserContext(), Principal(c), req)
+		if err != nil {
+			return err
+		}
+		return Send(c, status, out)
+	}
+}
+
 // WithBody serves a route that decodes a JSON body B for the resource named
 // by the path parameter param and answers the use case's result with
 // status; the id is parsed first, so a bad id is a 404 before the body is read.

@@ -5,6 +5,7 @@ package capex
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
@@ -33,7 +34,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/reports/capitalization/entries", h.entries)
 	r.Get("/reports/capitalization/trend.svg", h.trendSVG)
 	r.Get("/reports/capitalization/exports", h.listExports)
-	r.Post("/reports/capitalization/exports", h.requestExport)
+	r.Post("/reports/capitalization/exports", api.Body(fiber.StatusAccepted, h.requestExport))
 	r.Get("/reports/capitalization/exports/:id", h.getExport)
 	r.Get("/reports/capitalization/exports/:id/download", h.download)
 	r.Get("/reports/amortization", h.amortization)
@@ -143,16 +144,8 @@ type requestReq struct {
 
 // requestExport starts a run now: 202 with the Pending run, which the list
 // and GET .../exports/{id} follow until Completed.
-func (h Handlers) requestExport(c *fiber.Ctx) error {
-	var req requestReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	e, err := h.reports.RequestExport(c.UserContext(), api.Principal(c), req.OrgID, req.Period)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusAccepted, e)
+func (h Handlers) requestExport(ctx context.Context, p domain.Principal, req requestReq) (capex.Export, error) {
+	return h.reports.RequestExport(ctx, p, req.OrgID, req.Period)
 }
 
 func (h Handlers) listExports(c *fiber.Ctx) error {

@@ -30,9 +30,9 @@ func New(svc *chat.Service) Handlers {
 
 // Routes registers the chat routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/integrations/chat/notify", h.notify)
+	r.Post("/integrations/chat/notify", api.Body(fiber.StatusAccepted, h.notify))
 	r.Get("/integrations/chat/notifications/:id", api.ByID("notification", h.chat.Get))
-	r.Post("/integrations/chat/thread-mappings", h.createMapping)
+	r.Post("/integrations/chat/thread-mappings", api.Body(fiber.StatusCreated, h.createMapping))
 	r.Get("/tickets/:ticket_id/thread-mappings", api.ListUnder("ticket_id", "ticket", h.chat.Mappings))
 	r.Put("/orgs/:org_id/integrations/chat/subscriptions", api.WithBody("org_id", "organization", fiber.StatusOK, h.subscribe))
 	r.Get("/orgs/:org_id/integrations/chat/subscriptions", api.ListUnder("org_id", "organization", h.chat.Subscriptions))
@@ -218,18 +218,10 @@ type notifyReq struct {
 	ThreadTS         string    `json:"thread_ts"`
 }
 
-func (h Handlers) notify(c *fiber.Ctx) error {
-	var req notifyReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.Notify(c.UserContext(), api.Principal(c), chat.NotifyRequest{Type: req.NotificationType,
+func (h Handlers) notify(ctx context.Context, p domain.Principal, req notifyReq) (chat.Queued, error) {
+	return h.chat.Notify(ctx, p, chat.NotifyRequest{Type: req.NotificationType,
 		TicketID: req.TicketID, ChannelID: req.ChannelID, UserSlackID: req.UserSlackID, Message: req.Message,
 		OldStatus: req.OldStatus, NewStatus: req.NewStatus, ActorName: req.ActorName, ThreadTS: req.ThreadTS})
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusAccepted, out)
 }
 
 type mappingReq struct {
@@ -238,16 +230,8 @@ type mappingReq struct {
 	ThreadTS  string    `json:"thread_ts" validate:"required"`
 }
 
-func (h Handlers) createMapping(c *fiber.Ctx) error {
-	var req mappingReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.CreateMapping(c.UserContext(), api.Principal(c), req.TicketID, req.ChannelID, req.ThreadTS)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusCreated, out)
+func (h Handlers) createMapping(ctx context.Context, p domain.Principal, req mappingReq) (chat.Mapping, error) {
+	return h.chat.CreateMapping(ctx, p, req.TicketID, req.ChannelID, req.ThreadTS)
 }
 
 type subscribeReq struct {

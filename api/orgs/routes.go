@@ -24,7 +24,7 @@ func New(orgs *org.Service) Handlers {
 
 // Routes registers the org routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/orgs", h.create)
+	r.Post("/orgs", api.Body(fiber.StatusCreated, h.create))
 	r.Get("/orgs", h.list)
 	r.Post("/orgs/:id/members", api.WithBody("id", "organization", fiber.StatusCreated, h.addMember))
 	r.Get("/orgs/:id/members", api.ListUnderLimit("id", "organization", 100, h.orgs.ListMembers))
@@ -40,16 +40,8 @@ type createReq struct {
 	Slug string `json:"slug" validate:"required,min=1,max=100"`
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	var req createReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	o, err := h.orgs.Create(c.UserContext(), api.Principal(c), req.Name, req.Slug)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusCreated, o)
+func (h Handlers) create(ctx context.Context, p domain.Principal, req createReq) (org.Org, error) {
+	return h.orgs.Create(ctx, p, req.Name, req.Slug)
 }
 
 func (h Handlers) list(c *fiber.Ctx) error {
