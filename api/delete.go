@@ -35,7 +35,7 @@ func CascadeDelete[T any](what string, del CascadeDeleter[T]) fiber.Handler {
 			return err
 		}
 		if preview != nil {
-			return c.JSON(preview)
+			return Send(c, fiber.StatusOK, preview)
 		}
 		return c.SendStatus(fiber.StatusNoContent)
 	}

@@ -29,12 +29,17 @@ func ByID[T any](what string, get func(context.Context, domain.Principal, uuid.U
 // ListUnder serves a paginated list of the resource named by the path
 // parameter param (an org, project or ticket).
 func ListUnder[T any](param, what string, list func(context.Context, domain.Principal, uuid.UUID, domain.Page) (domain.Paged[T], error)) fiber.Handler {
+	return ListUnderLimit(param, what, domain.DefaultPageLimit, list)
+}
+
+// ListUnderLimit is ListUnder with its own default page size.
+func ListUnderLimit[T any](param, what string, limit int, list func(context.Context, domain.Principal, uuid.UUID, domain.Page) (domain.Paged[T], error)) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		parent, err := PathID(c, param, what)
 		if err != nil {
 			return err
 		}
-		page, err := PageParams(c, domain.DefaultPageLimit)
+		page, err := PageParams(c, limit)
 		if err != nil {
 			return err
 		}
@@ -42,7 +47,44 @@ func ListUnder[T any](param, what string, list func(context.Context, domain.Prin
 		if err != nil {
 			return err
 		}
-		return c.JSON(PageOf(out))
+		return Send(c, fiber.StatusOK, PageOf(out))
+	}
+}
+
+// Body serves a route that decodes a JSON body B and answers the use
+// case's result with status.
+func Body[B, T any](status int, do func(context.Context, domain.Principal, B) (T, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		var req B
+		if err := Bind(c, &req); err != nil {
+			return err
+		}
+		out, err := do(c.UserContext(), Principal(c), req)
+		if err != nil {
+			return err
+		}
+		return Send(c, status, out)
+	}
+}
+
+// WithBody serves a route that decodes a JSON body B for the resource named
+// by the path parameter param and answers the use case's result with
+// status; the id is parsed first, so a bad id is a 404 before the body is read.
+func WithBody[B, T any](param, what string, status int, do func(context.Context, domain.Principal, uuid.UUID, B) (T, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := PathID(c, param, what)
+		if err != nil {
+			return err
+		}
+		var req B
+		if err := Bind(c, &req); err != nil {
+			return err
+		}
+		out, err := do(c.UserContext(), Principal(c), id, req)
+		if err != nil {
+			return err
+		}
+		return Send(c, status, out)
 	}
 }
 
@@ -80,6 +122,6 @@ func BatchAssign(what string, assign func(context.Context, domain.Principal, uui
 		if err != nil {
 			return err
 		}
-		return c.JSON(fiber.Map{"assigned": n})
+		return Send(c, fiber.StatusOK, fiber.Map{"assigned": n})
 	}
 }

@@ -46,12 +46,12 @@ func systemRoutes(app *fiber.App, d Deps) {
 			MigrationVersion: v, UptimeSeconds: int64(time.Since(started).Seconds())}
 		if !ok {
 			h.Status, h.Database = "degraded", "unreachable"
-			return c.Status(fiber.StatusServiceUnavailable).JSON(h)
+			return Send(c, fiber.StatusServiceUnavailable, h)
 		}
-		return c.JSON(h)
+		return Send(c, fiber.StatusOK, h)
 	})
 	app.Get("/api/v1/version", func(c *fiber.Ctx) error {
-		return c.JSON(version{Version: d.Version, Service: ServiceName, Profile: d.Profile})
+		return Send(c, fiber.StatusOK, version{Version: d.Version, Service: ServiceName, Profile: d.Profile})
 	})
 	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(d.Metrics.Registry, promhttp.HandlerOpts{})))
 	contractRoutes(app)

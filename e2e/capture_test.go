@@ -18,6 +18,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/exchange/export/exportseed"
+	"tracker/domain/testfactory"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
 	"tracker/workflows"
@@ -99,8 +100,7 @@ func TestCaptureHistories(t *testing.T) {
 	// CascadeDelete across a continue-as-new: one row per call, more calls
 	// than one run makes.
 	doomed := s.createProject(db, u, "GONE")
-	label := domain.NewID()
-	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'cap', '#fff')`, label, u.OrgID)
+	label := testfactory.Label(t, db, u.OrgID, testfactory.LabelOpts{Name: "cap", Color: "#fff"}).ID
 	bulk(t, db, u.OrgID, u.ID, doomed, label, 12, 1)
 	s.must(204, "DELETE", "/projects/"+doomed.String()+"?cascade=true", u.Token, nil)
 	runs := closed(t, c, "WorkflowId = '"+cascadewf.WorkflowID(domain.CascadeJob{EntityType: "project", EntityID: doomed})+"'", 2)

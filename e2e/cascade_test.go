@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/testfactory"
 	"tracker/store"
 	"tracker/store/storetest"
 	"tracker/worker/workertest"
@@ -121,15 +122,13 @@ func TestCascadeDeleteSurvivesAWorkerKill(t *testing.T) {
 // org and the label are as they were.
 func cascadeFixture(t *testing.T, s *stack, db *store.DB, u user) (doomed, sibling uuid.UUID, check func()) {
 	t.Helper()
-	label := domain.NewID()
-	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'shared', '#fff')`, label, u.OrgID)
+	label := testfactory.Label(t, db, u.OrgID, testfactory.LabelOpts{Name: "shared", Color: "#fff"}).ID
 	doomed = s.createProject(db, u, "DOOM")
 	sibling = s.createProject(db, u, "KEEP")
 	bulk(t, db, u.OrgID, u.ID, doomed, label, 40, 10)
 	bulk(t, db, u.OrgID, u.ID, sibling, label, 5, 3)
 	other := s.register("other") // another org, same shapes
-	otherLabel := domain.NewID()
-	sqlExec(t, db, `INSERT INTO labels (id, org_id, name, color) VALUES ($1, $2, 'shared', '#fff')`, otherLabel, other.OrgID)
+	otherLabel := testfactory.Label(t, db, other.OrgID, testfactory.LabelOpts{Name: "shared", Color: "#fff"}).ID
 	otherProject := s.createProject(db, other, "DOOM")
 	bulk(t, db, other.OrgID, other.ID, otherProject, otherLabel, 5, 3)
 	siblingBefore, otherBefore := projectRows(t, db, sibling), projectRows(t, db, otherProject)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/testfactory"
 	"tracker/store"
 	"tracker/workflows/webhook/webhooktest"
 )
@@ -85,9 +86,7 @@ func (s *stack) createProject(db *store.DB, u user, key string) uuid.UUID {
 	s.t.Helper()
 	r := s.do("POST", "/projects", u.Token, map[string]any{"org_id": u.OrgID, "key": key, "name": "Project " + key})
 	if r.routeMissing() {
-		id := domain.NewID()
-		sqlExec(s.t, db, `INSERT INTO projects (id, org_id, key, name) VALUES ($1, $2, $3, $3)`, id, u.OrgID, key)
-		return id
+		return testfactory.Project(s.t, db, u.OrgID, testfactory.ProjectOpts{Key: key, Name: key}).ID
 	}
 	if r.Status != 201 {
 		s.t.Fatalf("create project: %d %s", r.Status, r.Body)

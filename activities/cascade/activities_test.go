@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"tracker/domain"
+	"tracker/domain/testfactory"
 	"tracker/store/cascadedb"
 	"tracker/store/storetest"
 )
@@ -26,24 +28,16 @@ func TestPurgeStepAttemptsBesideAZombieLeaveNothing(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	ctx := context.Background()
-	org, user, project, ticket := domain.NewID(), domain.NewID(), domain.NewID(), domain.NewID()
-	for _, s := range []struct {
-		sql  string
-		args []any
-	}{
-		{`INSERT INTO organizations (id, name, slug) VALUES ($1, 'o', $2)`, []any{org, org.String()}},
-		{`INSERT INTO users (id, email, display_name) VALUES ($1, $2, 'u')`, []any{user, user.String() + "@x.test"}},
-		{`INSERT INTO projects (id, org_id, key, name, deleted_at) VALUES ($1, $2, 'ZZ', 'p', now())`, []any{project, org}},
-		{`INSERT INTO tickets (id, org_id, project_id, ticket_number, title, status, reporter_id)
-			VALUES ($1, $2, $3, 1, 't', 'Todo', $4)`, []any{ticket, org, project, user}},
-		{`INSERT INTO comments (id, org_id, ticket_id, author_id, body)
-			SELECT gen_random_uuid(), $1, $2, $3, 'b' FROM generate_series(1, 12)`, []any{org, ticket, user}},
-	} {
-		if _, err := db.Q().Exec(ctx, s.sql, s.args...); err != nil {
-			t.Fatalf("%s: %v", s.sql, err)
-		}
+	user := testfactory.User(t, db, testfactory.UserOpts{}).ID
+	org := testfactory.Org(t, db, uuid.Nil, testfactory.OrgOpts{}).ID
+	project := testfactory.Project(t, db, org, testfactory.ProjectOpts{})
+	tk := testfactory.Ticket(t, db, project, user, testfactory.TicketOpts{})
+	for range 12 {
+		testfactory.Comment(t, db, tk, user, testfactory.CommentOpts{})
 	}
-	job := domain.CascadeJob{OrgID: org, EntityType: "project", EntityID: project}
+	testfactory.DeleteProject(t, db, project)
+	ticket := tk.ID
+	job := domain.CascadeJob{OrgID: org, EntityType: "project", EntityID: project.ID}
 	in := CascadeStepInput{Job: job, Step: cascadedb.StepComments}
 
 	holding, release := make(chan struct{}), make(chan struct{})
@@ -123,33 +117,24 @@ func TestPurgeStepsRunInBatches(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	ctx := context.Background()
-	org, user, project, other := domain.NewID(), domain.NewID(), domain.NewID(), domain.NewID()
-	exec := func(sql string, args ...any) {
-		t.Helper()
-		if _, err := db.Q().Exec(ctx, sql, args...); err != nil {
-			t.Fatalf("%s: %v", sql, err)
-		}
-	}
-	exec(`INSERT INTO organizations (id, name, slug) VALUES ($1, 'o', $2)`, org, org.String())
-	exec(`INSERT INTO users (id, email, display_name) VALUES ($1, $2, 'u')`, user, user.String()+"@x.test")
-	exec(`INSERT INTO projects (id, org_id, key, name, deleted_at) VALUES ($1, $2, 'ZZ', 'p', now())`, project, org)
-	exec(`INSERT INTO projects (id, org_id, key, name) VALUES ($1, $2, 'YY', 'q')`, other, org)
+	user := testfactory.User(t, db, testfactory.UserOpts{}).ID
+	org := testfactory.Org(t, db, uuid.Nil, testfactory.OrgOpts{}).ID
+	project := testfactory.Project(t, db, org, testfactory.ProjectOpts{})
+	other := testfactory.Project(t, db, org, testfactory.ProjectOpts{})
 	// 1 purged ticket with a comment; 11 comments in a live project reply to it.
-	purged, kept := domain.NewID(), domain.NewID()
-	exec(`INSERT INTO tickets (id, org_id, project_id, ticket_number, title, status, reporter_id) VALUES ($1, $2, $3, 1, 't', 'Todo', $4)`,
-		purged, org, project, user)
-	exec(`INSERT INTO tickets (id, org_id, project_id, ticket_number, title, status, reporter_id) VALUES ($1, $2, $3, 1, 't', 'Todo', $4)`,
-		kept, org, other, user)
-	parent := domain.NewID()
-	exec(`INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES ($1, $2, $3, $4, 'p')`, parent, org, purged, user)
-	exec(`INSERT INTO comments (id, org_id, ticket_id, author_id, body, parent_comment_id)
-		SELECT gen_random_uuid(), $1, $2, $3, 'r', $4 FROM generate_series(1, 11)`, org, kept, user, parent)
+	purged := testfactory.Ticket(t, db, project, user, testfactory.TicketOpts{})
+	kept := testfactory.Ticket(t, db, other, user, testfactory.TicketOpts{})
+	parent := testfactory.Comment(t, db, purged, user, testfactory.CommentOpts{Body: "p"}).ID
+	for range 11 {
+		testfactory.Comment(t, db, kept, user, testfactory.CommentOpts{Body: "r", ParentID: &parent})
+	}
+	testfactory.DeleteProject(t, db, project)
 
 	a := &Activities{DB: db, BatchSize: 4}
 	env := newActivityEnv()
 	env.RegisterActivity(a)
 	v, err := env.ExecuteActivity(a.PurgeCascadeStep, CascadeStepInput{
-		Job:  domain.CascadeJob{OrgID: org, EntityType: "project", EntityID: project},
+		Job:  domain.CascadeJob{OrgID: org, EntityType: "project", EntityID: project.ID},
 		Step: cascadedb.StepDetachReplies})
 	if err != nil {
 		t.Fatal(err)
@@ -168,20 +153,15 @@ func TestPurgeStepsRunInBatches(t *testing.T) {
 func TestCascadeActivities(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
-	ctx := context.Background()
-	org, project := domain.NewID(), domain.NewID()
-	if _, err := db.Q().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'o', $2)`, org, org.String()); err != nil {
-		t.Fatal(err)
-	}
-	for _, sql := range []string{
-		`INSERT INTO projects (id, org_id, key, name) VALUES ($2, $1, 'K', 'p')`,
-		`INSERT INTO sprints (id, org_id, project_id, name, start_date, end_date)
-		 SELECT gen_random_uuid(), $1, $2, 's', '2025-01-01', '2025-01-02' FROM generate_series(1, 25)`,
-	} {
-		if _, err := db.Q().Exec(ctx, sql, org, project); err != nil {
-			t.Fatal(err)
+	org := testfactory.Org(t, db, uuid.Nil, testfactory.OrgOpts{}).ID
+	p := testfactory.Project(t, db, org, testfactory.ProjectOpts{})
+	project := p.ID
+	sprints := func(n int) {
+		for range n {
+			testfactory.Sprint(t, db, p, testfactory.SprintOpts{})
 		}
 	}
+	sprints(25)
 	c := &Activities{DB: db, BatchSize: 10}
 	env := newActivityEnv()
 	env.RegisterActivity(c)
@@ -192,9 +172,7 @@ func TestCascadeActivities(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Type() != ErrTypeCascadeRootLive || !ae.NonRetryable() {
 		t.Fatalf("live root: %v", err)
 	}
-	if _, err := db.Q().Exec(ctx, `UPDATE projects SET deleted_at = now() WHERE id = $1`, project); err != nil {
-		t.Fatal(err)
-	}
+	testfactory.DeleteProject(t, db, p)
 	v, err := env.ExecuteActivity(c.CheckCascade, job)
 	if err != nil {
 		t.Fatal(err)
@@ -215,10 +193,7 @@ func TestCascadeActivities(t *testing.T) {
 	}
 	// Within a zero budget, one batch and hand back.
 	c.Budget = 1
-	if _, err := db.Q().Exec(ctx, `INSERT INTO sprints (id, org_id, project_id, name, start_date, end_date)
-		SELECT gen_random_uuid(), $1, $2, 's', '2025-01-01', '2025-01-02' FROM generate_series(1, 25)`, org, project); err != nil {
-		t.Fatal(err)
-	}
+	sprints(25)
 	v, _ = env.ExecuteActivity(c.PurgeCascadeStep, CascadeStepInput{Job: job, Step: "sprints"})
 	_ = v.Get(&r)
 	if r.Affected != 10 || r.Done {

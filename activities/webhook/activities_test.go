@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"tracker/domain"
+	"tracker/domain/testfactory"
 	"tracker/domain/webhook"
 	"tracker/internal/safehttp"
 	"tracker/store"
@@ -67,10 +68,7 @@ type fixture struct {
 func setupHook(t *testing.T, db *store.DB, url string) fixture {
 	t.Helper()
 	ctx := context.Background()
-	f := fixture{db: db, org: domain.NewID()}
-	if _, err := db.Q().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'o', $2)`, f.org, f.org.String()); err != nil {
-		t.Fatal(err)
-	}
+	f := fixture{db: db, org: testfactory.Org(t, db, uuid.Nil, testfactory.OrgOpts{}).ID}
 	now := time.Now().UTC()
 	f.hook = webhookdb.Row{ID: domain.NewID(), OrgID: f.org, URL: url, Secret: webhook.NewSecret(),
 		EventTypes: []string{domain.EventTicketCreated}, Active: true, CreatedAt: now, UpdatedAt: now}

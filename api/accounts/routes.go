@@ -3,6 +3,7 @@
 package accounts
 
 import (
+	"context"
 	"slices"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/account"
 )
 
@@ -31,14 +33,14 @@ func (h Handlers) Routes(r api.Router) {
 	// credential or hashes a password.
 	limits := api.LoginLimiters(h.limits)
 	guard := func(h fiber.Handler) []fiber.Handler { return append(slices.Clip(limits), h) }
-	pub.Post("/auth/register", guard(h.register)...)
-	pub.Post("/auth/login", guard(h.login)...)
-	pub.Post("/auth/refresh", guard(h.refresh)...)
+	pub.Post("/auth/register", guard(api.Body(fiber.StatusCreated, h.register))...)
+	pub.Post("/auth/login", guard(api.Body(fiber.StatusOK, h.login))...)
+	pub.Post("/auth/refresh", guard(api.Body(fiber.StatusOK, h.refresh))...)
 	pub.Post("/auth/logout", guard(h.logout)...)
 	pub.Get("/onboard", h.onboardStatus)
-	pub.Post("/onboard", guard(h.onboard)...)
+	pub.Post("/onboard", guard(api.Body(fiber.StatusCreated, h.onboard))...)
 	r.Get("/auth/me", h.me)
-	r.Post("/api-keys", h.createKey)
+	r.Post("/api-keys", api.Body(fiber.StatusCreated, h.createKey))
 	r.Get("/api-keys", h.listKeys)
 	r.Delete("/api-keys/:id", h.deleteKey)
 }
@@ -50,17 +52,9 @@ type registerReq struct {
 	InviteCode  string `json:"invite_code"`
 }
 
-func (h Handlers) register(c *fiber.Ctx) error {
-	var req registerReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	res, err := h.accounts.Register(c.UserContext(), account.RegisterInput{Email: req.Email, Password: req.Password,
+func (h Handlers) register(ctx context.Context, _ domain.Principal, req registerReq) (account.AuthResult, error) {
+	return h.accounts.Register(ctx, account.RegisterInput{Email: req.Email, Password: req.Password,
 		DisplayName: req.DisplayName, InviteCode: req.InviteCode})
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(res)
 }
 
 type loginReq struct {
@@ -68,32 +62,16 @@ type loginReq struct {
 	Password string `json:"password" validate:"required,maxbytes=1024"`
 }
 
-func (h Handlers) login(c *fiber.Ctx) error {
-	var req loginReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	res, err := h.accounts.Login(c.UserContext(), req.Email, req.Password)
-	if err != nil {
-		return err
-	}
-	return c.JSON(res)
+func (h Handlers) login(ctx context.Context, _ domain.Principal, req loginReq) (account.AuthResult, error) {
+	return h.accounts.Login(ctx, req.Email, req.Password)
 }
 
 type refreshReq struct {
 	RefreshToken string `json:"refresh_token" validate:"required,max=256"`
 }
 
-func (h Handlers) refresh(c *fiber.Ctx) error {
-	var req refreshReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	res, err := h.accounts.Refresh(c.UserContext(), req.RefreshToken)
-	if err != nil {
-		return err
-	}
-	return c.JSON(res)
+func (h Handlers) refresh(ctx context.Context, _ domain.Principal, req refreshReq) (account.AuthResult, error) {
+	return h.accounts.Refresh(ctx, req.RefreshToken)
 }
 
 func (h Handlers) logout(c *fiber.Ctx) error {
@@ -112,7 +90,7 @@ func (h Handlers) me(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(me)
+	return api.Send(c, fiber.StatusOK, me)
 }
 
 type createKeyReq struct {
@@ -123,17 +101,9 @@ type createKeyReq struct {
 	OrgID      *uuid.UUID  `json:"org_id"`
 }
 
-func (h Handlers) createKey(c *fiber.Ctx) error {
-	var req createKeyReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	k, err := h.accounts.CreateKey(c.UserContext(), api.Principal(c), account.CreateKeyInput{
+func (h Handlers) createKey(ctx context.Context, p domain.Principal, req createKeyReq) (account.APIKey, error) {
+	return h.accounts.CreateKey(ctx, p, account.CreateKeyInput{
 		Name: req.Name, Scopes: req.Scopes, ProjectIDs: req.ProjectIDs, ExpiresAt: req.ExpiresAt, OrgID: req.OrgID})
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(k)
 }
 
 func (h Handlers) listKeys(c *fiber.Ctx) error {
@@ -141,7 +111,7 @@ func (h Handlers) listKeys(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(keys)
+	return api.Send(c, fiber.StatusOK, keys)
 }
 
 func (h Handlers) deleteKey(c *fiber.Ctx) error {
@@ -160,7 +130,7 @@ func (h Handlers) onboardStatus(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"needs_onboarding": need})
+	return api.Send(c, fiber.StatusOK, fiber.Map{"needs_onboarding": need})
 }
 
 type onboardReq struct {
@@ -170,15 +140,7 @@ type onboardReq struct {
 	OrgSlug  string `json:"org_slug" validate:"required,min=1,max=100"`
 }
 
-func (h Handlers) onboard(c *fiber.Ctx) error {
-	var req onboardReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	res, err := h.accounts.Onboard(c.UserContext(), account.OnboardInput{Email: req.Email, Password: req.Password,
+func (h Handlers) onboard(ctx context.Context, _ domain.Principal, req onboardReq) (account.Onboarded, error) {
+	return h.accounts.Onboard(ctx, account.OnboardInput{Email: req.Email, Password: req.Password,
 		OrgName: req.OrgName, OrgSlug: req.OrgSlug})
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(res)
 }

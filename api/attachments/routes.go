@@ -4,6 +4,7 @@
 package attachments
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/attachment"
 )
 
@@ -30,7 +32,7 @@ func New(attachments *attachment.Service, storage http.Handler) Handlers {
 
 // Routes registers the attachment routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/tickets/:ticket_id/attachments/presign", h.presign)
+	r.Post("/tickets/:ticket_id/attachments/presign", api.WithBody("ticket_id", "ticket", fiber.StatusOK, h.presign))
 	r.Post("/tickets/:ticket_id/attachments/confirm", h.confirm)
 	r.Get("/tickets/:ticket_id/attachments", api.ListUnder("ticket_id", "ticket", h.attachments.List))
 	r.Get("/attachments/:id", api.ByID("attachment", h.attachments.Get))
@@ -52,21 +54,9 @@ type presignReq struct {
 	SizeBytes   int64  `json:"size_bytes" validate:"required"`
 }
 
-func (h Handlers) presign(c *fiber.Ctx) error {
-	ticketID, err := api.PathID(c, "ticket_id", "ticket")
-	if err != nil {
-		return err
-	}
-	var req presignReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.attachments.Presign(c.UserContext(), api.Principal(c), ticketID,
+func (h Handlers) presign(ctx context.Context, p domain.Principal, ticketID uuid.UUID, req presignReq) (attachment.Upload, error) {
+	return h.attachments.Presign(ctx, p, ticketID,
 		attachment.PresignInput{Filename: req.Filename, ContentType: req.ContentType, SizeBytes: req.SizeBytes})
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
 }
 
 type confirmReq struct {
@@ -90,7 +80,7 @@ func (h Handlers) confirm(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 // uploadsTold serves the local store and tells the attachments of each

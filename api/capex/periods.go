@@ -24,7 +24,7 @@ func (h Handlers) listPeriods(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) closePeriod(c *fiber.Ctx) error {
@@ -36,7 +36,7 @@ func (h Handlers) closePeriod(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 type reopenReq struct {
@@ -56,7 +56,7 @@ func (h Handlers) reopenPeriod(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 type settingsReq struct {
@@ -80,5 +80,5 @@ func (h Handlers) periodSettings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"org_id": out.OrgID, "auto_close": out.AutoClose})
+	return api.Send(c, fiber.StatusOK, fiber.Map{"org_id": out.OrgID, "auto_close": out.AutoClose})
 }

@@ -5,6 +5,7 @@ package capex
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"log/slog"
 
 	"github.com/gofiber/fiber/v2"
@@ -33,7 +34,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/reports/capitalization/entries", h.entries)
 	r.Get("/reports/capitalization/trend.svg", h.trendSVG)
 	r.Get("/reports/capitalization/exports", h.listExports)
-	r.Post("/reports/capitalization/exports", h.requestExport)
+	r.Post("/reports/capitalization/exports", api.Body(fiber.StatusAccepted, h.requestExport))
 	r.Get("/reports/capitalization/exports/:id", h.getExport)
 	r.Get("/reports/capitalization/exports/:id/download", h.download)
 	r.Get("/reports/amortization", h.amortization)
@@ -143,16 +144,8 @@ type requestReq struct {
 
 // requestExport starts a run now: 202 with the Pending run, which the list
 // and GET .../exports/{id} follow until Completed.
-func (h Handlers) requestExport(c *fiber.Ctx) error {
-	var req requestReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	e, err := h.reports.RequestExport(c.UserContext(), api.Principal(c), req.OrgID, req.Period)
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusAccepted).JSON(e)
+func (h Handlers) requestExport(ctx context.Context, p domain.Principal, req requestReq) (capex.Export, error) {
+	return h.reports.RequestExport(ctx, p, req.OrgID, req.Period)
 }
 
 func (h Handlers) listExports(c *fiber.Ctx) error {
@@ -168,7 +161,7 @@ func (h Handlers) listExports(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(list))
+	return api.Send(c, fiber.StatusOK, api.PageOf(list))
 }
 
 func (h Handlers) getExport(c *fiber.Ctx) error {
@@ -180,7 +173,7 @@ func (h Handlers) getExport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(e)
+	return api.Send(c, fiber.StatusOK, e)
 }
 
 func (h Handlers) download(c *fiber.Ctx) error {
@@ -260,7 +253,7 @@ func (h Handlers) entries(c *fiber.Ctx) error {
 		s := api.EncodeCursor(*out.Next)
 		resp.NextCursor = &s
 	}
-	return c.JSON(resp)
+	return api.Send(c, fiber.StatusOK, resp)
 }
 
 // amortization serves the amortization schedule as JSON or, with
@@ -297,5 +290,5 @@ func (h Handlers) amortization(c *fiber.Ctx) error {
 		}
 		return sendXLSX(c, "amortization-"+rep.From+"-"+rep.To+".xlsx", buf.Bytes())
 	}
-	return c.JSON(rep)
+	return api.Send(c, fiber.StatusOK, rep)
 }

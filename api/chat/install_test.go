@@ -216,7 +216,7 @@ func TestUnprovenClaimRoutesNothing(t *testing.T) {
 	mallory := f.outsider
 	decoy := f.projectIn(t, mallory.OrgID, "MAL")
 	testfactory.Ticket(t, f.env.DB, projectdb.Row{ID: decoy}, mallory.ID, testfactory.TicketOpts{Title: "Decoy"})
-	f.env.Exec(t, `INSERT INTO chat_workspaces (team_id, org_id, created_by) VALUES ('TALICE', $1, $2)`, mallory.OrgID, mallory.ID)
+	testfactory.ChatWorkspace(t, f.env.DB, "TALICE", mallory.OrgID, mallory.ID)
 
 	if r := f.command(t, "TALICE", "UALICE", "create MAL captured"); r["text"] != "No project MAL." {
 		t.Fatalf("claimed workspace reached the claimer: %v", r)

@@ -7,6 +7,7 @@
 package chat
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/gofiber/fiber/v2"
@@ -29,11 +30,11 @@ func New(svc *chat.Service) Handlers {
 
 // Routes registers the chat routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/integrations/chat/notify", h.notify)
+	r.Post("/integrations/chat/notify", api.Body(fiber.StatusAccepted, h.notify))
 	r.Get("/integrations/chat/notifications/:id", api.ByID("notification", h.chat.Get))
-	r.Post("/integrations/chat/thread-mappings", h.createMapping)
+	r.Post("/integrations/chat/thread-mappings", api.Body(fiber.StatusCreated, h.createMapping))
 	r.Get("/tickets/:ticket_id/thread-mappings", api.ListUnder("ticket_id", "ticket", h.chat.Mappings))
-	r.Put("/orgs/:org_id/integrations/chat/subscriptions", h.subscribe)
+	r.Put("/orgs/:org_id/integrations/chat/subscriptions", api.WithBody("org_id", "organization", fiber.StatusOK, h.subscribe))
 	r.Get("/orgs/:org_id/integrations/chat/subscriptions", api.ListUnder("org_id", "organization", h.chat.Subscriptions))
 	r.Public().Post("/integrations/chat/commands", h.command)
 	r.Public().Post("/integrations/chat/events", h.event)
@@ -42,7 +43,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/orgs/:org_id/integrations/chat", api.ListUnder("org_id", "organization", h.chat.Workspaces))
 	r.Delete("/orgs/:org_id/integrations/chat/:team_id", h.disconnect)
 	r.Get("/orgs/:org_id/integrations/chat/settings", h.getSettings)
-	r.Put("/orgs/:org_id/integrations/chat/settings", h.putSettings)
+	r.Put("/orgs/:org_id/integrations/chat/settings", api.WithBody("org_id", "organization", fiber.StatusOK, h.putSettings))
 	r.Put("/integrations/chat/identities/me", h.linkMe)
 	r.Get("/integrations/chat/identities/me", h.me)
 	r.Delete("/integrations/chat/identities/me", h.unlinkMe)
@@ -72,7 +73,7 @@ func (h Handlers) command(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) event(c *fiber.Ctx) error {
@@ -91,7 +92,7 @@ func (h Handlers) event(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // install answers the authorize URL an Admin opens to install the chat app
@@ -106,7 +107,7 @@ func (h Handlers) install(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // callback is where the chat service sends the installing browser back:
@@ -118,10 +119,11 @@ func (h Handlers) callback(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
+	status := fiber.StatusOK
 	if created {
-		c.Status(fiber.StatusCreated)
+		status = fiber.StatusCreated
 	}
-	return c.JSON(out)
+	return api.Send(c, status, out)
 }
 
 func (h Handlers) disconnect(c *fiber.Ctx) error {
@@ -144,27 +146,15 @@ func (h Handlers) getSettings(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 type settingsReq struct {
 	AcceptUnconnectedWorkspaces *bool `json:"accept_unconnected_workspaces"`
 }
 
-func (h Handlers) putSettings(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req settingsReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.PutSettings(c.UserContext(), api.Principal(c), orgID, req.AcceptUnconnectedWorkspaces)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
+func (h Handlers) putSettings(ctx context.Context, p domain.Principal, orgID uuid.UUID, req settingsReq) (chat.Settings, error) {
+	return h.chat.PutSettings(ctx, p, orgID, req.AcceptUnconnectedWorkspaces)
 }
 
 type linkReq struct {
@@ -190,7 +180,7 @@ func (h Handlers) linkMe(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) me(c *fiber.Ctx) error {
@@ -202,7 +192,7 @@ func (h Handlers) me(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) unlinkMe(c *fiber.Ctx) error {
@@ -228,18 +218,10 @@ type notifyReq struct {
 	ThreadTS         string    `json:"thread_ts"`
 }
 
-func (h Handlers) notify(c *fiber.Ctx) error {
-	var req notifyReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.Notify(c.UserContext(), api.Principal(c), chat.NotifyRequest{Type: req.NotificationType,
+func (h Handlers) notify(ctx context.Context, p domain.Principal, req notifyReq) (chat.Queued, error) {
+	return h.chat.Notify(ctx, p, chat.NotifyRequest{Type: req.NotificationType,
 		TicketID: req.TicketID, ChannelID: req.ChannelID, UserSlackID: req.UserSlackID, Message: req.Message,
 		OldStatus: req.OldStatus, NewStatus: req.NewStatus, ActorName: req.ActorName, ThreadTS: req.ThreadTS})
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusAccepted).JSON(out)
 }
 
 type mappingReq struct {
@@ -248,16 +230,8 @@ type mappingReq struct {
 	ThreadTS  string    `json:"thread_ts" validate:"required"`
 }
 
-func (h Handlers) createMapping(c *fiber.Ctx) error {
-	var req mappingReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.CreateMapping(c.UserContext(), api.Principal(c), req.TicketID, req.ChannelID, req.ThreadTS)
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+func (h Handlers) createMapping(ctx context.Context, p domain.Principal, req mappingReq) (chat.Mapping, error) {
+	return h.chat.CreateMapping(ctx, p, req.TicketID, req.ChannelID, req.ThreadTS)
 }
 
 type subscribeReq struct {
@@ -265,18 +239,6 @@ type subscribeReq struct {
 	EventTypes []string `json:"event_types"`
 }
 
-func (h Handlers) subscribe(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req subscribeReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.chat.Subscribe(c.UserContext(), api.Principal(c), orgID, req.ChannelID, req.EventTypes)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
+func (h Handlers) subscribe(ctx context.Context, p domain.Principal, orgID uuid.UUID, req subscribeReq) (chat.Subscription, error) {
+	return h.chat.Subscribe(ctx, p, orgID, req.ChannelID, req.EventTypes)
 }

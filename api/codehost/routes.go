@@ -51,7 +51,7 @@ func (h Handlers) webhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 type createReq struct {
@@ -73,7 +73,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {

@@ -2,10 +2,13 @@
 package comments
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/comment"
 )
 
@@ -21,10 +24,10 @@ func New(comments *comment.Service) Handlers {
 
 // Routes registers the comment routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/tickets/:ticket_id/comments", h.create)
+	r.Post("/tickets/:ticket_id/comments", api.WithBody("ticket_id", "ticket", fiber.StatusCreated, h.create))
 	r.Get("/tickets/:ticket_id/comments", api.ListUnder("ticket_id", "ticket", h.comments.List))
 	r.Get("/comments/:id", api.ByID("comment", h.comments.Get))
-	r.Patch("/comments/:id", api.IfMatch, h.update)
+	r.Patch("/comments/:id", api.IfMatch, api.WithBody("id", "comment", fiber.StatusOK, h.update))
 	r.Delete("/comments/:id", api.IfMatch, h.delete)
 }
 
@@ -34,40 +37,16 @@ type createReq struct {
 	ParentCommentID *uuid.UUID `json:"parent_comment_id"`
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	ticketID, err := api.PathID(c, "ticket_id", "ticket")
-	if err != nil {
-		return err
-	}
-	var req createReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.comments.Create(c.UserContext(), api.Principal(c), ticketID, req.Body, req.ParentCommentID)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusCreated, out)
+func (h Handlers) create(ctx context.Context, p domain.Principal, ticketID uuid.UUID, req createReq) (comment.Comment, error) {
+	return h.comments.Create(ctx, p, ticketID, req.Body, req.ParentCommentID)
 }
 
 type updateReq struct {
 	Body string `json:"body" validate:"required,min=1"`
 }
 
-func (h Handlers) update(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "comment")
-	if err != nil {
-		return err
-	}
-	var req updateReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.comments.Update(c.UserContext(), api.Principal(c), id, req.Body)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusOK, out)
+func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req updateReq) (comment.Comment, error) {
+	return h.comments.Update(ctx, p, id, req.Body)
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {

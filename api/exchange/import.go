@@ -32,7 +32,7 @@ func (h Handlers) importDocument(c *fiber.Ctx) error {
 	id, err := h.imports.Submit(c.UserContext(), p, orgID, c.Body())
 	var ve *importer.VersionError
 	if errors.As(err, &ve) {
-		return c.Status(fiber.StatusUnprocessableEntity).JSON(versionError{Error: ve.Error(), Details: ve.Details()})
+		return api.Send(c, fiber.StatusUnprocessableEntity, versionError{Error: ve.Error(), Details: ve.Details()})
 	}
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func (h Handlers) importDocument(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(statusCode(st)).JSON(importResponse(st))
+	return api.Send(c, statusCode(st), importResponse(st))
 }
 
 // importResult is the response of POST /import.
@@ -81,7 +81,7 @@ func (h Handlers) getImport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(st)
+	return api.Send(c, fiber.StatusOK, st)
 }
 
 // cancelImport answers POST /imports/{id}/cancel: 200 with the import, now
@@ -95,5 +95,5 @@ func (h Handlers) cancelImport(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(st)
+	return api.Send(c, fiber.StatusOK, st)
 }

@@ -2,7 +2,10 @@
 package labels
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"tracker/api"
 	"tracker/domain"
@@ -21,13 +24,13 @@ func New(labels *label.Service) Handlers {
 
 // Routes registers the label routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/orgs/:org_id/labels", h.create)
+	r.Post("/orgs/:org_id/labels", api.WithBody("org_id", "organization", fiber.StatusCreated, h.create))
 	r.Get("/orgs/:org_id/labels", api.ListUnder("org_id", "organization", h.labels.List))
 	r.Get("/labels/:id", api.ByID("label", h.labels.Get))
-	r.Patch("/labels/:id", api.IfMatch, h.update)
+	r.Patch("/labels/:id", api.IfMatch, api.WithBody("id", "label", fiber.StatusOK, h.update))
 	r.Delete("/labels/:id", api.IfMatch, api.CascadeDelete("label", h.labels.Delete))
 	r.Post("/labels/:id/batch-assign", api.BatchAssign("label", h.labels.BatchAssign))
-	r.Post("/tickets/:ticket_id/labels", h.replaceTicketLabels)
+	r.Post("/tickets/:ticket_id/labels", api.WithBody("ticket_id", "ticket", fiber.StatusOK, h.replaceTicketLabels))
 	r.Get("/tickets/:ticket_id/labels", h.ticketLabels)
 	r.Post("/tickets/:ticket_id/labels/:label_id", h.addTicketLabel)
 	r.Delete("/tickets/:ticket_id/labels/:label_id", h.removeTicketLabel)
@@ -38,20 +41,8 @@ type createReq struct {
 	Color string `json:"color" validate:"required,min=4,max=7"`
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req createReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.labels.Create(c.UserContext(), api.Principal(c), orgID, req.Name, req.Color)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusCreated, out)
+func (h Handlers) create(ctx context.Context, p domain.Principal, orgID uuid.UUID, req createReq) (label.Label, error) {
+	return h.labels.Create(ctx, p, orgID, req.Name, req.Color)
 }
 
 type updateReq struct {
@@ -59,18 +50,6 @@ type updateReq struct {
 	Color domain.Opt[string] `json:"color"`
 }
 
-func (h Handlers) update(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "label")
-	if err != nil {
-		return err
-	}
-	var req updateReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.labels.Update(c.UserContext(), api.Principal(c), id, label.Patch{Name: req.Name, Color: req.Color})
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusOK, out)
+func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req updateReq) (label.Label, error) {
+	return h.labels.Update(ctx, p, id, label.Patch{Name: req.Name, Color: req.Color})
 }

@@ -1,10 +1,14 @@
 package labels
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/label"
 )
 
 type replaceReq struct {
@@ -12,20 +16,8 @@ type replaceReq struct {
 }
 
 // replaceTicketLabels answers 200: the ticket's whole label set is returned.
-func (h Handlers) replaceTicketLabels(c *fiber.Ctx) error {
-	ticketID, err := api.PathID(c, "ticket_id", "ticket")
-	if err != nil {
-		return err
-	}
-	var req replaceReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.labels.ReplaceTicketLabels(c.UserContext(), api.Principal(c), ticketID, req.LabelIDs)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
+func (h Handlers) replaceTicketLabels(ctx context.Context, p domain.Principal, ticketID uuid.UUID, req replaceReq) ([]label.Label, error) {
+	return h.labels.ReplaceTicketLabels(ctx, p, ticketID, req.LabelIDs)
 }
 
 func (h Handlers) ticketLabels(c *fiber.Ctx) error {
@@ -37,7 +29,7 @@ func (h Handlers) ticketLabels(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // addTicketLabel answers 200 (not 201): it is idempotent and returns the
@@ -55,7 +47,7 @@ func (h Handlers) addTicketLabel(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) removeTicketLabel(c *fiber.Ctx) error {

@@ -48,7 +48,7 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(rate)
+	return api.Send(c, fiber.StatusCreated, rate)
 }
 
 func userOrg(c *fiber.Ctx) (uuid.UUID, uuid.UUID, error) {
@@ -69,7 +69,7 @@ func (h Handlers) current(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(rate)
+	return api.Send(c, fiber.StatusOK, rate)
 }
 
 func (h Handlers) list(c *fiber.Ctx) error {
@@ -85,5 +85,5 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(rates))
+	return api.Send(c, fiber.StatusOK, api.PageOf(rates))
 }

@@ -2,10 +2,13 @@
 package orgs
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/org"
 )
 
@@ -21,13 +24,13 @@ func New(orgs *org.Service) Handlers {
 
 // Routes registers the org routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/orgs", h.create)
+	r.Post("/orgs", api.Body(fiber.StatusCreated, h.create))
 	r.Get("/orgs", h.list)
-	r.Post("/orgs/:id/members", h.addMember)
-	r.Get("/orgs/:id/members", h.listMembers)
+	r.Post("/orgs/:id/members", api.WithBody("id", "organization", fiber.StatusCreated, h.addMember))
+	r.Get("/orgs/:id/members", api.ListUnderLimit("id", "organization", 100, h.orgs.ListMembers))
 	r.Patch("/orgs/:id/members/:user_id", h.updateMember)
 	r.Delete("/orgs/:id/members/:user_id", h.removeMember)
-	r.Post("/orgs/:org_id/invites", h.createInvite)
+	r.Post("/orgs/:org_id/invites", api.WithBody("org_id", "organization", fiber.StatusCreated, h.createInvite))
 	r.Get("/orgs/:org_id/invites", h.listInvites)
 	r.Delete("/orgs/:org_id/invites/:id", h.revokeInvite)
 }
@@ -37,16 +40,8 @@ type createReq struct {
 	Slug string `json:"slug" validate:"required,min=1,max=100"`
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	var req createReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	o, err := h.orgs.Create(c.UserContext(), api.Principal(c), req.Name, req.Slug)
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(o)
+func (h Handlers) create(ctx context.Context, p domain.Principal, req createReq) (org.Org, error) {
+	return h.orgs.Create(ctx, p, req.Name, req.Slug)
 }
 
 func (h Handlers) list(c *fiber.Ctx) error {
@@ -54,7 +49,7 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"items": orgs})
+	return api.Send(c, fiber.StatusOK, fiber.Map{"items": orgs})
 }
 
 type addMemberReq struct {
@@ -62,36 +57,8 @@ type addMemberReq struct {
 	Role   string    `json:"role"`
 }
 
-func (h Handlers) addMember(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "id", "organization")
-	if err != nil {
-		return err
-	}
-	var req addMemberReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	m, err := h.orgs.AddMember(c.UserContext(), api.Principal(c), orgID, req.UserID, req.Role)
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(m)
-}
-
-func (h Handlers) listMembers(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "id", "organization")
-	if err != nil {
-		return err
-	}
-	page, err := api.PageParams(c, 100)
-	if err != nil {
-		return err
-	}
-	members, err := h.orgs.ListMembers(c.UserContext(), api.Principal(c), orgID, page)
-	if err != nil {
-		return err
-	}
-	return c.JSON(api.PageOf(members))
+func (h Handlers) addMember(ctx context.Context, p domain.Principal, orgID uuid.UUID, req addMemberReq) (org.Membership, error) {
+	return h.orgs.AddMember(ctx, p, orgID, req.UserID, req.Role)
 }
 
 type inviteReq struct {
@@ -99,20 +66,8 @@ type inviteReq struct {
 	Role  string `json:"role"`
 }
 
-func (h Handlers) createInvite(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req inviteReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	inv, err := h.orgs.CreateInvite(c.UserContext(), api.Principal(c), orgID, req.Email, req.Role)
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(inv)
+func (h Handlers) createInvite(ctx context.Context, p domain.Principal, orgID uuid.UUID, req inviteReq) (org.Invite, error) {
+	return h.orgs.CreateInvite(ctx, p, orgID, req.Email, req.Role)
 }
 
 func (h Handlers) listInvites(c *fiber.Ctx) error {
@@ -124,7 +79,7 @@ func (h Handlers) listInvites(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(invs)
+	return api.Send(c, fiber.StatusOK, invs)
 }
 
 func (h Handlers) revokeInvite(c *fiber.Ctx) error {
@@ -167,7 +122,7 @@ func (h Handlers) updateMember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(m)
+	return api.Send(c, fiber.StatusOK, m)
 }
 
 func (h Handlers) removeMember(c *fiber.Ctx) error {

@@ -65,7 +65,7 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(out))
+	return api.Send(c, fiber.StatusOK, api.PageOf(out))
 }
 
 func (h Handlers) byKey(c *fiber.Ctx) error {
@@ -125,7 +125,7 @@ func (h Handlers) addMember(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(m)
+	return api.Send(c, fiber.StatusCreated, m)
 }
 
 func (h Handlers) listMembers(c *fiber.Ctx) error {
@@ -137,7 +137,7 @@ func (h Handlers) listMembers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(ms)
+	return api.Send(c, fiber.StatusOK, ms)
 }
 
 func (h Handlers) removeMember(c *fiber.Ctx) error {

@@ -2,7 +2,10 @@
 package sprints
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"tracker/api"
 	"tracker/domain"
@@ -21,10 +24,10 @@ func New(sprints *sprint.Service) Handlers {
 
 // Routes registers the sprint routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/projects/:project_id/sprints", h.create)
+	r.Post("/projects/:project_id/sprints", api.WithBody("project_id", "project", fiber.StatusCreated, h.create))
 	r.Get("/projects/:project_id/sprints", api.ListUnder("project_id", "project", h.sprints.List))
 	r.Get("/sprints/:id", api.ByID("sprint", h.sprints.Get))
-	r.Patch("/sprints/:id", api.IfMatch, h.update)
+	r.Patch("/sprints/:id", api.IfMatch, api.WithBody("id", "sprint", fiber.StatusOK, h.update))
 	r.Delete("/sprints/:id", api.IfMatch, api.CascadeDelete("sprint", h.sprints.Delete))
 	r.Post("/sprints/:id/start", api.ByID("sprint", h.sprints.Start))
 	r.Post("/sprints/:id/complete", api.ByID("sprint", h.sprints.Complete))
@@ -41,21 +44,9 @@ type createReq struct {
 	EndDate   string  `json:"end_date" validate:"required"`
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	projectID, err := api.PathID(c, "project_id", "project")
-	if err != nil {
-		return err
-	}
-	var req createReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.sprints.Create(c.UserContext(), api.Principal(c), projectID,
+func (h Handlers) create(ctx context.Context, p domain.Principal, projectID uuid.UUID, req createReq) (sprint.Sprint, error) {
+	return h.sprints.Create(ctx, p, projectID,
 		sprint.New{Name: req.Name, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate})
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusCreated, out)
 }
 
 type updateReq struct {
@@ -65,21 +56,9 @@ type updateReq struct {
 	EndDate   domain.Opt[string] `json:"end_date"`
 }
 
-func (h Handlers) update(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "sprint")
-	if err != nil {
-		return err
-	}
-	var req updateReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.sprints.Update(c.UserContext(), api.Principal(c), id,
+func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req updateReq) (sprint.Sprint, error) {
+	return h.sprints.Update(ctx, p, id,
 		sprint.Patch{Name: req.Name, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate})
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusOK, out)
 }
 
 // board is the sprint board, narrowed by the search query q when given.
@@ -92,5 +71,5 @@ func (h Handlers) board(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(b)
+	return api.Send(c, fiber.StatusOK, b)
 }

@@ -1,14 +1,19 @@
 package sso
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
+	"tracker/domain/sso"
 )
 
 // domainRoutes registers the org's email domains (Admin).
 func (h Handlers) domainRoutes(r api.Router) {
-	r.Post("/orgs/:org_id/domains", h.addDomain)
+	r.Post("/orgs/:org_id/domains", api.WithBody("org_id", "organization", fiber.StatusCreated, h.addDomain))
 	r.Get("/orgs/:org_id/domains", h.listDomains)
 	r.Delete("/orgs/:org_id/domains/:domain", h.deleteDomain)
 	r.Post("/orgs/:org_id/domains/:domain/verify", h.verifyDomain)
@@ -18,20 +23,8 @@ type domainReq struct {
 	Domain string `json:"domain"`
 }
 
-func (h Handlers) addDomain(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req domainReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.sso.AddDomain(c.UserContext(), api.Principal(c), orgID, req.Domain)
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+func (h Handlers) addDomain(ctx context.Context, p domain.Principal, orgID uuid.UUID, req domainReq) (sso.Domain, error) {
+	return h.sso.AddDomain(ctx, p, orgID, req.Domain)
 }
 
 func (h Handlers) listDomains(c *fiber.Ctx) error {
@@ -43,7 +36,7 @@ func (h Handlers) listDomains(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(fiber.Map{"items": out})
+	return api.Send(c, fiber.StatusOK, fiber.Map{"items": out})
 }
 
 func (h Handlers) deleteDomain(c *fiber.Ctx) error {
@@ -66,5 +59,5 @@ func (h Handlers) verifyDomain(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }

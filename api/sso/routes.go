@@ -3,6 +3,7 @@
 package sso
 
 import (
+	"context"
 	"net/url"
 	"strings"
 
@@ -26,7 +27,7 @@ func New(svc *sso.Service) Handlers {
 
 // Routes registers the SSO routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Put("/orgs/:org_id/sso", h.put)
+	r.Put("/orgs/:org_id/sso", api.WithBody("org_id", "organization", fiber.StatusOK, h.put))
 	r.Get("/orgs/:org_id/sso", h.get)
 	r.Delete("/orgs/:org_id/sso", h.delete)
 	r.Post("/orgs/:org_id/sso/scim-token", h.scimToken)
@@ -44,21 +45,9 @@ type putReq struct {
 	DefaultRole    string   `json:"default_role"`
 }
 
-func (h Handlers) put(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req putReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.sso.Put(c.UserContext(), api.Principal(c), orgID, sso.ConfigInput{IssuerURL: req.IssuerURL, ClientID: req.ClientID,
+func (h Handlers) put(ctx context.Context, p domain.Principal, orgID uuid.UUID, req putReq) (sso.Config, error) {
+	return h.sso.Put(ctx, p, orgID, sso.ConfigInput{IssuerURL: req.IssuerURL, ClientID: req.ClientID,
 		ClientSecret: req.ClientSecret, AllowedDomains: req.AllowedDomains, DefaultRole: req.DefaultRole})
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
 }
 
 func (h Handlers) get(c *fiber.Ctx) error {
@@ -70,7 +59,7 @@ func (h Handlers) get(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {
@@ -93,7 +82,7 @@ func (h Handlers) discover(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // callback answers the auth result as JSON; a browser (Accept: text/html)
@@ -110,7 +99,7 @@ func (h Handlers) callback(c *fiber.Ctx) error {
 			"user_id": {out.UserID.String()}, "token_type": {"Bearer"}}
 		return c.Redirect(strings.TrimRight(h.sso.PublicURL(), "/")+"/#"+frag.Encode(), fiber.StatusSeeOther)
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // scimToken issues the org's SCIM token: 201, the token shown this once.
@@ -124,5 +113,5 @@ func (h Handlers) scimToken(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return api.Send(c, fiber.StatusCreated, out)
 }

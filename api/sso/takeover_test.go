@@ -12,6 +12,7 @@ import (
 	"tracker/api/apitest"
 	"tracker/domain/account"
 	"tracker/domain/sso"
+	"tracker/domain/testfactory"
 )
 
 // register makes a password account with an exact email.
@@ -61,11 +62,7 @@ func TestSSOOfAnotherOrgTakesNoAccount(t *testing.T) {
 	if got := counts(t, w, alice.ID); got != "1,0,1" { // her personal org, no link, her own session only
 		t.Fatalf("alice's memberships, links, sessions: %s, want 1,0,1", got)
 	}
-	placeholder := uuid.New()
-	if _, err := w.env.DB.Pool.Exec(t.Context(), `INSERT INTO users (id, email, display_name, active, placeholder)
-		VALUES ($1, 'imported@example.org', 'Imported', true, true)`, placeholder); err != nil {
-		t.Fatal(err)
-	}
+	placeholder := testfactory.User(t, w.env.DB, testfactory.UserOpts{Name: "Imported", Email: "imported@example.org", Placeholder: true}).ID
 	if r := w.signIn(t, user("imported@example.org")); r.Status != 409 {
 		t.Fatalf("placeholder: %d %s", r.Status, r.Body)
 	}

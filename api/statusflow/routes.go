@@ -3,7 +3,10 @@
 package statusflow
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"tracker/api"
 	"tracker/domain"
@@ -22,10 +25,10 @@ func New(flows *statusflow.Service) Handlers {
 
 // Routes registers the workflow routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/orgs/:org_id/workflows", h.create)
+	r.Post("/orgs/:org_id/workflows", api.WithBody("org_id", "organization", fiber.StatusCreated, h.create))
 	r.Get("/orgs/:org_id/workflows", api.ListUnder("org_id", "organization", h.flows.List))
 	r.Get("/workflows/:id", api.ByID("workflow", h.flows.Get))
-	r.Patch("/workflows/:id", api.IfMatch, h.update)
+	r.Patch("/workflows/:id", api.IfMatch, api.WithBody("id", "workflow", fiber.StatusOK, h.update))
 	r.Delete("/workflows/:id", api.IfMatch, api.DeleteByID("workflow", h.flows.Delete))
 }
 
@@ -36,21 +39,9 @@ type createReq struct {
 	Enforcement string                  `json:"enforcement"`
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req createReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	w, err := h.flows.Create(c.UserContext(), api.Principal(c), orgID, statusflow.CreateInput{
+func (h Handlers) create(ctx context.Context, p domain.Principal, orgID uuid.UUID, req createReq) (statusflow.Workflow, error) {
+	return h.flows.Create(ctx, p, orgID, statusflow.CreateInput{
 		Name: req.Name, Statuses: req.Statuses, Transitions: req.Transitions, Enforcement: req.Enforcement})
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusCreated, w)
 }
 
 type patchReq struct {
@@ -60,19 +51,7 @@ type patchReq struct {
 	Enforcement domain.Opt[string]                  `json:"enforcement"`
 }
 
-func (h Handlers) update(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "workflow")
-	if err != nil {
-		return err
-	}
-	var req patchReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	w, err := h.flows.Update(c.UserContext(), api.Principal(c), id, statusflow.PatchInput{
+func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req patchReq) (statusflow.Workflow, error) {
+	return h.flows.Update(ctx, p, id, statusflow.PatchInput{
 		Name: req.Name, Statuses: req.Statuses, Transitions: req.Transitions, Enforcement: req.Enforcement})
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusOK, w)
 }

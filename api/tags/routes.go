@@ -77,7 +77,7 @@ func (h Handlers) put(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) list(c *fiber.Ctx) error {
@@ -89,7 +89,7 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {
@@ -132,5 +132,5 @@ func (h Handlers) search(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(out))
+	return api.Send(c, fiber.StatusOK, api.PageOf(out))
 }

@@ -2,7 +2,10 @@
 package teams
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"tracker/api"
 	"tracker/domain"
@@ -21,10 +24,10 @@ func New(teams *team.Service) Handlers {
 
 // Routes registers the team routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/orgs/:org_id/teams", h.create)
+	r.Post("/orgs/:org_id/teams", api.WithBody("org_id", "organization", fiber.StatusCreated, h.create))
 	r.Get("/orgs/:org_id/teams", api.ListUnder("org_id", "organization", h.teams.List))
 	r.Get("/teams/:id", api.ByID("team", h.teams.Get))
-	r.Patch("/teams/:id", h.update)
+	r.Patch("/teams/:id", api.WithBody("id", "team", fiber.StatusOK, h.update))
 	r.Delete("/teams/:id", api.CascadeDelete("team", h.teams.Delete))
 	r.Get("/teams/:id/members", api.ListUnder("id", "team", h.teams.Members))
 	r.Put("/teams/:id/members/:user_id", h.addMember)
@@ -35,40 +38,16 @@ type createReq struct {
 	Name string `json:"name" validate:"required,min=1,max=255"`
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req createReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.teams.Create(c.UserContext(), api.Principal(c), orgID, req.Name)
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+func (h Handlers) create(ctx context.Context, p domain.Principal, orgID uuid.UUID, req createReq) (team.Team, error) {
+	return h.teams.Create(ctx, p, orgID, req.Name)
 }
 
 type updateReq struct {
 	Name domain.Opt[string] `json:"name"`
 }
 
-func (h Handlers) update(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "team")
-	if err != nil {
-		return err
-	}
-	var req updateReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.teams.Rename(c.UserContext(), api.Principal(c), id, req.Name)
-	if err != nil {
-		return err
-	}
-	return c.JSON(out)
+func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req updateReq) (team.Team, error) {
+	return h.teams.Rename(ctx, p, id, req.Name)
 }
 
 // addMember answers 201 when the user joined the team, 200 when already in it.
@@ -89,7 +68,7 @@ func (h Handlers) addMember(c *fiber.Ctx) error {
 	if created {
 		status = fiber.StatusCreated
 	}
-	return c.Status(status).JSON(fiber.Map{"team_id": id, "user_id": userID})
+	return api.Send(c, status, fiber.Map{"team_id": id, "user_id": userID})
 }
 
 func (h Handlers) removeMember(c *fiber.Ctx) error {

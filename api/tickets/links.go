@@ -28,7 +28,7 @@ func (h Handlers) addLink(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(l)
+	return api.Send(c, fiber.StatusCreated, l)
 }
 
 func (h Handlers) links(c *fiber.Ctx) error {
@@ -40,7 +40,7 @@ func (h Handlers) links(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(domain.Paged[ticket.Link]{Items: ls}))
+	return api.Send(c, fiber.StatusOK, api.PageOf(domain.Paged[ticket.Link]{Items: ls}))
 }
 
 func (h Handlers) removeLink(c *fiber.Ctx) error {

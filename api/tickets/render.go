@@ -15,7 +15,7 @@ import (
 func render(c *fiber.Ctx, res ticket.Result) error {
 	api.SetETag(c, res.Ticket.Version)
 	if res.Warning != "" {
-		return c.JSON(fiber.Map{"ticket": res.Ticket, "warning": res.Warning})
+		return api.Send(c, fiber.StatusOK, fiber.Map{"ticket": res.Ticket, "warning": res.Warning})
 	}
 	return sendTicket(c, fiber.StatusOK, res.Ticket)
 }

@@ -96,7 +96,7 @@ func (h Handlers) resolve(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(res)
+	return api.Send(c, fiber.StatusOK, res)
 }
 
 func (h Handlers) activity(c *fiber.Ctx) error {
@@ -112,5 +112,5 @@ func (h Handlers) activity(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(items))
+	return api.Send(c, fiber.StatusOK, api.PageOf(items))
 }

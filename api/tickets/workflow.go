@@ -31,7 +31,7 @@ func (h Handlers) available(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) batchUpdate(c *fiber.Ctx) error {
@@ -50,7 +50,7 @@ func (h Handlers) batchUpdate(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) batchDelete(c *fiber.Ctx) error {
@@ -62,7 +62,7 @@ func (h Handlers) batchDelete(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) batchTransition(c *fiber.Ctx) error {
@@ -74,5 +74,5 @@ func (h Handlers) batchTransition(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(out)
+	return api.Send(c, fiber.StatusOK, out)
 }

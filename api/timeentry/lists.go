@@ -41,7 +41,7 @@ func (h Handlers) listByTicket(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(entries))
+	return api.Send(c, fiber.StatusOK, api.PageOf(entries))
 }
 
 // listByUser lists a user's entries in the org of query org_id (default:
@@ -67,7 +67,7 @@ func (h Handlers) listByUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(api.PageOf(entries))
+	return api.Send(c, fiber.StatusOK, api.PageOf(entries))
 }
 
 // submitted is the approval queue of query org_id (default: the session org).
@@ -83,5 +83,5 @@ func (h Handlers) submitted(c *fiber.Ctx) error {
 	if entries == nil {
 		entries = []timeentry.Entry{}
 	}
-	return c.JSON(entries)
+	return api.Send(c, fiber.StatusOK, entries)
 }

@@ -3,7 +3,10 @@
 package views
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"tracker/api"
 	"tracker/api/tickets"
@@ -21,10 +24,10 @@ func New(views *view.Service) Handlers { return Handlers{views: views} }
 
 // Routes registers the view routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/orgs/:org_id/views", h.create)
+	r.Post("/orgs/:org_id/views", api.WithBody("org_id", "organization", fiber.StatusCreated, h.create))
 	r.Get("/orgs/:org_id/views", api.ListUnder("org_id", "organization", h.views.List))
 	r.Get("/views/:id", api.ByID("view", h.views.Get))
-	r.Patch("/views/:id", h.update)
+	r.Patch("/views/:id", api.WithBody("id", "view", fiber.StatusOK, h.update))
 	r.Delete("/views/:id", h.delete)
 	r.Get("/views/:id/tickets", h.tickets)
 }
@@ -43,36 +46,12 @@ func (r viewReq) input() view.Input {
 	return view.Input{Name: r.Name, Q: r.Q, Sort: r.Sort, Columns: r.Columns, Visibility: r.Visibility}
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req viewReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	v, err := h.views.Create(c.UserContext(), api.Principal(c), orgID, req.input())
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(v)
+func (h Handlers) create(ctx context.Context, p domain.Principal, orgID uuid.UUID, req viewReq) (view.View, error) {
+	return h.views.Create(ctx, p, orgID, req.input())
 }
 
-func (h Handlers) update(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "view")
-	if err != nil {
-		return err
-	}
-	var req viewReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	v, err := h.views.Update(c.UserContext(), api.Principal(c), id, req.input())
-	if err != nil {
-		return err
-	}
-	return c.JSON(v)
+func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req viewReq) (view.View, error) {
+	return h.views.Update(ctx, p, id, req.input())
 }
 
 func (h Handlers) delete(c *fiber.Ctx) error {

@@ -2,9 +2,13 @@
 package webhooks
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/webhook"
 )
 
@@ -20,11 +24,11 @@ func New(webhooks *webhook.Service) Handlers {
 
 // Routes registers the webhook routes.
 func (h Handlers) Routes(r api.Router) {
-	r.Post("/orgs/:org_id/webhooks", h.create)
+	r.Post("/orgs/:org_id/webhooks", api.WithBody("org_id", "organization", fiber.StatusCreated, h.create))
 	r.Get("/orgs/:org_id/webhooks", api.ListUnder("org_id", "organization", h.webhooks.List))
 	r.Get("/webhooks/:id", api.ByID("webhook", h.webhooks.Get))
 	r.Delete("/webhooks/:id", api.DeleteByID("webhook", h.webhooks.Delete))
-	r.Get("/webhooks/:id/deliveries", h.deliveries)
+	r.Get("/webhooks/:id/deliveries", api.ListUnderLimit("id", "webhook", 20, h.webhooks.ListDeliveries))
 	r.Post("/webhooks/:id/deliveries/:delivery_id/redeliver", h.redeliver)
 }
 
@@ -35,37 +39,9 @@ type createReq struct {
 	EventTypes []string `json:"event_types"`
 }
 
-func (h Handlers) create(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req createReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	w, err := h.webhooks.Create(c.UserContext(), api.Principal(c), orgID,
+func (h Handlers) create(ctx context.Context, p domain.Principal, orgID uuid.UUID, req createReq) (webhook.Webhook, error) {
+	return h.webhooks.Create(ctx, p, orgID,
 		webhook.CreateInput{URL: req.URL, EventTypes: req.EventTypes})
-	if err != nil {
-		return err
-	}
-	return c.Status(fiber.StatusCreated).JSON(w)
-}
-
-func (h Handlers) deliveries(c *fiber.Ctx) error {
-	id, err := api.PathID(c, "id", "webhook")
-	if err != nil {
-		return err
-	}
-	page, err := api.PageParams(c, 20)
-	if err != nil {
-		return err
-	}
-	ds, err := h.webhooks.ListDeliveries(c.UserContext(), api.Principal(c), id, page)
-	if err != nil {
-		return err
-	}
-	return c.JSON(api.PageOf(ds))
 }
 
 func (h Handlers) redeliver(c *fiber.Ctx) error {
@@ -81,5 +57,5 @@ func (h Handlers) redeliver(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusAccepted).JSON(r)
+	return api.Send(c, fiber.StatusAccepted, r)
 }

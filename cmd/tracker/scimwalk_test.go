@@ -11,6 +11,7 @@ import (
 
 	"tracker/api/apitest"
 	"tracker/domain/scim"
+	"tracker/domain/testfactory"
 )
 
 // scimToken connects an org to an identity provider (the configuration row
@@ -18,10 +19,7 @@ import (
 // SCIM token through the API.
 func (f *tenantFixture) scimToken(t *testing.T, owner apitest.User, orgID uuid.UUID) string {
 	t.Helper()
-	if _, err := f.env.DB.Pool.Exec(t.Context(), `INSERT INTO sso_configs (org_id, issuer_url, client_id, client_secret_sealed, default_role)
-		VALUES ($1, 'https://idp.example.test', 'client', '\x00', 'member')`, orgID); err != nil {
-		t.Fatal(err)
-	}
+	testfactory.SSOConfig(t, f.env.DB, orgID)
 	var tok struct{ Token string }
 	f.env.Do("POST", "/api/v1/orgs/"+orgID.String()+"/sso/scim-token", owner.Token, nil).Expect(t, 201).Decode(t, &tok)
 	return tok.Token

@@ -54,12 +54,7 @@ func TestDrillDownStreamOutlivesTheStatementTimeout(t *testing.T) {
 	if _, err := db.Pool.Exec(ctx, `UPDATE tickets SET title = repeat('long title ', 18) WHERE id = $1`, o.ticket.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date,
-	        duration_minutes, activity_type, status, approved_by, approved_at)
-	    SELECT gen_random_uuid(), $1, $2, $3, $4, DATE '2026-03-01' + (g % 28), 30, 'Coding', 'Approved', $2, now()
-	    FROM generate_series(1, $5) g`, o.id, o.ann, o.ticket.ID, o.ticket.ProjectID, entries); err != nil {
-		t.Fatal(err)
-	}
+	testfactory.ApprovedEntries(t, db, o.ticket, o.ann, entries, testfactory.Day("2026-03-01"), 28)
 	period, err := capex.ParsePeriod("period", "2026-03")
 	if err != nil {
 		t.Fatal(err)

@@ -22,11 +22,13 @@ var seq atomic.Int64
 // unique one. The user has no password (tests that log in register
 // through apitest.Env).
 type UserOpts struct {
-	Name  string
-	Email string
+	Name        string
+	Email       string
+	Placeholder bool
 }
 
-// User inserts an active user.
+// User inserts an active user (with Placeholder, an account nobody has
+// claimed yet, as an import or SCIM makes it).
 func User(t testing.TB, db *store.DB, o UserOpts) accountdb.User {
 	t.Helper()
 	id := domain.NewID()
@@ -37,7 +39,7 @@ func User(t testing.TB, db *store.DB, o UserOpts) accountdb.User {
 		o.Email = fmt.Sprintf("u%d-%s@example.test", seq.Add(1), id.String()[:8])
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	u := accountdb.User{ID: id, Email: strings.ToLower(o.Email), DisplayName: o.Name, Active: true, CreatedAt: now, UpdatedAt: now}
+	u := accountdb.User{ID: id, Email: strings.ToLower(o.Email), DisplayName: o.Name, Active: true, Placeholder: o.Placeholder, CreatedAt: now, UpdatedAt: now}
 	if err := accountdb.InsertUser(context.Background(), db.Q(), u); err != nil {
 		t.Fatalf("testfactory.User: %v", err)
 	}
@@ -50,7 +52,8 @@ type OrgOpts struct {
 	Slug string
 }
 
-// Org inserts an org with ownerID as its Owner. Unlike an org made through
+// Org inserts an org with ownerID as its Owner (uuid.Nil: an org nobody
+// belongs to, enough for a job that only needs its id). Unlike an org made through
 // the API it has no Default workflow: projects show the built-in default
 // statuses.
 func Org(t testing.TB, db *store.DB, ownerID uuid.UUID, o OrgOpts) orgdb.Org {
@@ -67,7 +70,9 @@ func Org(t testing.TB, db *store.DB, ownerID uuid.UUID, o OrgOpts) orgdb.Org {
 	if err := orgdb.InsertOrg(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.Org: %v", err)
 	}
-	Member(t, db, id, ownerID, MemberOpts{Role: "owner"})
+	if ownerID != uuid.Nil {
+		Member(t, db, id, ownerID, MemberOpts{Role: "owner"})
+	}
 	return r
 }
 

@@ -252,3 +252,26 @@ func TimeEntry(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, o 
 	}
 	return r
 }
+
+// DeleteProject soft-deletes the project (what DELETE /projects/{id} leaves
+// for the cascade to purge); p.ID and p.OrgID are read.
+func DeleteProject(t testing.TB, db *store.DB, p projectdb.Row) {
+	t.Helper()
+	if err := projectdb.SoftDelete(context.Background(), db.Q(), p.OrgID, p.ID, store.Versions{}, time.Now().UTC()); err != nil {
+		t.Fatalf("testfactory.DeleteProject: %v", err)
+	}
+}
+
+// ApprovedEntries inserts n Approved entries of 30 minutes of Coding by
+// userID on the ticket (tk.ID, tk.OrgID and tk.ProjectID are read), the
+// i-th dated first + i mod days, in one statement: for tests that need
+// volume rather than particular rows.
+func ApprovedEntries(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, n int, first time.Time, days int) {
+	t.Helper()
+	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date,
+	        duration_minutes, activity_type, status, approved_by, approved_at)
+	    SELECT gen_random_uuid(), $1, $2, $3, $4, $5::date + (g % $6), 30, 'Coding', 'Approved', $2, now()
+	    FROM generate_series(1, $7) g`, tk.OrgID, userID, tk.ID, tk.ProjectID, first, days, n); err != nil {
+		t.Fatalf("testfactory.ApprovedEntries: %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	acts "tracker/activities/chat"
 	"tracker/domain"
+	"tracker/domain/testfactory"
 	"tracker/store"
 	"tracker/store/chatdb"
 	"tracker/store/storetest"
@@ -73,10 +74,7 @@ func setup(t *testing.T, script ...func(w http.ResponseWriter)) (*store.DB, *rec
 
 func queued(t *testing.T, db *store.DB, thread string) uuid.UUID {
 	ctx := context.Background()
-	org := uuid.Must(uuid.NewV7())
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'o', $2)`, org, org.String()); err != nil {
-		t.Fatal(err)
-	}
+	org := testfactory.Org(t, db, uuid.Nil, testfactory.OrgOpts{}).ID
 	now := time.Now().UTC()
 	n := chatdb.Notification{ID: uuid.Must(uuid.NewV7()), OrgID: org, NotificationType: "mention", ChannelID: "C42",
 		Text: "<@U1> mentioned on *ABC-1* hi", Status: "queued", CreatedAt: now, UpdatedAt: now}

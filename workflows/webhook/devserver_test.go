@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"tracker/domain"
+	"tracker/domain/testfactory"
 	"tracker/domain/webhook"
 	"tracker/store"
 	"tracker/store/outboxdb"
@@ -185,10 +186,7 @@ func TestEveryDeliveryCarriesItsRetrySchedule(t *testing.T) {
 func newOrgHook(t *testing.T, db *store.DB, url string, types ...string) (uuid.UUID, webhookdb.Row) {
 	t.Helper()
 	ctx := context.Background()
-	org := domain.NewID()
-	if _, err := db.Q().Exec(ctx, `INSERT INTO organizations (id, name, slug) VALUES ($1, 'o', $2)`, org, org.String()); err != nil {
-		t.Fatal(err)
-	}
+	org := testfactory.Org(t, db, uuid.Nil, testfactory.OrgOpts{}).ID
 	now := time.Now().UTC()
 	w := webhookdb.Row{ID: domain.NewID(), OrgID: org, URL: url, Secret: webhook.NewSecret(), EventTypes: types,
 		Active: true, CreatedAt: now, UpdatedAt: now}
