@@ -12,14 +12,12 @@ import (
 )
 
 // Patch is a partial change of one ticket (PATCH, transition) or of many
-// (batch update). SprintID is taken by batch update only.
+// (batch update): its own values (Content) and its references. SprintID is
+// taken by batch update only.
 type Patch struct {
-	Title       domain.Opt[string]
-	Description domain.Opt[string]
-	Status      domain.Opt[string]
-	Priority    domain.Opt[string]
-	AssigneeID  domain.Opt[uuid.UUID]
-	SprintID    domain.Opt[uuid.UUID]
+	Content    domain.Patch[Content]
+	AssigneeID domain.Opt[uuid.UUID]
+	SprintID   domain.Opt[uuid.UUID]
 	// ParentID is taken by PATCH only (checked per ticket). ParentRef,
 	// when not "", names it by reference (ParentID set, its value resolved
 	// from the reference in the ticket's org and project).
@@ -27,33 +25,13 @@ type Patch struct {
 	ParentRef string
 }
 
-func (pt Patch) empty() bool {
-	return !pt.Title.Set && !pt.Description.Set && !pt.Status.Set && !pt.Priority.Set &&
-		!pt.AssigneeID.Set && !pt.SprintID.Set && !pt.ParentID.Set
+// statusPatch is the patch of a move to status to.
+func statusPatch(to string) Patch {
+	return Patch{Content: domain.PatchWith(Content{Status: to}, "status")}
 }
 
-// normalize checks what needs no database and spells the priority as
-// canonical.
-func (pt *Patch) normalize() error {
-	var probs domain.Problems
-	if pt.Title.Set {
-		if pt.Title.Null {
-			probs.Add("title", "must not be null")
-		} else {
-			CheckTitle(&probs, pt.Title.Value)
-		}
-	}
-	if pt.Status.Set && (pt.Status.Null || pt.Status.Value == "") {
-		probs.Add("status", "must be a status of the project's workflow")
-	}
-	if pt.Priority.Set {
-		pr, ok := ParsePriority(pt.Priority.Value)
-		if pt.Priority.Null || !ok {
-			probs.Add("priority", "must be one of "+prioritiesList)
-		}
-		pt.Priority.Value = pr
-	}
-	return probs.Err()
+func (pt Patch) empty() bool {
+	return pt.Content.Empty() && !pt.AssigneeID.Set && !pt.SprintID.Set && !pt.ParentID.Set
 }
 
 // plan is the change of one ticket: columns to set, the audit changes other
@@ -74,15 +52,7 @@ func (pl *plan) put(col string, old, new any) {
 // changes. A status change is checked against the workflow's rules.
 func planFor(t ticketdb.Row, rules statusflow.Rules, pt Patch) (plan, error) {
 	pl := plan{set: map[string]any{}}
-	if pt.Title.Set && pt.Title.Value != t.Title {
-		pl.put("title", t.Title, pt.Title.Value)
-	}
-	if pt.Description.Set && !samePtr(pt.Description.Ptr(), t.Description) {
-		pl.put("description", val(t.Description), val(pt.Description.Ptr()))
-	}
-	if pt.Priority.Set && pt.Priority.Value != t.Priority {
-		pl.put("priority", t.Priority, pt.Priority.Value)
-	}
+	pl.changes = pt.Content.Changes(t.Content, pl.set, "status")
 	if pt.AssigneeID.Set && !samePtr(pt.AssigneeID.Ptr(), t.AssigneeID) {
 		pl.put("assignee_id", val(t.AssigneeID), val(pt.AssigneeID.Ptr()))
 	}
@@ -92,8 +62,8 @@ func planFor(t ticketdb.Row, rules statusflow.Rules, pt Patch) (plan, error) {
 	if pt.ParentID.Set && !samePtr(pt.ParentID.Ptr(), t.ParentID) {
 		pl.put("parent_id", val(t.ParentID), val(pt.ParentID.Ptr()))
 	}
-	if pt.Status.Set {
-		mv, err := rules.Check(t.Status, pt.Status.Value)
+	if pt.Content.Has("status") {
+		mv, err := rules.Check(t.Status, pt.Content.Value.Status)
 		if err != nil {
 			return plan{}, err
 		}
@@ -157,7 +127,7 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 // enforcement; under warn an unlisted move succeeds with a warning.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, pt Patch) (Result, error) {
 	pt.SprintID = domain.Opt[uuid.UUID]{}
-	if err := pt.normalize(); err != nil {
+	if err := checkContent(&pt.Content); err != nil {
 		return Result{}, err
 	}
 	var res Result
@@ -205,7 +175,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 // Transition moves a ticket to another status (Member); the same rules as a
 // PATCH of status.
 func (s *Service) Transition(ctx context.Context, p domain.Principal, id uuid.UUID, to string) (Result, error) {
-	return s.Update(ctx, p, id, Patch{Status: domain.Some(to)})
+	return s.Update(ctx, p, id, statusPatch(to))
 }
 
 func checkAssignee(ctx context.Context, q store.Querier, orgID, userID uuid.UUID) error {
