@@ -14,17 +14,14 @@ import (
 // nullable ones. workflow_id null puts the project back on its org's
 // Default workflow.
 type PatchInput struct {
-	Name               domain.Opt[string]
-	Description        domain.Opt[string]
-	TeamID             domain.Opt[uuid.UUID]
-	WorkflowID         domain.Opt[uuid.UUID]
-	CapitalizationType domain.Opt[string]
-	DevelopmentPhase   domain.Opt[string]
-	CostCenterID       domain.Opt[string]
-	AmortizationMonths domain.Opt[int64]
-	BudgetCents        domain.Opt[int64]
-	BudgetPeriod       domain.Opt[string]
-	PlacedInService    domain.Opt[string]
+	Name            domain.Opt[string]
+	Description     domain.Opt[string]
+	TeamID          domain.Opt[uuid.UUID]
+	WorkflowID      domain.Opt[uuid.UUID]
+	Content         domain.Patch[Content]
+	BudgetCents     domain.Opt[int64]
+	BudgetPeriod    domain.Opt[string]
+	PlacedInService domain.Opt[string]
 }
 
 func (in *PatchInput) validate() error {
@@ -37,10 +34,7 @@ func (in *PatchInput) validate() error {
 		}
 	}
 	checkDescription(&p, in.Description.Ptr())
-	checkText(&p, "capitalization_type", in.CapitalizationType.Ptr())
-	checkText(&p, "development_phase", in.DevelopmentPhase.Ptr())
-	checkText(&p, "cost_center_id", in.CostCenterID.Ptr())
-	CheckAmortization(&p, in.AmortizationMonths.Ptr())
+	checkContent(&p, &in.Content.Value)
 	CheckBudget(&p, in.BudgetCents.Ptr())
 	CheckInService(&p, in.PlacedInService.Ptr())
 	if v := in.BudgetPeriod.Ptr(); v != nil {
@@ -75,10 +69,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		track(&c, "description", in.Description, old.Description)
 		track(&c, "team_id", in.TeamID, old.TeamID)
 		track(&c, "workflow_id", in.WorkflowID, old.WorkflowID)
-		track(&c, "capitalization_type", in.CapitalizationType, old.CapitalizationType)
-		track(&c, "development_phase", in.DevelopmentPhase, old.DevelopmentPhase)
-		track(&c, "cost_center_id", in.CostCenterID, old.CostCenterID)
-		track(&c, "amortization_months", in.AmortizationMonths, old.AmortizationMonths)
+		c.changes = append(c.changes, in.Content.Changes(old.Content, c.set)...)
 		track(&c, "budget_cents", in.BudgetCents, old.BudgetCents)
 		track(&c, "budget_period", in.BudgetPeriod, old.BudgetPeriod)
 		track(&c, "placed_in_service", in.PlacedInService, DateString(old.PlacedInService))
