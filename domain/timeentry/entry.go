@@ -64,7 +64,7 @@ func (e Entry) RowVersion() int64 { return e.Version }
 func toEntry(r timeentrydb.Row) Entry {
 	e := Entry{
 		ID: r.ID, UserID: r.UserID, TicketID: r.TicketID, ProjectID: r.ProjectID,
-		Date: r.Date.Format(DateLayout), DurationMinutes: r.DurationMinutes, Description: r.Description,
+		Date: r.Date.String(), DurationMinutes: r.DurationMinutes, Description: r.Description,
 		ActivityType: r.ActivityType, Status: r.Status, ApprovedBy: r.ApprovedBy,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), SourceApprovedBy: r.SourceApprovedBy, Version: r.RowVersion,
 	}

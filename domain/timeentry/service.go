@@ -10,6 +10,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/capex/period"
+	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/timeentrydb"
 )
@@ -81,8 +82,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		}
 		r := timeentrydb.Row{
 			ID: domain.NewID(), OrgID: a.OrgID, UserID: in.UserID, TicketID: in.TicketID, ProjectID: in.ProjectID,
-			Date: date, DurationMinutes: in.DurationMinutes, Description: in.Description,
-			ActivityType: in.ActivityType, Status: StatusDraft, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
+			Content: timeentrydb.Content{Date: civil.DateOf(date), DurationMinutes: in.DurationMinutes, Description: in.Description,
+				ActivityType: in.ActivityType}, Status: StatusDraft, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
 		}
 		if err := timeentrydb.Insert(ctx, q, r); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/capex/period"
+	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/timeentrydb"
 )
@@ -76,7 +77,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if r.Status == StatusApproved {
 			return stateConflict(r.Status, "approved entries cannot be changed")
 		}
-		days := []time.Time{r.Date}
+		days := []time.Time{r.Date.Time()}
 		if in.Date.Set {
 			days = append(days, date)
 		}
@@ -87,9 +88,9 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		track := func(field string, old, new any) {
 			changes = append(changes, domain.FieldChange{Field: field, Old: old, New: new})
 		}
-		if in.Date.Set && !date.Equal(r.Date) {
-			track("date", r.Date.Format(DateLayout), date.Format(DateLayout))
-			r.Date = date
+		if in.Date.Set && civil.DateOf(date) != r.Date {
+			track("date", r.Date.String(), civil.DateOf(date).String())
+			r.Date = civil.DateOf(date)
 		}
 		if in.DurationMinutes.Set && in.DurationMinutes.Value != r.DurationMinutes {
 			track("duration_minutes", r.DurationMinutes, in.DurationMinutes.Value)
@@ -142,7 +143,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		if r.Status == StatusApproved {
 			return stateConflict(r.Status, "approved entries cannot be deleted")
 		}
-		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date); err != nil {
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date.Time()); err != nil {
 			return err
 		}
 		// If-Match is checked in the DELETE's WHERE.
@@ -176,7 +177,7 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, mi
 		if r.Status != from {
 			return stateConflict(r.Status, why)
 		}
-		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date); err != nil {
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date.Time()); err != nil {
 			return err
 		}
 		changes := []domain.FieldChange{{Field: "status", Old: r.Status, New: to}}

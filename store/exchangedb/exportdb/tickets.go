@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/store"
+	"tracker/store/timeentrydb"
 )
 
 // TicketLabel is one live label of a ticket.
@@ -39,28 +40,9 @@ func Comments(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]Co
 	    FROM comments WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }
 
-// TimeEntry is a time_entries row.
-type TimeEntry struct {
-	ID              uuid.UUID  `db:"id"`
-	TicketID        uuid.UUID  `db:"ticket_id"`
-	UserID          uuid.UUID  `db:"user_id"`
-	Date            time.Time  `db:"date"`
-	DurationMinutes int        `db:"duration_minutes"`
-	Description     *string    `db:"description"`
-	ActivityType    string     `db:"activity_type"`
-	Status          string     `db:"status"`
-	ApprovedBy      *uuid.UUID `db:"approved_by"`
-	ApprovedAt      *time.Time `db:"approved_at"`
-	CreatedAt       time.Time  `db:"created_at"`
-	UpdatedAt       time.Time  `db:"updated_at"`
-	// SourceApprovedBy is the approver an imported document named (text).
-	SourceApprovedBy *string `db:"source_approved_by"`
-}
-
 // TimeEntries reads the time entries of the given tickets in creation order.
-func TimeEntries(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]TimeEntry, error) {
-	return store.SelectRaw[TimeEntry](ctx, q, `SELECT id, ticket_id, user_id, date, duration_minutes, description,
-	        activity_type, status, approved_by, approved_at, created_at, updated_at, source_approved_by
+func TimeEntries(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]timeentrydb.Row, error) {
+	return store.SelectRaw[timeentrydb.Row](ctx, q, `SELECT `+store.Cols(timeentrydb.Columns())+`
 	    FROM time_entries WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }
 
