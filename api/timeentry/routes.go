@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/api"
-	"tracker/domain"
 	"tracker/domain/timeentry"
 )
 
@@ -60,23 +59,16 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	return api.Send(c, fiber.StatusCreated, e)
 }
 
-type patchReq struct {
-	Date            domain.Opt[string] `json:"date"`
-	DurationMinutes domain.Opt[int]    `json:"duration_minutes"`
-	Description     domain.Opt[string] `json:"description"`
-	ActivityType    domain.Opt[string] `json:"activity_type"`
-}
-
 func (h Handlers) update(c *fiber.Ctx) error {
 	id, err := api.PathID(c, "id", "time entry")
 	if err != nil {
 		return err
 	}
-	var req patchReq
+	var req timeentry.Patch
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	e, err := h.entries.Update(c.UserContext(), api.Principal(c), id, timeentry.Patch(req))
+	e, err := h.entries.Update(c.UserContext(), api.Principal(c), id, req)
 	if err != nil {
 		return err
 	}

@@ -13,12 +13,12 @@ import (
 	"tracker/store/timeentrydb"
 )
 
-// Patch is a partial update; unset fields are kept.
+// Patch is a partial update; unset fields are kept. It is the PATCH body.
 type Patch struct {
-	Date            domain.Opt[string]
-	DurationMinutes domain.Opt[int]
-	Description     domain.Opt[string]
-	ActivityType    domain.Opt[string]
+	Date            domain.Opt[string] `json:"date"`
+	DurationMinutes domain.Opt[int]    `json:"duration_minutes"`
+	Description     domain.Opt[string] `json:"description"`
+	ActivityType    domain.Opt[string] `json:"activity_type"`
 }
 
 // loadOwned locks an entry for a change by its user or an Admin: non-members

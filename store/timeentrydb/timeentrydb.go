@@ -71,9 +71,7 @@ func Insert(ctx context.Context, q store.Querier, r Row) error {
 // approval); the caller has checked their months open (domain/capex/period)
 // in the same transaction.
 func InsertMany(ctx context.Context, q store.Querier, rs []Row) error {
-	_, err := q.Exec(ctx, `INSERT INTO time_entries (`+store.Cols(Columns())+`) SELECT * FROM `+fields.Unnest("u", 1),
-		fields.Arrays(rs)...)
-	return store.Translate(err)
+	return fields.InsertMany(ctx, q, "time_entries", rs)
 }
 
 // WithAccess is an entry with the caller's standing toward its project.
