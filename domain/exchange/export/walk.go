@@ -208,8 +208,8 @@ func (w *projectWalker) comments(ids []uuid.UUID) (map[uuid.UUID][]Comment, erro
 			return nil, err
 		}
 		cm := Comment{Author: author, Body: c.Body, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
-		if c.ParentID != nil {
-			if i, ok := pos[*c.ParentID]; ok {
+		if c.ParentCommentID != nil {
+			if i, ok := pos[*c.ParentCommentID]; ok {
 				cm.Parent = &i
 			}
 		}

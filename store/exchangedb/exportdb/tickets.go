@@ -2,11 +2,11 @@ package exportdb
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
 	"tracker/store"
+	"tracker/store/commentdb"
 	"tracker/store/timeentrydb"
 )
 
@@ -23,20 +23,9 @@ func TicketLabels(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) (
 	    WHERE tl.ticket_id = ANY($1) ORDER BY tl.ticket_id, lower(l.name)`, ticketIDs)
 }
 
-// Comment is a comments row.
-type Comment struct {
-	ID        uuid.UUID  `db:"id"`
-	TicketID  uuid.UUID  `db:"ticket_id"`
-	AuthorID  uuid.UUID  `db:"author_id"`
-	Body      string     `db:"body"`
-	ParentID  *uuid.UUID `db:"parent_comment_id"`
-	CreatedAt time.Time  `db:"created_at"`
-	UpdatedAt time.Time  `db:"updated_at"`
-}
-
 // Comments reads the comments of the given tickets in creation order.
-func Comments(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]Comment, error) {
-	return store.SelectRaw[Comment](ctx, q, `SELECT id, ticket_id, author_id, body, parent_comment_id, created_at, updated_at
+func Comments(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]commentdb.Row, error) {
+	return store.SelectRaw[commentdb.Row](ctx, q, `SELECT `+store.Cols(commentdb.Columns())+`
 	    FROM comments WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }
 
