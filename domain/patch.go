@@ -24,7 +24,7 @@ type Patch[C any] struct {
 func PatchOf[C any](body []byte, v C) Patch[C] {
 	var keys map[string]json.RawMessage
 	_ = json.Unmarshal(body, &keys) // Bind has checked the body already
-	p := Patch[C]{Value: v, sent: map[string]bool{}}
+	p := PatchWith(v)
 	for _, f := range contentOf(reflect.TypeFor[C]()) {
 		if raw, ok := keys[f.key]; ok {
 			p.sent[f.key] = bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
@@ -35,7 +35,7 @@ func PatchOf[C any](body []byte, v C) Patch[C] {
 
 // PatchWith is the patch of C that sets keys to their values in v.
 func PatchWith[C any](v C, keys ...string) Patch[C] {
-	p := Patch[C]{Value: v, sent: map[string]bool{}}
+	p := Patch[C]{Value: v, sent: make(map[string]bool, len(keys))}
 	for _, k := range keys {
 		p.sent[k] = false
 	}
@@ -51,13 +51,25 @@ func (p Patch[C]) Null(key string) bool { return p.sent[key] }
 // Empty reports whether the patch sets nothing.
 func (p Patch[C]) Empty() bool { return len(p.sent) == 0 }
 
-// Changes compares what the patch sets with old, in C's field order, leaving
-// out the keys in skip (a field with rules of its own, such as a workflow's
-// status): each field that differs goes to set under its column and becomes
-// a change of the activity trail, old and new as values (a pointer's value,
-// nil for NULL).
-func (p Patch[C]) Changes(old C, set map[string]any, skip ...string) []FieldChange {
-	var out []FieldChange
+// Changeset is what a change writes: the columns to set and the activity
+// trail's changes, old and new as values (a pointer's value, nil for NULL).
+type Changeset struct {
+	Set     map[string]any
+	Changes []FieldChange
+}
+
+// Track records field in c when o sets it to a value other than old.
+func Track[T comparable](c *Changeset, field string, o Opt[T], old *T) {
+	if nv := o.Ptr(); o.Set && !(old == nil && nv == nil || old != nil && nv != nil && *old == *nv) {
+		c.Set[field] = valueOf(reflect.ValueOf(nv))
+		c.Changes = append(c.Changes, FieldChange{Field: field, Old: valueOf(reflect.ValueOf(old)), New: c.Set[field]})
+	}
+}
+
+// Track records in c what the patch sets to other values than old's, in C's
+// field order, leaving out the keys in skip (a field with rules of its own,
+// such as a workflow's status).
+func (p Patch[C]) Track(c *Changeset, old C, skip ...string) {
 	ov, nv := reflect.ValueOf(old), reflect.ValueOf(p.Value)
 	for _, f := range contentOf(reflect.TypeFor[C]()) {
 		if !p.Has(f.key) || slices.Contains(skip, f.key) {
@@ -67,10 +79,9 @@ func (p Patch[C]) Changes(old C, set map[string]any, skip ...string) []FieldChan
 		if reflect.DeepEqual(was, now) {
 			continue
 		}
-		set[f.column] = now
-		out = append(out, FieldChange{Field: f.column, Old: was, New: now})
+		c.Set[f.column] = now
+		c.Changes = append(c.Changes, FieldChange{Field: f.column, Old: was, New: now})
 	}
-	return out
 }
 
 // Created lists the fields of a new row's values as the activity trail
@@ -105,13 +116,10 @@ func contentOf(t reflect.Type) []contentField {
 
 // valueOf is a field's value, a pointer's value or nil for a nil pointer.
 func valueOf(v reflect.Value) any {
-	if v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return nil
-		}
-		v = v.Elem()
+	if v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil
 	}
-	return v.Interface()
+	return reflect.Indirect(v).Interface()
 }
 
 // Filled is the patch of C that sets each field of v that is not zero, and

@@ -37,38 +37,26 @@ func (pt Patch) empty() bool {
 // plan is the change of one ticket: columns to set, the audit changes other
 // than status, the status change, and the enforcement warning if any.
 type plan struct {
-	set     map[string]any
-	changes []domain.FieldChange
+	domain.Changeset
 	status  *domain.FieldChange
 	warning string
-}
-
-func (pl *plan) put(col string, old, new any) {
-	pl.set[col] = new
-	pl.changes = append(pl.changes, domain.FieldChange{Field: col, Old: old, New: new})
 }
 
 // planFor compares the patch with the ticket; only real differences become
 // changes. A status change is checked against the workflow's rules.
 func planFor(t ticketdb.Row, rules statusflow.Rules, pt Patch) (plan, error) {
-	pl := plan{set: map[string]any{}}
-	pl.changes = pt.Content.Changes(t.Content, pl.set, "status")
-	if pt.AssigneeID.Set && !samePtr(pt.AssigneeID.Ptr(), t.AssigneeID) {
-		pl.put("assignee_id", val(t.AssigneeID), val(pt.AssigneeID.Ptr()))
-	}
-	if pt.SprintID.Set && !samePtr(pt.SprintID.Ptr(), t.SprintID) {
-		pl.put("sprint_id", val(t.SprintID), val(pt.SprintID.Ptr()))
-	}
-	if pt.ParentID.Set && !samePtr(pt.ParentID.Ptr(), t.ParentID) {
-		pl.put("parent_id", val(t.ParentID), val(pt.ParentID.Ptr()))
-	}
+	pl := plan{Changeset: domain.Changeset{Set: map[string]any{}}}
+	pt.Content.Track(&pl.Changeset, t.Content, "status")
+	domain.Track(&pl.Changeset, "assignee_id", pt.AssigneeID, t.AssigneeID)
+	domain.Track(&pl.Changeset, "sprint_id", pt.SprintID, t.SprintID)
+	domain.Track(&pl.Changeset, "parent_id", pt.ParentID, t.ParentID)
 	if pt.Content.Has("status") {
 		mv, err := rules.Check(t.Status, pt.Content.Value.Status)
 		if err != nil {
 			return plan{}, err
 		}
 		if !mv.NoOp {
-			pl.set["status"] = mv.To
+			pl.Set["status"] = mv.To
 			pl.status = &domain.FieldChange{Field: "status", Old: t.Status, New: mv.To}
 			pl.warning = mv.Warning
 		}
@@ -80,7 +68,7 @@ func planFor(t ticketdb.Row, rules statusflow.Rules, pt Patch) (plan, error) {
 // changes as ticket.updated, a status change as ticket.status_changed.
 func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticketdb.Row, pl plan) (Ticket, error) {
 	versions := domain.Versions(ctx)
-	if len(pl.set) == 0 {
+	if len(pl.Set) == 0 {
 		// Nothing to write: the version read under the row lock decides.
 		if err := domain.CheckIfMatch(ctx, "ticket", t.RowVersion); err != nil {
 			return Ticket{}, err
@@ -92,12 +80,12 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 	if versions.Conditional() {
 		// Checked in the UPDATE's WHERE: a row at another version is
 		// not written.
-		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, versions, pl.set, s.now())
+		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, versions, pl.Set, s.now())
 		if err == nil && len(rows) == 0 {
 			return Ticket{}, domain.PreconditionFailed("ticket")
 		}
 	} else {
-		rows, err = ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.set, s.now())
+		rows, err = ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.Set, s.now())
 	}
 	if err != nil {
 		return Ticket{}, err
@@ -106,9 +94,9 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 		return Ticket{}, domain.NotFound("ticket")
 	}
 	after := toTicket(rows[0])
-	if len(pl.changes) > 0 {
+	if len(pl.Changes) > 0 {
 		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
-			EntityID: t.ID, Action: ActionUpdated, Changes: pl.changes, Via: by.Via,
+			EntityID: t.ID, Action: ActionUpdated, Changes: pl.Changes, Via: by.Via,
 			Events: []string{domain.EventTicketUpdated}, Data: after}); err != nil {
 			return Ticket{}, err
 		}
@@ -194,12 +182,4 @@ func samePtr[T comparable](a, b *T) bool {
 		return a == nil && b == nil
 	}
 	return *a == *b
-}
-
-// val is a pointer's value for audit changes, nil for nil.
-func val[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }
