@@ -32,12 +32,6 @@ var fields = store.FieldsOf[Row]()
 // Columns is the column list of Row.
 func Columns() []string { return fields.Names() }
 
-// InsertMany creates comments (an import's batch; a parent may be in the
-// same call).
-func InsertMany(ctx context.Context, q store.Querier, rs []Row) error {
-	return fields.InsertMany(ctx, q, "comments", rs)
-}
-
 func prefixed(p string) []string { return store.Prefixed(p, Columns()) }
 
 // WithAccess is a comment and the caller's standing toward its ticket's project.
