@@ -84,6 +84,17 @@ func (p Patch[C]) Track(c *Changeset, old C, skip ...string) {
 	}
 }
 
+// Apply is old with the fields the patch sets taken from its values.
+func (p Patch[C]) Apply(old C) C {
+	ov, nv := reflect.ValueOf(&old).Elem(), reflect.ValueOf(p.Value)
+	for _, f := range contentOf(reflect.TypeFor[C]()) {
+		if p.Has(f.key) {
+			ov.Field(f.index).Set(nv.Field(f.index))
+		}
+	}
+	return old
+}
+
 // Created lists the fields of a new row's values as the activity trail
 // records a creation: every value, but a nil pointer not at all.
 func Created[C any](v C) []FieldChange {
