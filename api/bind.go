@@ -59,7 +59,7 @@ func Bind(c *fiber.Ctx, dst any) error {
 	if err := json.Unmarshal(body, dst); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			field := te.Field
+			field := bodyPath(reflect.TypeOf(dst).Elem(), te.Field)
 			if field == "" {
 				return domain.Invalid("body: must be a JSON object")
 			}
@@ -76,6 +76,19 @@ func Bind(c *fiber.Ctx, dst any) error {
 		return err
 	}
 	return Validate(dst)
+}
+
+// bodyPath is a decoding error's field path as the body spells it:
+// encoding/json names the embedded structs in it (Content.title).
+func bodyPath(t reflect.Type, field string) string {
+	if t.Kind() == reflect.Struct {
+		for _, f := range reflect.VisibleFields(t) {
+			if f.Anonymous {
+				field = strings.TrimPrefix(field, f.Name+".")
+			}
+		}
+	}
+	return field
 }
 
 // Validate checks a struct's validate tags.

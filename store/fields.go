@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"time"
@@ -137,4 +138,14 @@ func (f *Fields[T]) Unnest(alias string, first int) string {
 		s += fmt.Sprintf("$%d::%s[]", first+i, t)
 	}
 	return s + ") AS " + alias + "(" + Cols(f.names) + ")"
+}
+
+// InsertMany inserts rows into table in one statement (an import's batch):
+// every column of T, from unnest over Arrays.
+func (f *Fields[T]) InsertMany(ctx context.Context, q Querier, table string, rows []T) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `INSERT INTO `+table+` (`+Cols(f.names)+`) SELECT * FROM `+f.Unnest("u", 1), f.Arrays(rows)...)
+	return Translate(err)
 }

@@ -143,6 +143,7 @@ func TestCreateProject(t *testing.T) {
 			"phase too long":         {base("development_phase", strings.Repeat("p", 101)), "development_phase"},
 			"empty capitalization":   {base("capitalization_type", ""), "capitalization_type"},
 			"negative amortization":  {base("amortization_months", -1), "amortization_months"},
+			"amortization not int":   {base("amortization_months", "x"), "amortization_months"},
 			"cost center too long":   {base("cost_center_id", strings.Repeat("c", 101)), "cost_center_id"},
 			"description not string": {base("description", 5), "description"},
 		} {

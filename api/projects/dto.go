@@ -11,19 +11,16 @@ import (
 // rather than a 400 for the whole body.
 
 type createReq struct {
-	OrgID              string  `json:"org_id" validate:"required"`
-	Key                string  `json:"key" validate:"required"`
-	Name               string  `json:"name" validate:"required"`
-	Description        *string `json:"description"`
-	TeamID             *string `json:"team_id"`
-	WorkflowID         *string `json:"workflow_id"`
-	BudgetCents        *int64  `json:"budget_cents"`
-	BudgetPeriod       *string `json:"budget_period"`
-	CapitalizationType *string `json:"capitalization_type"`
-	DevelopmentPhase   *string `json:"development_phase"`
-	CostCenterID       *string `json:"cost_center_id"`
-	AmortizationMonths *int64  `json:"amortization_months"`
-	PlacedInService    *string `json:"placed_in_service"`
+	OrgID        string  `json:"org_id" validate:"required"`
+	Key          string  `json:"key" validate:"required"`
+	Name         string  `json:"name" validate:"required"`
+	Description  *string `json:"description"`
+	TeamID       *string `json:"team_id"`
+	WorkflowID   *string `json:"workflow_id"`
+	BudgetCents  *int64  `json:"budget_cents"`
+	BudgetPeriod *string `json:"budget_period"`
+	project.Content
+	PlacedInService *string `json:"placed_in_service"`
 }
 
 func (r createReq) input() (project.CreateInput, error) {
@@ -32,9 +29,7 @@ func (r createReq) input() (project.CreateInput, error) {
 	in := project.CreateInput{
 		OrgID: org, Key: r.Key, Name: r.Name, Description: r.Description,
 		TeamID: idPtr(&p, "team_id", r.TeamID), WorkflowID: idPtr(&p, "workflow_id", r.WorkflowID),
-		BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod, CapitalizationType: r.CapitalizationType,
-		DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID, AmortizationMonths: r.AmortizationMonths,
-		PlacedInService: r.PlacedInService,
+		BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod, Content: r.Content, PlacedInService: r.PlacedInService,
 	}
 	return in, p.Err()
 }
@@ -56,20 +51,17 @@ func idPtr(p *domain.Problems, field string, s *string) *uuid.UUID {
 }
 
 type patchReq struct {
-	Name               domain.Opt[string] `json:"name"`
-	Description        domain.Opt[string] `json:"description"`
-	TeamID             domain.Opt[string] `json:"team_id"`
-	WorkflowID         domain.Opt[string] `json:"workflow_id"`
-	CapitalizationType domain.Opt[string] `json:"capitalization_type"`
-	DevelopmentPhase   domain.Opt[string] `json:"development_phase"`
-	CostCenterID       domain.Opt[string] `json:"cost_center_id"`
-	AmortizationMonths domain.Opt[int64]  `json:"amortization_months"`
-	BudgetCents        domain.Opt[int64]  `json:"budget_cents"`
-	BudgetPeriod       domain.Opt[string] `json:"budget_period"`
-	PlacedInService    domain.Opt[string] `json:"placed_in_service"`
+	Name        domain.Opt[string] `json:"name"`
+	Description domain.Opt[string] `json:"description"`
+	TeamID      domain.Opt[string] `json:"team_id"`
+	WorkflowID  domain.Opt[string] `json:"workflow_id"`
+	project.Content
+	BudgetCents     domain.Opt[int64]  `json:"budget_cents"`
+	BudgetPeriod    domain.Opt[string] `json:"budget_period"`
+	PlacedInService domain.Opt[string] `json:"placed_in_service"`
 }
 
-func (r patchReq) input() (project.PatchInput, error) {
+func (r patchReq) input(body []byte) (project.PatchInput, error) {
 	var p domain.Problems
 	team := optID(&p, "team_id", r.TeamID)
 	wf := optID(&p, "workflow_id", r.WorkflowID)
@@ -77,10 +69,8 @@ func (r patchReq) input() (project.PatchInput, error) {
 		return project.PatchInput{}, err
 	}
 	return project.PatchInput{
-		Name: r.Name, Description: r.Description, TeamID: team, WorkflowID: wf,
-		CapitalizationType: r.CapitalizationType, DevelopmentPhase: r.DevelopmentPhase, CostCenterID: r.CostCenterID,
-		AmortizationMonths: r.AmortizationMonths, BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod,
-		PlacedInService: r.PlacedInService,
+		Name: r.Name, Description: r.Description, TeamID: team, WorkflowID: wf, Content: domain.PatchOf(body, r.Content),
+		BudgetCents: r.BudgetCents, BudgetPeriod: r.BudgetPeriod, PlacedInService: r.PlacedInService,
 	}, nil
 }
 

@@ -93,7 +93,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	in, err := req.input()
+	in, err := req.input(c.Body())
 	if err != nil {
 		return err
 	}

@@ -79,6 +79,10 @@ func TestCreate(t *testing.T) {
 				}
 			})
 		}
+		// A wrongly typed member of the embedded Content is named by its key.
+		if d := env.Do("POST", url, f.owner.Token, map[string]any{"title": 5}).Expect(t, 422).Error().Details; len(d) != 1 || d[0] != "title: must be a string" {
+			t.Fatalf("title not string: details %q", d)
+		}
 		f.create(t, f.owner.Token, f.project, map[string]any{"title": strings.Repeat("é", 500)})
 	})
 

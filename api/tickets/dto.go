@@ -7,18 +7,22 @@ import (
 	"tracker/domain/ticket"
 )
 
+// createReq and patchReq embed the ticket's own values (ticket.Content),
+// which decode under their json keys as they render.
 type createReq struct {
-	Title       string  `json:"title" validate:"required"`
-	Description *string `json:"description"`
-	Status      string  `json:"status"`
-	Priority    string  `json:"priority"`
-	AssigneeID  *string `json:"assignee_id"`
-	ParentID    *string `json:"parent_id"`
+	ticket.Content
+	AssigneeID *string `json:"assignee_id"`
+	ParentID   *string `json:"parent_id"`
 	// reporter_id is deprecated and ignored: the reporter is the caller.
 }
 
 func (r createReq) toDomain() (ticket.NewTicket, error) {
-	out := ticket.NewTicket{Title: r.Title, Description: r.Description, Status: r.Status, Priority: r.Priority}
+	out := ticket.NewTicket{Content: r.Content}
+	if r.Title == "" {
+		var p domain.Problems
+		p.Add("title", "required")
+		return out, p.Err()
+	}
 	if r.AssigneeID != nil {
 		id, err := uuid.Parse(*r.AssigneeID)
 		if err != nil {
@@ -39,18 +43,15 @@ func (r createReq) toDomain() (ticket.NewTicket, error) {
 }
 
 // patchReq carries every field a PATCH or a batch update may set; absent,
-// null and value are told apart.
+// null and value are told apart (of Content, by the body's keys).
 type patchReq struct {
-	Title       domain.Opt[string] `json:"title"`
-	Description domain.Opt[string] `json:"description"`
-	Status      domain.Opt[string] `json:"status"`
-	Priority    domain.Opt[string] `json:"priority"`
-	AssigneeID  domain.Opt[string] `json:"assignee_id"`
-	ParentID    domain.Opt[string] `json:"parent_id"`
+	ticket.Content
+	AssigneeID domain.Opt[string] `json:"assignee_id"`
+	ParentID   domain.Opt[string] `json:"parent_id"`
 }
 
-func (r patchReq) toDomain() (ticket.Patch, error) {
-	out := ticket.Patch{Title: r.Title, Description: r.Description, Status: r.Status, Priority: r.Priority}
+func (r patchReq) toDomain(body []byte) (ticket.Patch, error) {
+	out := ticket.Patch{Content: domain.PatchOf(body, r.Content)}
 	var err error
 	if out.AssigneeID, err = optID("assignee_id", r.AssigneeID); err != nil {
 		return out, err

@@ -72,7 +72,7 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	pt, err := req.toDomain()
+	pt, err := req.toDomain(c.Body())
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (h Handlers) batchUpdate(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	pt, err := req.toDomain()
+	pt, err := req.toDomain(c.Body())
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func TestCreate(t *testing.T) {
 	t.Run("201", func(t *testing.T) {
 		e := w.create(t, w.member, nil)
 		if e.Status != "Draft" || e.UserID != w.member.ID || e.TicketID != w.ticket || e.ProjectID != w.project ||
-			e.DurationMinutes != 90 || e.ActivityType != "Coding" || e.Date != today(0) || e.ApprovedBy != nil || e.ApprovedAt != nil {
+			e.DurationMinutes != 90 || e.ActivityType != "Coding" || e.Date.String() != today(0) || e.ApprovedBy != nil || e.ApprovedAt != nil {
 			t.Fatalf("created entry: %+v", e)
 		}
 		var got timeentry.Entry
@@ -46,6 +46,16 @@ func TestCreate(t *testing.T) {
 		}
 	})
 
+	t.Run("422 a value of the wrong type is named by its member alone", func(t *testing.T) {
+		r := w.do("POST", "/api/v1/time-entries", w.member, w.body(w.member, map[string]any{"description": 5})).Expect(t, 422)
+		if d := r.Error().Details; len(d) != 1 || d[0] != "description: must be a string" {
+			t.Fatalf("create details %q", d)
+		}
+		r = w.do("PATCH", entryPath(w.create(t, w.member, nil), ""), w.member, map[string]any{"duration_minutes": "x"}).Expect(t, 422)
+		if d := r.Error().Details; len(d) != 1 || d[0] != "duration_minutes: must be an integer" {
+			t.Fatalf("patch details %q", d)
+		}
+	})
 	t.Run("422", func(t *testing.T) {
 		tests := []struct {
 			name   string

@@ -35,14 +35,18 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/users/:user_id/time-entries", h.listByUser)
 }
 
+// createReq and patchReq embed the entry's own values (timeentry.Content),
+// which decode under their json keys as they render. The fields beside them
+// take the keys the create requires, and the date as text: a malformed date
+// is the check's problem, not the decoder's.
 type createReq struct {
 	UserID          uuid.UUID `json:"user_id" validate:"required"`
 	TicketID        uuid.UUID `json:"ticket_id" validate:"required"`
 	ProjectID       uuid.UUID `json:"project_id" validate:"required"`
 	Date            string    `json:"date" validate:"required"`
 	DurationMinutes *int      `json:"duration_minutes" validate:"required"`
-	Description     *string   `json:"description"`
 	ActivityType    string    `json:"activity_type" validate:"required"`
+	timeentry.Content
 }
 
 func (h Handlers) create(c *fiber.Ctx) error {
@@ -50,10 +54,9 @@ func (h Handlers) create(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	e, err := h.entries.Create(c.UserContext(), api.Principal(c), timeentry.CreateInput{
-		UserID: req.UserID, TicketID: req.TicketID, ProjectID: req.ProjectID, Date: req.Date,
-		DurationMinutes: *req.DurationMinutes, Description: req.Description, ActivityType: req.ActivityType,
-	})
+	in := timeentry.CreateInput{UserID: req.UserID, TicketID: req.TicketID, ProjectID: req.ProjectID, Content: req.Content, Date: req.Date}
+	in.DurationMinutes, in.ActivityType = *req.DurationMinutes, req.ActivityType
+	e, err := h.entries.Create(c.UserContext(), api.Principal(c), in)
 	if err != nil {
 		return err
 	}
@@ -61,10 +64,8 @@ func (h Handlers) create(c *fiber.Ctx) error {
 }
 
 type patchReq struct {
-	Date            domain.Opt[string] `json:"date"`
-	DurationMinutes domain.Opt[int]    `json:"duration_minutes"`
-	Description     domain.Opt[string] `json:"description"`
-	ActivityType    domain.Opt[string] `json:"activity_type"`
+	timeentry.Content
+	Date domain.Opt[string] `json:"date"`
 }
 
 func (h Handlers) update(c *fiber.Ctx) error {
@@ -76,7 +77,8 @@ func (h Handlers) update(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	e, err := h.entries.Update(c.UserContext(), api.Principal(c), id, timeentry.Patch(req))
+	in := timeentry.Patch{Content: domain.PatchOf(c.Body(), req.Content), Date: req.Date.Value}
+	e, err := h.entries.Update(c.UserContext(), api.Principal(c), id, in)
 	if err != nil {
 		return err
 	}

@@ -140,7 +140,7 @@ func TestPatchAndDelete(t *testing.T) {
 		var got timeentry.Entry
 		w.do("PATCH", entryPath(e, ""), w.member, map[string]any{"duration_minutes": 45, "description": nil,
 			"activity_type": "Testing", "date": today(-1)}).Expect(t, 200).Decode(t, &got)
-		if got.Status != "Draft" || got.DurationMinutes != 45 || got.Description != nil || got.ActivityType != "Testing" || got.Date != today(-1) {
+		if got.Status != "Draft" || got.DurationMinutes != 45 || got.Description != nil || got.ActivityType != "Testing" || got.Date.String() != today(-1) {
 			t.Fatalf("patched: %+v", got)
 		}
 		if !got.UpdatedAt.After(e.UpdatedAt) && !got.UpdatedAt.Equal(e.UpdatedAt) {

@@ -256,7 +256,7 @@ func (s *Service) create(ctx context.Context, c Command, w *chatdb.Workspace, ke
 	var t ticket.Ticket
 	switch {
 	case sc.member != nil:
-		t, err = s.Tickets.Create(ctx, principal(sc.orgID, *sc.member), projectID, ticket.NewTicket{Title: title})
+		t, err = s.Tickets.Create(ctx, principal(sc.orgID, *sc.member), projectID, ticket.NewTicket{Content: ticket.Content{Title: title}})
 	case sc.workspace != nil:
 		return ephemeral("You are not linked to a member of this workspace's organization. " + linkHint), nil
 	default:
@@ -265,7 +265,7 @@ func (s *Service) create(ctx context.Context, c Command, w *chatdb.Workspace, ke
 		}
 		t, err = s.Tickets.CreateAs(ctx, ticket.Actor{ID: UserID, Via: map[string]any{"integration": "chat",
 			"team_id": c.TeamID, "channel_id": c.ChannelID, "chat_user_id": c.UserID, "chat_user_name": c.UserName}},
-			sc.orgID, projectID, ticket.NewTicket{Title: title})
+			sc.orgID, projectID, ticket.NewTicket{Content: ticket.Content{Title: title}})
 	}
 	if err != nil {
 		if e := domain.AsError(err); e.Kind != domain.KindInternal {

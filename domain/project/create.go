@@ -14,19 +14,16 @@ import (
 
 // CreateInput is a new project; nil pointers are absent fields.
 type CreateInput struct {
-	OrgID              uuid.UUID
-	Key                string
-	Name               string
-	Description        *string
-	TeamID             *uuid.UUID
-	WorkflowID         *uuid.UUID
-	BudgetCents        *int64
-	BudgetPeriod       *string
-	CapitalizationType *string
-	DevelopmentPhase   *string
-	CostCenterID       *string
-	AmortizationMonths *int64
-	PlacedInService    *string
+	OrgID        uuid.UUID
+	Key          string
+	Name         string
+	Description  *string
+	TeamID       *uuid.UUID
+	WorkflowID   *uuid.UUID
+	BudgetCents  *int64
+	BudgetPeriod *string
+	Content
+	PlacedInService *string
 
 	inService *time.Time
 }
@@ -38,10 +35,7 @@ func (in *CreateInput) validate() error {
 	checkDescription(&p, in.Description)
 	CheckBudget(&p, in.BudgetCents)
 	in.BudgetPeriod = normalizePeriod(&p, in.BudgetPeriod)
-	checkText(&p, "capitalization_type", in.CapitalizationType)
-	checkText(&p, "development_phase", in.DevelopmentPhase)
-	checkText(&p, "cost_center_id", in.CostCenterID)
-	CheckAmortization(&p, in.AmortizationMonths)
+	checkContent(&p, &in.Content)
 	in.inService = CheckInService(&p, in.PlacedInService)
 	return p.Err()
 }
@@ -64,9 +58,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		now := s.now()
 		r := projectdb.Row{
 			ID: domain.NewID(), OrgID: in.OrgID, TeamID: in.TeamID, WorkflowID: in.WorkflowID, Key: in.Key,
-			Name: in.Name, Description: in.Description, Content: projectdb.Content{CapitalizationType: in.CapitalizationType,
-				DevelopmentPhase: in.DevelopmentPhase, CostCenterID: in.CostCenterID, AmortizationMonths: in.AmortizationMonths},
-			BudgetCents: in.BudgetCents, BudgetPeriod: in.BudgetPeriod,
+			Name: in.Name, Description: in.Description, Content: in.Content, BudgetCents: in.BudgetCents, BudgetPeriod: in.BudgetPeriod,
 			PlacedInService: in.inService, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
 		}
 		if err := projectdb.Insert(ctx, q, r); err != nil {
@@ -118,10 +110,7 @@ func createdChanges(pr Project) []domain.FieldChange {
 	add("description", pr.Description, pr.Description != nil)
 	add("team_id", pr.TeamID, pr.TeamID != nil)
 	add("workflow_id", pr.WorkflowID, pr.WorkflowID != nil)
-	add("capitalization_type", pr.CapitalizationType, pr.CapitalizationType != nil)
-	add("development_phase", pr.DevelopmentPhase, pr.DevelopmentPhase != nil)
-	add("cost_center_id", pr.CostCenterID, pr.CostCenterID != nil)
-	add("amortization_months", pr.AmortizationMonths, pr.AmortizationMonths != nil)
+	ch = append(ch, domain.Created(pr.Content)...)
 	add("budget_cents", pr.BudgetCents, pr.BudgetCents != nil)
 	add("budget_period", pr.BudgetPeriod, pr.BudgetPeriod != nil)
 	add("placed_in_service", pr.PlacedInService, pr.PlacedInService != nil)

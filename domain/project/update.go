@@ -14,17 +14,14 @@ import (
 // nullable ones. workflow_id null puts the project back on its org's
 // Default workflow.
 type PatchInput struct {
-	Name               domain.Opt[string]
-	Description        domain.Opt[string]
-	TeamID             domain.Opt[uuid.UUID]
-	WorkflowID         domain.Opt[uuid.UUID]
-	CapitalizationType domain.Opt[string]
-	DevelopmentPhase   domain.Opt[string]
-	CostCenterID       domain.Opt[string]
-	AmortizationMonths domain.Opt[int64]
-	BudgetCents        domain.Opt[int64]
-	BudgetPeriod       domain.Opt[string]
-	PlacedInService    domain.Opt[string]
+	Name            domain.Opt[string]
+	Description     domain.Opt[string]
+	TeamID          domain.Opt[uuid.UUID]
+	WorkflowID      domain.Opt[uuid.UUID]
+	Content         domain.Patch[Content]
+	BudgetCents     domain.Opt[int64]
+	BudgetPeriod    domain.Opt[string]
+	PlacedInService domain.Opt[string]
 }
 
 func (in *PatchInput) validate() error {
@@ -37,10 +34,7 @@ func (in *PatchInput) validate() error {
 		}
 	}
 	checkDescription(&p, in.Description.Ptr())
-	checkText(&p, "capitalization_type", in.CapitalizationType.Ptr())
-	checkText(&p, "development_phase", in.DevelopmentPhase.Ptr())
-	checkText(&p, "cost_center_id", in.CostCenterID.Ptr())
-	CheckAmortization(&p, in.AmortizationMonths.Ptr())
+	checkContent(&p, &in.Content.Value)
 	CheckBudget(&p, in.BudgetCents.Ptr())
 	CheckInService(&p, in.PlacedInService.Ptr())
 	if v := in.BudgetPeriod.Ptr(); v != nil {
@@ -69,59 +63,29 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return err
 		}
 		old := row.Row
-		c := patchSet{set: map[string]any{}}
+		c := domain.Changeset{Set: map[string]any{}}
 		name := old.Name
-		track(&c, "name", in.Name, &name)
-		track(&c, "description", in.Description, old.Description)
-		track(&c, "team_id", in.TeamID, old.TeamID)
-		track(&c, "workflow_id", in.WorkflowID, old.WorkflowID)
-		track(&c, "capitalization_type", in.CapitalizationType, old.CapitalizationType)
-		track(&c, "development_phase", in.DevelopmentPhase, old.DevelopmentPhase)
-		track(&c, "cost_center_id", in.CostCenterID, old.CostCenterID)
-		track(&c, "amortization_months", in.AmortizationMonths, old.AmortizationMonths)
-		track(&c, "budget_cents", in.BudgetCents, old.BudgetCents)
-		track(&c, "budget_period", in.BudgetPeriod, old.BudgetPeriod)
-		track(&c, "placed_in_service", in.PlacedInService, DateString(old.PlacedInService))
-		if len(c.changes) == 0 {
+		domain.Track(&c, "name", in.Name, &name)
+		domain.Track(&c, "description", in.Description, old.Description)
+		domain.Track(&c, "team_id", in.TeamID, old.TeamID)
+		domain.Track(&c, "workflow_id", in.WorkflowID, old.WorkflowID)
+		in.Content.Track(&c, old.Content)
+		domain.Track(&c, "budget_cents", in.BudgetCents, old.BudgetCents)
+		domain.Track(&c, "budget_period", in.BudgetPeriod, old.BudgetPeriod)
+		domain.Track(&c, "placed_in_service", in.PlacedInService, DateString(old.PlacedInService))
+		if len(c.Changes) == 0 {
 			// Nothing to write: the version read under the row lock decides.
 			out = FromRow(old)
 			return domain.CheckIfMatch(ctx, "project", old.RowVersion)
 		}
 		// If-Match is checked in the UPDATE's WHERE.
-		updated, err := projectdb.Update(ctx, q, row.Row.OrgID, id, domain.Versions(ctx), c.set, s.now())
+		updated, err := projectdb.Update(ctx, q, row.Row.OrgID, id, domain.Versions(ctx), c.Set, s.now())
 		if err != nil {
 			return domain.StaleAs(ctx, err, "project")
 		}
 		out = FromRow(updated)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: row.Row.OrgID, ActorID: &p.UserID, EntityType: "project",
-			EntityID: id, Action: "updated", Changes: c.changes})
+			EntityID: id, Action: "updated", Changes: c.Changes})
 	})
 	return out, err
-}
-
-// patchSet collects the columns to write and the audit changes of a PATCH.
-type patchSet struct {
-	set     map[string]any
-	changes []domain.FieldChange
-}
-
-// track records field when the request sets it to a value other than old.
-func track[T comparable](c *patchSet, field string, o domain.Opt[T], old *T) {
-	if !o.Set {
-		return
-	}
-	nv := o.Ptr()
-	if (old == nil && nv == nil) || (old != nil && nv != nil && *old == *nv) {
-		return
-	}
-	c.set[field] = nv
-	c.changes = append(c.changes, domain.FieldChange{Field: field, Old: value(old), New: value(nv)})
-}
-
-// value is the pointed-to value, or an untyped nil that renders as JSON null.
-func value[T any](v *T) any {
-	if v == nil {
-		return nil
-	}
-	return *v
 }

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"tracker/domain"
+	"tracker/store/projectdb"
 )
 
 // Limits of project fields. The spec fixes key and name; the others are the
@@ -50,6 +51,20 @@ func checkDescription(p *domain.Problems, d *string) {
 	if d != nil && utf8.RuneCountInString(*d) > MaxDescription {
 		p.Add("description", "must be at most 10000 characters")
 	}
+}
+
+// Content are a project's own values (projectdb.Content): what a create sets
+// and a patch changes, field by field (domain.Patch).
+type Content = projectdb.Content
+
+// checkContent applies the rules of a project's own values, to a new
+// project's and to the values a patch sets (nil: absent or null) alike. A
+// field without a rule needs no line here.
+func checkContent(p *domain.Problems, c *Content) {
+	checkText(p, "capitalization_type", c.CapitalizationType)
+	checkText(p, "development_phase", c.DevelopmentPhase)
+	checkText(p, "cost_center_id", c.CostCenterID)
+	CheckAmortization(p, c.AmortizationMonths)
 }
 
 // checkText is a free-text finance field: 1-100 characters when present.

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/commentdb"
 	"tracker/store/laborratedb"
@@ -236,7 +237,7 @@ func TimeEntry(t testing.TB, db *store.DB, tk ticketdb.Row, userID uuid.UUID, o 
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	r := timeentrydb.Row{ID: domain.NewID(), OrgID: tk.OrgID, UserID: userID, TicketID: tk.ID, ProjectID: tk.ProjectID,
-		Date: o.Date, DurationMinutes: o.Minutes, ActivityType: o.Activity, Status: o.Status, ApprovedBy: o.ApprovedBy,
+		Content: timeentrydb.Content{Date: civil.DateOf(o.Date), DurationMinutes: o.Minutes, ActivityType: o.Activity}, Status: o.Status, ApprovedBy: o.ApprovedBy,
 		CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	if o.Status == "Approved" && r.ApprovedBy == nil {
 		r.ApprovedBy = &userID

@@ -95,7 +95,7 @@ type BatchUpdateResult struct {
 // and the assignee a member of each ticket's org; otherwise nothing changes.
 // Updated counts the tickets the patch was applied to.
 func (s *Service) BatchUpdate(ctx context.Context, p domain.Principal, ids []string, pt Patch) (BatchUpdateResult, error) {
-	if err := pt.normalize(); err != nil {
+	if err := checkContent(&pt.Content); err != nil {
 		return BatchUpdateResult{}, err
 	}
 	if pt.ParentID.Set {

@@ -10,14 +10,12 @@ import (
 	"tracker/store/ticketdb"
 )
 
-// NewTicket is the input of Create; the reporter is always the caller.
+// NewTicket is the input of Create; the reporter is always the caller. Of
+// its own values, Status "" is Backlog and Priority "" is None.
 type NewTicket struct {
-	Title       string
-	Description *string
-	Status      string // "" → Backlog
-	Priority    string // "" → None
-	AssigneeID  *uuid.UUID
-	ParentID    *uuid.UUID // a ticket of the same org the caller can read
+	Content
+	AssigneeID *uuid.UUID
+	ParentID   *uuid.UUID // a ticket of the same org the caller can read
 	// ParentRef names the parent by reference instead (KEY-NUMBER, or a
 	// bare number in the project); it wins over ParentID.
 	ParentRef string
@@ -27,18 +25,11 @@ type NewTicket struct {
 // above). The number comes from the project's counter in the same
 // transaction; ticket.created and the audit row commit with it.
 func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid.UUID, in NewTicket) (Ticket, error) {
-	var probs domain.Problems
-	CheckTitle(&probs, in.Title)
-	priority := "None"
-	if in.Priority != "" {
-		var ok bool
-		if priority, ok = ParsePriority(in.Priority); !ok {
-			probs.Add("priority", "must be one of "+prioritiesList)
-		}
-	}
-	if err := probs.Err(); err != nil {
+	pt := domain.Filled(in.Content, "title")
+	if err := checkContent(&pt); err != nil {
 		return Ticket{}, err
 	}
+	in.Content = pt.Value
 	// Checks read outside the write: the write is one statement (see
 	// ticketdb.InsertNext) that re-checks the project is live.
 	q := s.DB.Q()
@@ -67,7 +58,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 			return Ticket{}, err
 		}
 	}
-	return s.create(ctx, q, pc, Actor{ID: p.UserID}, projectID, priority, in)
+	return s.create(ctx, q, pc, Actor{ID: p.UserID}, projectID, in)
 }
 
 // CreateAs is Create for an integration acting on its own authority (a
@@ -85,10 +76,10 @@ func (s *Service) CreateAs(ctx context.Context, by Actor, orgID, projectID uuid.
 	if err != nil || pc.AccessRow.OrgID != orgID {
 		return Ticket{}, domain.NotFoundAs(store.ErrNotFound, "project")
 	}
-	return s.create(ctx, q, pc, by, projectID, "None", NewTicket{Title: in.Title, Description: in.Description})
+	return s.create(ctx, q, pc, by, projectID, NewTicket{Content: Content{Title: in.Title, Description: in.Description}})
 }
 
-func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.ProjectForCreate, by Actor, projectID uuid.UUID, priority string, in NewTicket) (Ticket, error) {
+func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.ProjectForCreate, by Actor, projectID uuid.UUID, in NewTicket) (Ticket, error) {
 	rules, err := s.rulesOf(pc.WorkflowRow)
 	if err != nil {
 		return Ticket{}, err
@@ -100,10 +91,12 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	if !pc.AssigneeOK {
 		return Ticket{}, domain.Invalid("assignee_id: must be a member of the project's organization")
 	}
+	in.Status = status
+	if in.Priority == "" {
+		in.Priority = "None"
+	}
 	row := ticketdb.Row{
-		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID,
-		Content:    ticketdb.Content{Title: in.Title, Description: in.Description, Status: status, Priority: priority},
-		AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(), ParentID: in.ParentID,
+		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID, Content: in.Content, AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(), ParentID: in.ParentID,
 	}
 	row.UpdatedAt = row.CreatedAt
 	// The event carries the ticket as rendered; its number is filled in by

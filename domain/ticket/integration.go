@@ -38,7 +38,7 @@ func (s *Service) MoveAs(ctx context.Context, q store.Querier, by Actor, t ticke
 	if err != nil {
 		return Moved{}, err
 	}
-	pl, err := planFor(t.Row, rules, Patch{Status: domain.Some(to)})
+	pl, err := planFor(t.Row, rules, statusPatch(to))
 	if err != nil {
 		return Moved{}, err
 	}

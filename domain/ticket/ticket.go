@@ -89,6 +89,33 @@ type Result struct {
 	Warning string
 }
 
+// Content are a ticket's own values (ticketdb.Content): what a create sets
+// and a patch changes, field by field (domain.Patch).
+type Content = ticketdb.Content
+
+// checkContent applies the rules of a ticket's own values to those the
+// patch sets (a new ticket's too, as domain.Filled) and spells the priority
+// as canonical. A field without a rule needs no line here.
+func checkContent(pt *domain.Patch[Content]) error {
+	var probs domain.Problems
+	if pt.Null("title") {
+		probs.Add("title", "must not be null")
+	} else if pt.Has("title") {
+		CheckTitle(&probs, pt.Value.Title)
+	}
+	if pt.Has("status") && (pt.Null("status") || pt.Value.Status == "") {
+		probs.Add("status", "must be a status of the project's workflow")
+	}
+	if pt.Has("priority") {
+		pr, ok := ParsePriority(pt.Value.Priority)
+		if pt.Null("priority") || !ok {
+			probs.Add("priority", "must be one of "+prioritiesList)
+		}
+		pt.Value.Priority = pr
+	}
+	return probs.Err()
+}
+
 // CheckTitle applies the spec's 1-500 characters (blank is empty): to a
 // request and to an imported document's ticket alike.
 func CheckTitle(p *domain.Problems, title string) {

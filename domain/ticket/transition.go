@@ -86,7 +86,7 @@ func (s *Service) moveOne(ctx context.Context, q store.Querier, p domain.Princip
 	if err != nil {
 		return Moved{}, err
 	}
-	pl, err := planFor(t.Row, rules, Patch{Status: domain.Some(to)})
+	pl, err := planFor(t.Row, rules, statusPatch(to))
 	if err != nil {
 		return Moved{}, err
 	}

@@ -12,14 +12,12 @@ import (
 )
 
 // Patch is a partial change of one ticket (PATCH, transition) or of many
-// (batch update). SprintID is taken by batch update only.
+// (batch update): its own values (Content) and its references. SprintID is
+// taken by batch update only.
 type Patch struct {
-	Title       domain.Opt[string]
-	Description domain.Opt[string]
-	Status      domain.Opt[string]
-	Priority    domain.Opt[string]
-	AssigneeID  domain.Opt[uuid.UUID]
-	SprintID    domain.Opt[uuid.UUID]
+	Content    domain.Patch[Content]
+	AssigneeID domain.Opt[uuid.UUID]
+	SprintID   domain.Opt[uuid.UUID]
 	// ParentID is taken by PATCH only (checked per ticket). ParentRef,
 	// when not "", names it by reference (ParentID set, its value resolved
 	// from the reference in the ticket's org and project).
@@ -27,78 +25,38 @@ type Patch struct {
 	ParentRef string
 }
 
-func (pt Patch) empty() bool {
-	return !pt.Title.Set && !pt.Description.Set && !pt.Status.Set && !pt.Priority.Set &&
-		!pt.AssigneeID.Set && !pt.SprintID.Set && !pt.ParentID.Set
+// statusPatch is the patch of a move to status to.
+func statusPatch(to string) Patch {
+	return Patch{Content: domain.PatchWith(Content{Status: to}, "status")}
 }
 
-// normalize checks what needs no database and spells the priority as
-// canonical.
-func (pt *Patch) normalize() error {
-	var probs domain.Problems
-	if pt.Title.Set {
-		if pt.Title.Null {
-			probs.Add("title", "must not be null")
-		} else {
-			CheckTitle(&probs, pt.Title.Value)
-		}
-	}
-	if pt.Status.Set && (pt.Status.Null || pt.Status.Value == "") {
-		probs.Add("status", "must be a status of the project's workflow")
-	}
-	if pt.Priority.Set {
-		pr, ok := ParsePriority(pt.Priority.Value)
-		if pt.Priority.Null || !ok {
-			probs.Add("priority", "must be one of "+prioritiesList)
-		}
-		pt.Priority.Value = pr
-	}
-	return probs.Err()
+func (pt Patch) empty() bool {
+	return pt.Content.Empty() && !pt.AssigneeID.Set && !pt.SprintID.Set && !pt.ParentID.Set
 }
 
 // plan is the change of one ticket: columns to set, the audit changes other
 // than status, the status change, and the enforcement warning if any.
 type plan struct {
-	set     map[string]any
-	changes []domain.FieldChange
+	domain.Changeset
 	status  *domain.FieldChange
 	warning string
-}
-
-func (pl *plan) put(col string, old, new any) {
-	pl.set[col] = new
-	pl.changes = append(pl.changes, domain.FieldChange{Field: col, Old: old, New: new})
 }
 
 // planFor compares the patch with the ticket; only real differences become
 // changes. A status change is checked against the workflow's rules.
 func planFor(t ticketdb.Row, rules statusflow.Rules, pt Patch) (plan, error) {
-	pl := plan{set: map[string]any{}}
-	if pt.Title.Set && pt.Title.Value != t.Title {
-		pl.put("title", t.Title, pt.Title.Value)
-	}
-	if pt.Description.Set && !samePtr(pt.Description.Ptr(), t.Description) {
-		pl.put("description", val(t.Description), val(pt.Description.Ptr()))
-	}
-	if pt.Priority.Set && pt.Priority.Value != t.Priority {
-		pl.put("priority", t.Priority, pt.Priority.Value)
-	}
-	if pt.AssigneeID.Set && !samePtr(pt.AssigneeID.Ptr(), t.AssigneeID) {
-		pl.put("assignee_id", val(t.AssigneeID), val(pt.AssigneeID.Ptr()))
-	}
-	if pt.SprintID.Set && !samePtr(pt.SprintID.Ptr(), t.SprintID) {
-		pl.put("sprint_id", val(t.SprintID), val(pt.SprintID.Ptr()))
-	}
-	if pt.ParentID.Set && !samePtr(pt.ParentID.Ptr(), t.ParentID) {
-		pl.put("parent_id", val(t.ParentID), val(pt.ParentID.Ptr()))
-	}
-	if pt.Status.Set {
-		mv, err := rules.Check(t.Status, pt.Status.Value)
+	pl := plan{Changeset: domain.Changeset{Set: map[string]any{}}}
+	pt.Content.Track(&pl.Changeset, t.Content, "status")
+	domain.Track(&pl.Changeset, "assignee_id", pt.AssigneeID, t.AssigneeID)
+	domain.Track(&pl.Changeset, "sprint_id", pt.SprintID, t.SprintID)
+	domain.Track(&pl.Changeset, "parent_id", pt.ParentID, t.ParentID)
+	if pt.Content.Has("status") {
+		mv, err := rules.Check(t.Status, pt.Content.Value.Status)
 		if err != nil {
 			return plan{}, err
 		}
 		if !mv.NoOp {
-			pl.set["status"] = mv.To
+			pl.Set["status"] = mv.To
 			pl.status = &domain.FieldChange{Field: "status", Old: t.Status, New: mv.To}
 			pl.warning = mv.Warning
 		}
@@ -110,7 +68,7 @@ func planFor(t ticketdb.Row, rules statusflow.Rules, pt Patch) (plan, error) {
 // changes as ticket.updated, a status change as ticket.status_changed.
 func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticketdb.Row, pl plan) (Ticket, error) {
 	versions := domain.Versions(ctx)
-	if len(pl.set) == 0 {
+	if len(pl.Set) == 0 {
 		// Nothing to write: the version read under the row lock decides.
 		if err := domain.CheckIfMatch(ctx, "ticket", t.RowVersion); err != nil {
 			return Ticket{}, err
@@ -122,12 +80,12 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 	if versions.Conditional() {
 		// Checked in the UPDATE's WHERE: a row at another version is
 		// not written.
-		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, versions, pl.set, s.now())
+		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, versions, pl.Set, s.now())
 		if err == nil && len(rows) == 0 {
 			return Ticket{}, domain.PreconditionFailed("ticket")
 		}
 	} else {
-		rows, err = ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.set, s.now())
+		rows, err = ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.Set, s.now())
 	}
 	if err != nil {
 		return Ticket{}, err
@@ -136,9 +94,9 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 		return Ticket{}, domain.NotFound("ticket")
 	}
 	after := toTicket(rows[0])
-	if len(pl.changes) > 0 {
+	if len(pl.Changes) > 0 {
 		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
-			EntityID: t.ID, Action: ActionUpdated, Changes: pl.changes, Via: by.Via,
+			EntityID: t.ID, Action: ActionUpdated, Changes: pl.Changes, Via: by.Via,
 			Events: []string{domain.EventTicketUpdated}, Data: after}); err != nil {
 			return Ticket{}, err
 		}
@@ -157,7 +115,7 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 // enforcement; under warn an unlisted move succeeds with a warning.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, pt Patch) (Result, error) {
 	pt.SprintID = domain.Opt[uuid.UUID]{}
-	if err := pt.normalize(); err != nil {
+	if err := checkContent(&pt.Content); err != nil {
 		return Result{}, err
 	}
 	var res Result
@@ -205,7 +163,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 // Transition moves a ticket to another status (Member); the same rules as a
 // PATCH of status.
 func (s *Service) Transition(ctx context.Context, p domain.Principal, id uuid.UUID, to string) (Result, error) {
-	return s.Update(ctx, p, id, Patch{Status: domain.Some(to)})
+	return s.Update(ctx, p, id, statusPatch(to))
 }
 
 func checkAssignee(ctx context.Context, q store.Querier, orgID, userID uuid.UUID) error {
@@ -224,12 +182,4 @@ func samePtr[T comparable](a, b *T) bool {
 		return a == nil && b == nil
 	}
 	return *a == *b
-}
-
-// val is a pointer's value for audit changes, nil for nil.
-func val[T any](p *T) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }

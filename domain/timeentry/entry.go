@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/internal/civil"
 	"tracker/store/timeentrydb"
 )
 
@@ -38,19 +39,16 @@ const DateLayout = "2006-01-02"
 
 // Entry is a time entry as the API renders it.
 type Entry struct {
-	ID              uuid.UUID  `json:"id"`
-	UserID          uuid.UUID  `json:"user_id"`
-	TicketID        uuid.UUID  `json:"ticket_id"`
-	ProjectID       uuid.UUID  `json:"project_id"`
-	Date            string     `json:"date"`
-	DurationMinutes int        `json:"duration_minutes"`
-	Description     *string    `json:"description"`
-	ActivityType    string     `json:"activity_type"`
-	Status          string     `json:"status"`
-	ApprovedBy      *uuid.UUID `json:"approved_by"`
-	ApprovedAt      *time.Time `json:"approved_at"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
+	ID        uuid.UUID `json:"id"`
+	UserID    uuid.UUID `json:"user_id"`
+	TicketID  uuid.UUID `json:"ticket_id"`
+	ProjectID uuid.UUID `json:"project_id"`
+	Content
+	Status     string     `json:"status"`
+	ApprovedBy *uuid.UUID `json:"approved_by"`
+	ApprovedAt *time.Time `json:"approved_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
 	// SourceApprovedBy is the approver an imported document named, as text:
 	// an import records the approval as the importing admin's (ApprovedBy).
 	SourceApprovedBy *string `json:"source_approved_by"`
@@ -64,8 +62,7 @@ func (e Entry) RowVersion() int64 { return e.Version }
 func toEntry(r timeentrydb.Row) Entry {
 	e := Entry{
 		ID: r.ID, UserID: r.UserID, TicketID: r.TicketID, ProjectID: r.ProjectID,
-		Date: r.Date.Format(DateLayout), DurationMinutes: r.DurationMinutes, Description: r.Description,
-		ActivityType: r.ActivityType, Status: r.Status, ApprovedBy: r.ApprovedBy,
+		Content: r.Content, Status: r.Status, ApprovedBy: r.ApprovedBy,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), SourceApprovedBy: r.SourceApprovedBy, Version: r.RowVersion,
 	}
 	if r.ApprovedAt != nil {
@@ -84,18 +81,43 @@ func ParseDate(s string) (time.Time, bool) {
 // ValidActivity reports whether s is one of the eight activity types.
 func ValidActivity(s string) bool { return slices.Contains(ActivityTypes, s) }
 
+// Content are a time entry's own values (timeentrydb.Content): what a create
+// sets and a patch changes, field by field (domain.Patch).
+type Content = timeentrydb.Content
+
+// checkContent applies the rules of an entry's own values to those the patch
+// sets (a new entry's too, as domain.Filled), reading the date from date, the
+// text the request sent, into the patch's value. A field without a rule
+// needs no line here.
+func checkContent(pt *domain.Patch[Content], date string, now time.Time) error {
+	var probs domain.Problems
+	set := func(key string) bool {
+		if pt.Null(key) {
+			probs.Add(key, "must not be null")
+		}
+		return pt.Has(key) && !pt.Null(key)
+	}
+	if set("date") {
+		pt.Value.Date = checkDate(&probs, date, now)
+	}
+	if set("duration_minutes") {
+		CheckMinutes(&probs, pt.Value.DurationMinutes)
+	}
+	if set("activity_type") {
+		CheckActivity(&probs, pt.Value.ActivityType)
+	}
+	return probs.Err()
+}
+
 // checkDate adds the problems of an entry date relative to now.
-func checkDate(p *domain.Problems, s string, now time.Time) time.Time {
+func checkDate(p *domain.Problems, s string, now time.Time) civil.Date {
 	d, ok := ParseDate(s)
 	if !ok {
 		p.Add("date", "must be a date in the form YYYY-MM-DD")
-		return d
-	}
-	today := now.UTC().Truncate(24 * time.Hour)
-	if d.After(today.AddDate(0, 0, FutureDays)) {
+	} else if d.After(now.UTC().Truncate(24*time.Hour).AddDate(0, 0, FutureDays)) {
 		p.Add("date", "must not be more than 1 day in the future")
 	}
-	return d
+	return civil.DateOf(d)
 }
 
 // CheckMinutes is the 1-1440 minutes of one entry (a request's or an

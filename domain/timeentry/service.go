@@ -25,15 +25,12 @@ func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, cl
 
 func (s *Service) now() time.Time { return s.clock.Now() }
 
-// CreateInput is a new entry.
+// CreateInput is a new entry: its ids and its own values (Content), the
+// date as the request spelled it (Date), which Content's is read from.
 type CreateInput struct {
-	UserID          uuid.UUID
-	TicketID        uuid.UUID
-	ProjectID       uuid.UUID
-	Date            string
-	DurationMinutes int
-	Description     *string
-	ActivityType    string
+	UserID, TicketID, ProjectID uuid.UUID
+	Content
+	Date string
 }
 
 // Create logs time on a ticket (Member of the project's org). A Member logs
@@ -41,11 +38,8 @@ type CreateInput struct {
 // entries start as Draft.
 func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput) (Entry, error) {
 	now := s.now()
-	var probs domain.Problems
-	date := checkDate(&probs, in.Date, now)
-	CheckMinutes(&probs, in.DurationMinutes)
-	CheckActivity(&probs, in.ActivityType)
-	if err := probs.Err(); err != nil {
+	pt := domain.Filled(in.Content, "date", "duration_minutes", "activity_type")
+	if err := checkContent(&pt, in.Date, now); err != nil {
 		return Entry{}, err
 	}
 	var out Entry
@@ -64,7 +58,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		if t.ProjectID != in.ProjectID {
 			return domain.Invalid("ticket_id: the ticket does not belong to project_id")
 		}
-		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", date); err != nil {
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", pt.Value.Date.Time()); err != nil {
 			return err
 		}
 		if in.UserID != p.UserID {
@@ -81,8 +75,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, in CreateInput
 		}
 		r := timeentrydb.Row{
 			ID: domain.NewID(), OrgID: a.OrgID, UserID: in.UserID, TicketID: in.TicketID, ProjectID: in.ProjectID,
-			Date: date, DurationMinutes: in.DurationMinutes, Description: in.Description,
-			ActivityType: in.ActivityType, Status: StatusDraft, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
+			Content: pt.Value, Status: StatusDraft, CreatedAt: now, UpdatedAt: now, RowVersion: 1,
 		}
 		if err := timeentrydb.Insert(ctx, q, r); err != nil {
 			return err

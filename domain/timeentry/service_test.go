@@ -14,6 +14,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/testfactory"
 	"tracker/domain/timeentry"
+	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/capexdb"
 	"tracker/store/projectdb"
@@ -71,8 +72,8 @@ func newWorld(t *testing.T) *world {
 }
 
 func (w *world) input(user uuid.UUID, tk ticketdb.Row, date string, minutes int) timeentry.CreateInput {
-	return timeentry.CreateInput{UserID: user, TicketID: tk.ID, ProjectID: tk.ProjectID, Date: date, DurationMinutes: minutes,
-		ActivityType: "Coding"}
+	return timeentry.CreateInput{UserID: user, TicketID: tk.ID, ProjectID: tk.ProjectID, Date: date,
+		Content: timeentry.Content{DurationMinutes: minutes, ActivityType: "Coding"}}
 }
 
 func (w *world) create(p domain.Principal, in timeentry.CreateInput) timeentry.Entry {
@@ -117,7 +118,7 @@ func TestCreateValidation(t *testing.T) {
 		in.ActivityType = tc.activity
 		e, err := w.svc.Create(ctx, w.ann, in)
 		if tc.want == nil {
-			if err != nil || e.DurationMinutes != tc.minutes || e.Date != strings.TrimSpace(tc.date) {
+			if err != nil || e.DurationMinutes != tc.minutes || e.Date.String() != strings.TrimSpace(tc.date) {
 				t.Fatalf("Create %+v = %+v, %v", tc, e, err)
 			}
 			continue
@@ -147,8 +148,8 @@ func TestCreate(t *testing.T) {
 	in := w.input(w.annID, w.t1, "2026-03-02", 90)
 	in.Description, in.ActivityType = &desc, "Design"
 	e := w.create(w.ann, in)
-	want := timeentry.Entry{ID: e.ID, UserID: w.annID, TicketID: w.t1.ID, ProjectID: w.p1.ID, Date: "2026-03-02", DurationMinutes: 90,
-		Description: &desc, ActivityType: "Design", Status: "Draft", CreatedAt: now, UpdatedAt: now, Version: 1}
+	want := timeentry.Entry{ID: e.ID, UserID: w.annID, TicketID: w.t1.ID, ProjectID: w.p1.ID,
+		Content: timeentry.Content{Date: civil.DateOf(testfactory.Day("2026-03-02")), DurationMinutes: 90, Description: &desc, ActivityType: "Design"}, Status: "Draft", CreatedAt: now, UpdatedAt: now, Version: 1}
 	if !reflect.DeepEqual(e, want) {
 		t.Fatalf("Create = %+v, want %+v", e, want)
 	}
@@ -199,32 +200,42 @@ func TestUpdate(t *testing.T) {
 	upd := func(p domain.Principal, in timeentry.Patch) (timeentry.Entry, error) {
 		return w.svc.Update(ctx, p, e.ID, in)
 	}
-	str := func(s string) domain.Opt[string] { return domain.Opt[string]{Set: true, Value: s} }
-	null := domain.Opt[string]{Set: true, Null: true}
+	// set is the patch that sets keys to their values in c, the date to date;
+	// null the one that sets keys to null.
+	set := func(c timeentry.Content, date string, keys ...string) timeentry.Patch {
+		return timeentry.Patch{Content: domain.PatchWith(c, keys...), Date: date}
+	}
+	null := func(keys ...string) timeentry.Patch {
+		return timeentry.Patch{Content: domain.PatchOf([]byte(`{"`+strings.Join(keys, `":null,"`)+`":null}`), timeentry.Content{})}
+	}
+	date := func(d string) timeentry.Patch { return set(timeentry.Content{}, d, "date") }
+	minutes := func(m int) timeentry.Patch { return set(timeentry.Content{DurationMinutes: m}, "", "duration_minutes") }
+	activity := func(a string) timeentry.Patch { return set(timeentry.Content{ActivityType: a}, "", "activity_type") }
+	description := func(d string) timeentry.Patch { return set(timeentry.Content{Description: &d}, "", "description") }
 
-	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{Date: null, DurationMinutes: domain.Opt[int]{Set: true, Null: true}, ActivityType: null})),
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, null("date", "duration_minutes", "activity_type"))),
 		domain.KindValidation, "date: must not be null", "duration_minutes: must not be null", "activity_type: must not be null")
-	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{Date: str("2026-03-12")})), domain.KindValidation, "date: must not be more than 1 day")
-	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 1441}})), domain.KindValidation,
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, date("2026-03-12"))), domain.KindValidation, "date: must not be more than 1 day")
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, minutes(1441))), domain.KindValidation,
 		"duration_minutes: must be between 1 and 1440")
-	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{ActivityType: str("Napping")})), domain.KindValidation, "activity_type: must be one of")
-	testfactory.WantKind(t, testfactory.Err(upd(w.bob, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})), domain.KindForbidden,
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, activity("Napping"))), domain.KindValidation, "activity_type: must be one of")
+	testfactory.WantKind(t, testfactory.Err(upd(w.bob, minutes(5))), domain.KindForbidden,
 		"only the entry's user or an Admin may change this time entry")
 	testfactory.WantKind(t, testfactory.Err(upd(w.viewer, timeentry.Patch{})), domain.KindForbidden)
 	testfactory.WantKind(t, testfactory.Err(w.svc.Update(ctx, w.ann, domain.NewID(), timeentry.Patch{})), domain.KindNotFound, "time entry not found")
 
 	// Nothing changes: no write, and the version read decides If-Match.
-	same, err := upd(w.ann, timeentry.Patch{Date: str("2026-03-02"), DurationMinutes: domain.Opt[int]{Set: true, Value: 60},
-		ActivityType: str("Coding"), Description: domain.Opt[string]{Set: true, Null: true}})
+	same, err := upd(w.ann, set(timeentry.Content{DurationMinutes: 60, ActivityType: "Coding"}, "2026-03-02",
+		"date", "duration_minutes", "activity_type", "description"))
 	if err != nil || !reflect.DeepEqual(same, e) {
 		t.Fatalf("no-op Update = %+v, %v; want %+v", same, err, e)
 	}
 	testfactory.WantKind(t, testfactory.Err(w.svc.Update(domain.WithIfMatch(ctx, []int64{4}), w.ann, e.ID, timeentry.Patch{})), domain.KindPreconditionFailed)
 
 	// Every field, by an Admin: changed, audited, the version moves.
-	up, err := upd(w.admin, timeentry.Patch{Date: str("2026-03-11"), DurationMinutes: domain.Opt[int]{Set: true, Value: 1440},
-		ActivityType: str("Testing"), Description: str("first")})
-	if err != nil || up.Date != "2026-03-11" || up.DurationMinutes != 1440 || up.ActivityType != "Testing" || up.Description == nil ||
+	up, err := upd(w.admin, set(timeentry.Content{DurationMinutes: 1440, ActivityType: "Testing", Description: testfactory.Ptr("first")},
+		"2026-03-11", "date", "duration_minutes", "activity_type", "description"))
+	if err != nil || up.Date.String() != "2026-03-11" || up.DurationMinutes != 1440 || up.ActivityType != "Testing" || up.Description == nil ||
 		*up.Description != "first" || up.Version != 2 || up.Status != "Draft" {
 		t.Fatalf("Update = %+v, %v", up, err)
 	}
@@ -252,18 +263,18 @@ func TestUpdate(t *testing.T) {
 	}
 	// The description alone: same text is no change, other text and none are.
 	for i, tc := range []struct {
-		patch   domain.Opt[string]
+		patch   timeentry.Patch
 		want    *string
 		changed bool
 	}{
-		{str("first"), testfactory.Ptr("first"), false},
-		{str("second"), testfactory.Ptr("second"), true},
-		{null, nil, true},
-		{null, nil, false},
-		{str("third"), testfactory.Ptr("third"), true},
+		{description("first"), testfactory.Ptr("first"), false},
+		{description("second"), testfactory.Ptr("second"), true},
+		{null("description"), nil, true},
+		{null("description"), nil, false},
+		{description("third"), testfactory.Ptr("third"), true},
 	} {
 		before, _ := w.svc.Get(ctx, w.ann, e.ID)
-		got, err := upd(w.ann, timeentry.Patch{Description: tc.patch})
+		got, err := upd(w.ann, tc.patch)
 		if err != nil || !reflect.DeepEqual(got.Description, tc.want) || (got.Version != before.Version) != tc.changed {
 			t.Fatalf("description step %d: %+v, %v (version %d before)", i, got, err, before.Version)
 		}
@@ -273,30 +284,30 @@ func TestUpdate(t *testing.T) {
 	if _, err := w.svc.Submit(ctx, w.ann, e.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := upd(w.ann, timeentry.Patch{ActivityType: str("Testing")}); err != nil || got.Status != "Submitted" {
+	if got, err := upd(w.ann, activity("Testing")); err != nil || got.Status != "Submitted" {
 		t.Fatalf("unchanged Submitted entry = %+v, %v", got, err)
 	}
-	got, err := upd(w.ann, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 1}})
+	got, err := upd(w.ann, minutes(1))
 	if err != nil || got.Status != "Draft" || got.DurationMinutes != 1 {
 		t.Fatalf("edited Submitted entry = %+v, %v", got, err)
 	}
 	if f := fields(); !reflect.DeepEqual(f, []string{"duration_minutes", "status"}) {
 		t.Fatalf("audited fields %q", f)
 	}
-	testfactory.WantKind(t, testfactory.Err(w.svc.Update(domain.WithIfMatch(ctx, []int64{1}), w.ann, e.ID, timeentry.Patch{ActivityType: str("Design")})),
+	testfactory.WantKind(t, testfactory.Err(w.svc.Update(domain.WithIfMatch(ctx, []int64{1}), w.ann, e.ID, activity("Design"))),
 		domain.KindPreconditionFailed)
 
 	// Closed months: neither the old date nor the new one may be closed.
 	w.closeMonth(w.org, "2026-02")
-	testfactory.WantKind(t, testfactory.Err(upd(w.ann, timeentry.Patch{Date: str("2026-02-20")})), domain.KindConflict, "period 2026-02 is closed")
+	testfactory.WantKind(t, testfactory.Err(upd(w.ann, date("2026-02-20"))), domain.KindConflict, "period 2026-02 is closed")
 	old := w.create(w.ann, w.input(w.annID, w.t1, "2026-01-30", 60))
 	w.closeMonth(w.org, "2026-01")
-	testfactory.WantKind(t, testfactory.Err(w.svc.Update(ctx, w.ann, old.ID, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})),
+	testfactory.WantKind(t, testfactory.Err(w.svc.Update(ctx, w.ann, old.ID, minutes(5))),
 		domain.KindConflict, "period 2026-01 is closed")
 
 	// Approved entries are immutable.
 	a := testfactory.TimeEntry(t, w.db, w.t1, w.annID, testfactory.TimeEntryOpts{Date: testfactory.Day("2026-03-03"), Status: "Approved"})
-	testfactory.WantKind(t, testfactory.Err(w.svc.Update(ctx, w.admin, a.ID, timeentry.Patch{DurationMinutes: domain.Opt[int]{Set: true, Value: 5}})),
+	testfactory.WantKind(t, testfactory.Err(w.svc.Update(ctx, w.admin, a.ID, minutes(5))),
 		domain.KindConflict, "time entry is Approved: approved entries cannot be changed", "status: Approved")
 }
 

@@ -12,12 +12,12 @@ import (
 	"tracker/store/timeentrydb"
 )
 
-// Patch is a partial update; unset fields are kept.
+// Patch is a partial update of an entry's own values; unset fields are
+// kept. Date is the date as the request spelled it, which Content's is read
+// from when the patch sets it.
 type Patch struct {
-	Date            domain.Opt[string]
-	DurationMinutes domain.Opt[int]
-	Description     domain.Opt[string]
-	ActivityType    domain.Opt[string]
+	Content domain.Patch[Content]
+	Date    string
 }
 
 // loadOwned locks an entry for a change by its user or an Admin: non-members
@@ -41,30 +41,7 @@ func loadOwned(ctx context.Context, q store.Querier, p domain.Principal, id uuid
 // a Submitted entry returns it to Draft, so it is approved as changed.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, in Patch) (Entry, error) {
 	now := s.now()
-	var probs domain.Problems
-	var date time.Time
-	if in.Date.Set {
-		if in.Date.Null {
-			probs.Add("date", "must not be null")
-		} else {
-			date = checkDate(&probs, in.Date.Value, now)
-		}
-	}
-	if in.DurationMinutes.Set {
-		if in.DurationMinutes.Null {
-			probs.Add("duration_minutes", "must not be null")
-		} else {
-			CheckMinutes(&probs, in.DurationMinutes.Value)
-		}
-	}
-	if in.ActivityType.Set {
-		if in.ActivityType.Null {
-			probs.Add("activity_type", "must not be null")
-		} else {
-			CheckActivity(&probs, in.ActivityType.Value)
-		}
-	}
-	if err := probs.Err(); err != nil {
+	if err := checkContent(&in.Content, in.Date, now); err != nil {
 		return Entry{}, err
 	}
 	var out Entry
@@ -76,38 +53,22 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if r.Status == StatusApproved {
 			return stateConflict(r.Status, "approved entries cannot be changed")
 		}
-		days := []time.Time{r.Date}
-		if in.Date.Set {
-			days = append(days, date)
+		days := []time.Time{r.Date.Time()}
+		if in.Content.Has("date") {
+			days = append(days, in.Content.Value.Date.Time())
 		}
 		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", days...); err != nil {
 			return err
 		}
-		var changes []domain.FieldChange
-		track := func(field string, old, new any) {
-			changes = append(changes, domain.FieldChange{Field: field, Old: old, New: new})
-		}
-		if in.Date.Set && !date.Equal(r.Date) {
-			track("date", r.Date.Format(DateLayout), date.Format(DateLayout))
-			r.Date = date
-		}
-		if in.DurationMinutes.Set && in.DurationMinutes.Value != r.DurationMinutes {
-			track("duration_minutes", r.DurationMinutes, in.DurationMinutes.Value)
-			r.DurationMinutes = in.DurationMinutes.Value
-		}
-		if in.Description.Set && !sameText(r.Description, in.Description.Ptr()) {
-			track("description", r.Description, in.Description.Ptr())
-			r.Description = in.Description.Ptr()
-		}
-		if in.ActivityType.Set && in.ActivityType.Value != r.ActivityType {
-			track("activity_type", r.ActivityType, in.ActivityType.Value)
-			r.ActivityType = in.ActivityType.Value
-		}
+		c := domain.Changeset{Set: map[string]any{}}
+		in.Content.Track(&c, r.Content)
+		changes := c.Changes
 		if len(changes) > 0 {
 			if r.Status == StatusSubmitted {
-				track("status", r.Status, StatusDraft)
+				changes = append(changes, domain.FieldChange{Field: "status", Old: r.Status, New: StatusDraft})
 				r.Status = StatusDraft
 			}
+			r.Content = in.Content.Apply(r.Content)
 			r.UpdatedAt = now
 			// If-Match is checked in the UPDATE's WHERE.
 			if r.RowVersion, err = timeentrydb.Update(ctx, q, r, domain.Versions(ctx)); err != nil {
@@ -125,13 +86,6 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 	return out, err
 }
 
-func sameText(a, b *string) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
-}
-
 // Delete removes a Draft or Submitted entry (its user or an Admin).
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) error {
 	return s.DB.InTx(ctx, func(q store.Querier) error {
@@ -142,7 +96,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		if r.Status == StatusApproved {
 			return stateConflict(r.Status, "approved entries cannot be deleted")
 		}
-		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date); err != nil {
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date.Time()); err != nil {
 			return err
 		}
 		// If-Match is checked in the DELETE's WHERE.
@@ -176,7 +130,7 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, mi
 		if r.Status != from {
 			return stateConflict(r.Status, why)
 		}
-		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date); err != nil {
+		if err := period.EnsureOpen(ctx, q, a.OrgID, "time entry", r.Date.Time()); err != nil {
 			return err
 		}
 		changes := []domain.FieldChange{{Field: "status", Old: r.Status, New: to}}

@@ -27,10 +27,10 @@ type Row struct {
 	RowVersion int64 `db:"row_version"`
 }
 
+var fields = store.FieldsOf[Row]()
+
 // Columns is the column list of Row.
-func Columns() []string {
-	return []string{"id", "org_id", "ticket_id", "author_id", "body", "parent_comment_id", "created_at", "updated_at", "row_version"}
-}
+func Columns() []string { return fields.Names() }
 
 func prefixed(p string) []string { return store.Prefixed(p, Columns()) }
 

@@ -20,7 +20,8 @@ import (
 // instead of naming its fields. Its `db` tags are the columns, its `json`
 // tags the API's and the document's keys; it sits where these keys always
 // were in both. A new plain field of projects is a field here (at the end):
-// Row, the API, the export and the import follow, and domain/exchange/export's
+// Row, the API (its JSON, the create and PATCH bodies and inputs, the
+// activity trail's changes), the export and the import follow, and domain/exchange/export's
 // TestTicketFieldsAgree holds them to the OpenAPI schema and
 // docs/export-schema.json. The other columns keep their own places, which
 // differ between the API and the document.

@@ -20,8 +20,9 @@ import (
 // of naming its fields. Its `db` tags are the columns, its `json` tags the
 // API's and the document's keys. A new plain field of tickets (no id to map,
 // no rule shared with another row) is a field here: Row, the JSON encoder
-// (go generate ./domain/ticket), the export (JSON and SQLite) and the import
-// follow. domain/exchange/export's TestTicketFieldsAgree holds the lists together.
+// (go generate ./domain/ticket), the create and PATCH bodies and inputs and
+// the activity trail's changes (domain.Patch), the export (JSON and SQLite)
+// and the import follow. domain/exchange/export's TestTicketFieldsAgree holds the lists together.
 type Content struct {
 	Title       string  `db:"title" json:"title"`
 	Description *string `db:"description" json:"description"`

@@ -10,42 +10,50 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"tracker/internal/civil"
 	"tracker/store"
 )
 
-// Row is a time_entries row.
+// Content are a time entry's own values: what a create sets and a patch
+// changes, between the entry's ids and its state in the API's entry and in
+// the export document's.
+type Content struct {
+	Date            civil.Date `db:"date" json:"date"`
+	DurationMinutes int        `db:"duration_minutes" json:"duration_minutes"`
+	Description     *string    `db:"description" json:"description"`
+	ActivityType    string     `db:"activity_type" json:"activity_type"`
+}
+
+// Row is a time_entries row: the one definition of its columns, which the
+// column list, the scans, Insert and the import's InsertMany are built from
+// (store.FieldsOf, flattening Content).
 type Row struct {
-	ID              uuid.UUID  `db:"id"`
-	OrgID           uuid.UUID  `db:"org_id"`
-	UserID          uuid.UUID  `db:"user_id"`
-	TicketID        uuid.UUID  `db:"ticket_id"`
-	ProjectID       uuid.UUID  `db:"project_id"`
-	Date            time.Time  `db:"date"`
-	DurationMinutes int        `db:"duration_minutes"`
-	Description     *string    `db:"description"`
-	ActivityType    string     `db:"activity_type"`
-	Status          string     `db:"status"`
-	ApprovedBy      *uuid.UUID `db:"approved_by"`
-	ApprovedAt      *time.Time `db:"approved_at"`
-	CreatedAt       time.Time  `db:"created_at"`
-	UpdatedAt       time.Time  `db:"updated_at"`
+	ID        uuid.UUID `db:"id"`
+	OrgID     uuid.UUID `db:"org_id"`
+	UserID    uuid.UUID `db:"user_id"`
+	TicketID  uuid.UUID `db:"ticket_id"`
+	ProjectID uuid.UUID `db:"project_id"`
+	Content
+	Status     string     `db:"status"`
+	ApprovedBy *uuid.UUID `db:"approved_by"`
+	ApprovedAt *time.Time `db:"approved_at"`
+	CreatedAt  time.Time  `db:"created_at"`
+	UpdatedAt  time.Time  `db:"updated_at"`
 	// SourceApprovedBy is the approver an imported document named, as
 	// text (approved_by is the importing admin); nil otherwise.
 	SourceApprovedBy *string `db:"source_approved_by"`
 	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
-	// A new row is at 1, the column's default.
+	// A new row is at 1.
 	RowVersion int64 `db:"row_version"`
 }
 
-// insertColumns are the columns Insert writes (row_version takes its
-// default).
-var insertColumns = []string{"id", "org_id", "user_id", "ticket_id", "project_id", "date", "duration_minutes",
-	"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at", "source_approved_by"}
+var fields = store.FieldsOf[Row]()
+
+// ContentFields is Content's column list.
+var ContentFields = store.FieldsOf[Content]()
 
 // Columns is the column list of Row.
-func Columns() []string {
-	return append(append([]string{}, insertColumns...), "row_version")
-}
+func Columns() []string { return fields.Names() }
 
 // prefixed is Columns qualified by alias, for joins.
 func prefixed(alias string) []string { return store.Prefixed(alias, Columns()) }
@@ -56,10 +64,14 @@ const visible = "EXISTS (SELECT 1 FROM tickets t JOIN projects p ON p.id = t.pro
 
 // Insert creates an entry.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("time_entries").Columns(insertColumns...).
-		Values(r.ID, r.OrgID, r.UserID, r.TicketID, r.ProjectID, r.Date, r.DurationMinutes, r.Description,
-			r.ActivityType, r.Status, r.ApprovedBy, r.ApprovedAt, r.CreatedAt, r.UpdatedAt, r.SourceApprovedBy))
-	return err
+	return InsertMany(ctx, q, []Row{r})
+}
+
+// InsertMany creates entries (an import's batch, with their status and
+// approval); the caller has checked their months open (domain/capex/period)
+// in the same transaction.
+func InsertMany(ctx context.Context, q store.Querier, rs []Row) error {
+	return fields.InsertMany(ctx, q, "time_entries", rs)
 }
 
 // WithAccess is an entry with the caller's standing toward its project.
@@ -84,9 +96,11 @@ func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, f
 // one of the versions v names (If-Match) and returns its new version; no
 // such row is store.ErrNotFound.
 func Update(ctx context.Context, q store.Querier, r Row, v store.Versions) (int64, error) {
-	return store.Scalar[int64](ctx, q, store.SQL.Update("time_entries").
-		Set("date", r.Date).Set("duration_minutes", r.DurationMinutes).Set("description", r.Description).
-		Set("activity_type", r.ActivityType).Set("status", r.Status).Set("approved_by", r.ApprovedBy).
+	set := map[string]any{}
+	for i, v := range ContentFields.Values(&r.Content) {
+		set[ContentFields.Names()[i]] = v
+	}
+	return store.Scalar[int64](ctx, q, store.SQL.Update("time_entries").SetMap(set).Set("status", r.Status).Set("approved_by", r.ApprovedBy).
 		Set("approved_at", r.ApprovedAt).Set("updated_at", r.UpdatedAt).
 		Where(sq.Eq{"id": r.ID, "org_id": r.OrgID}).Where(v.Where("row_version")).Suffix("RETURNING row_version"))
 }

@@ -208,8 +208,8 @@ func (w *projectWalker) comments(ids []uuid.UUID) (map[uuid.UUID][]Comment, erro
 			return nil, err
 		}
 		cm := Comment{Author: author, Body: c.Body, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
-		if c.ParentID != nil {
-			if i, ok := pos[*c.ParentID]; ok {
+		if c.ParentCommentID != nil {
+			if i, ok := pos[*c.ParentCommentID]; ok {
 				cm.Parent = &i
 			}
 		}
@@ -229,7 +229,7 @@ func (w *projectWalker) timeEntries(ids []uuid.UUID) (map[uuid.UUID][]TimeEntry,
 		if err != nil {
 			return nil, err
 		}
-		te := TimeEntry{User: user, Date: e.Date.Format(dateLayout), DurationMinutes: e.DurationMinutes,
+		te := TimeEntry{User: user, Date: e.Date.String(), DurationMinutes: e.DurationMinutes,
 			Description: e.Description, ActivityType: e.ActivityType, Status: e.Status,
 			CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), SourceApprovedBy: e.SourceApprovedBy}
 		if te.ApprovedBy, err = w.optEmail(e.ApprovedBy); err != nil {

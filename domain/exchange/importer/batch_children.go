@@ -6,7 +6,9 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/internal/civil"
 	"tracker/store/exchangedb/importdb"
+	"tracker/store/timeentrydb"
 )
 
 // children writes the labels, comments and time entries of the tickets the
@@ -17,7 +19,7 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 		keys             []importdb.Key
 		ltickets, labels []uuid.UUID
 		comments         []importdb.Comment
-		entries          []importdb.TimeEntry
+		entries          []timeentrydb.Row
 		audTickets       []uuid.UUID
 	)
 	for k, id := range matched {
@@ -53,11 +55,15 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 			comments = append(comments, cm)
 		}
 		for _, e := range p.t.TimeEntries {
-			te := importdb.TimeEntry{ID: domain.NewID(), TicketID: id, ProjectID: p.row.ProjectID, Date: e.Date,
-				DurationMinutes: e.DurationMinutes, Description: e.Description, ActivityType: e.ActivityType,
-				Status: e.Status, ApprovedAt: e.ApprovedAt, CreatedAt: orNow(e.CreatedAt, b.now)}
+			day, err := civil.ParseDate(e.Date)
+			if err != nil {
+				return permanent("time entry date %q does not parse", e.Date)
+			}
+			te := timeentrydb.Row{ID: domain.NewID(), OrgID: b.row.OrgID, TicketID: id, ProjectID: p.row.ProjectID,
+				Content: timeentrydb.Content{Date: day, DurationMinutes: e.DurationMinutes, Description: e.Description,
+					ActivityType: e.ActivityType}, Status: e.Status, ApprovedAt: e.ApprovedAt, CreatedAt: orNow(e.CreatedAt, b.now),
+				RowVersion: 1}
 			te.UpdatedAt = orNow(e.UpdatedAt, te.CreatedAt)
-			var err error
 			if te.UserID, err = b.user(e.User); err != nil {
 				return err
 			}
@@ -78,7 +84,7 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 	if err := importdb.InsertComments(b.ctx, b.q, b.row.OrgID, comments); err != nil {
 		return err
 	}
-	if err := importdb.InsertTimeEntries(b.ctx, b.q, b.row.OrgID, entries); err != nil {
+	if err := timeentrydb.InsertMany(b.ctx, b.q, entries); err != nil {
 		return err
 	}
 	if err := importdb.PutKeys(b.ctx, b.q, b.row.OrgID, b.row.Source, b.row.ID, keys); err != nil {

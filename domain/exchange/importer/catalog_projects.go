@@ -8,7 +8,9 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
+	"tracker/domain/project"
 	"tracker/store/exchangedb/importdb"
+	"tracker/store/projectdb"
 )
 
 // orNow is a document timestamp, or now when the document left it out.
@@ -35,9 +37,11 @@ func (c *catalogRun) importProjects(doc export.Document) error {
 			c.key(importdb.KindProject, key, id, false)
 			continue
 		}
-		np := importdb.Project{ID: domain.NewID(), OrgID: c.row.OrgID, Key: key, Name: p.Name,
-			Description: p.Description, TicketCounter: p.TicketCounter, Content: p.Content,
-			BudgetCents: p.BudgetCents, BudgetPeriod: p.BudgetPeriod, PlacedInService: p.PlacedInService, CreatedAt: orNow(p.CreatedAt, c.now)}
+		// The document's date was checked with the rest of it (validate.go).
+		inService := project.CheckInService(new(domain.Problems), p.PlacedInService)
+		np := projectdb.Row{ID: domain.NewID(), OrgID: c.row.OrgID, Key: key, Name: p.Name,
+			Description: p.Description, TicketCounter: int64(p.TicketCounter), Content: p.Content,
+			BudgetCents: p.BudgetCents, BudgetPeriod: p.BudgetPeriod, PlacedInService: inService, CreatedAt: orNow(p.CreatedAt, c.now)}
 		np.UpdatedAt = orNow(p.UpdatedAt, np.CreatedAt)
 		if p.Workflow != nil {
 			if wf, ok := c.wfs[*p.Workflow]; ok {
@@ -49,7 +53,7 @@ func (c *catalogRun) importProjects(doc export.Document) error {
 				np.TeamID = &t
 			}
 		}
-		if err := importdb.InsertProject(c.ctx, c.q, np); err != nil {
+		if err := projectdb.Insert(c.ctx, c.q, np); err != nil {
 			return err
 		}
 		byKey[key], ids[i] = np.ID, np.ID

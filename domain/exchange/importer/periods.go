@@ -16,6 +16,7 @@ import (
 	"tracker/store"
 	"tracker/store/capexdb"
 	"tracker/store/exchangedb/importdb"
+	"tracker/store/timeentrydb"
 )
 
 // MaxClosedPaths caps the entries a refused import lists in its 409.
@@ -118,14 +119,10 @@ func periodsOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, doc expo
 // periodsOpen takes the shared lock of the month of every entry the batch
 // writes (a close waits for the batch) and, when one of them is closed,
 // fails the import with the close's message: the batch writes nothing.
-func (b *batchRun) periodsOpen(es []importdb.TimeEntry) error {
+func (b *batchRun) periodsOpen(es []timeentrydb.Row) error {
 	days := make([]time.Time, 0, len(es))
 	for _, e := range es {
-		d, err := time.Parse(time.DateOnly, e.Date)
-		if err != nil {
-			return permanent("time entry date %q does not parse", e.Date)
-		}
-		days = append(days, d)
+		days = append(days, e.Date.Time())
 	}
 	// One lock order for every batch and close.
 	slices.SortFunc(days, func(a, c time.Time) int { return a.Compare(c) })

@@ -2,11 +2,12 @@ package exportdb
 
 import (
 	"context"
-	"time"
 
 	"github.com/google/uuid"
 
 	"tracker/store"
+	"tracker/store/commentdb"
+	"tracker/store/timeentrydb"
 )
 
 // TicketLabel is one live label of a ticket.
@@ -22,45 +23,15 @@ func TicketLabels(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) (
 	    WHERE tl.ticket_id = ANY($1) ORDER BY tl.ticket_id, lower(l.name)`, ticketIDs)
 }
 
-// Comment is a comments row.
-type Comment struct {
-	ID        uuid.UUID  `db:"id"`
-	TicketID  uuid.UUID  `db:"ticket_id"`
-	AuthorID  uuid.UUID  `db:"author_id"`
-	Body      string     `db:"body"`
-	ParentID  *uuid.UUID `db:"parent_comment_id"`
-	CreatedAt time.Time  `db:"created_at"`
-	UpdatedAt time.Time  `db:"updated_at"`
-}
-
 // Comments reads the comments of the given tickets in creation order.
-func Comments(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]Comment, error) {
-	return store.SelectRaw[Comment](ctx, q, `SELECT id, ticket_id, author_id, body, parent_comment_id, created_at, updated_at
+func Comments(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]commentdb.Row, error) {
+	return store.SelectRaw[commentdb.Row](ctx, q, `SELECT `+store.Cols(commentdb.Columns())+`
 	    FROM comments WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }
 
-// TimeEntry is a time_entries row.
-type TimeEntry struct {
-	ID              uuid.UUID  `db:"id"`
-	TicketID        uuid.UUID  `db:"ticket_id"`
-	UserID          uuid.UUID  `db:"user_id"`
-	Date            time.Time  `db:"date"`
-	DurationMinutes int        `db:"duration_minutes"`
-	Description     *string    `db:"description"`
-	ActivityType    string     `db:"activity_type"`
-	Status          string     `db:"status"`
-	ApprovedBy      *uuid.UUID `db:"approved_by"`
-	ApprovedAt      *time.Time `db:"approved_at"`
-	CreatedAt       time.Time  `db:"created_at"`
-	UpdatedAt       time.Time  `db:"updated_at"`
-	// SourceApprovedBy is the approver an imported document named (text).
-	SourceApprovedBy *string `db:"source_approved_by"`
-}
-
 // TimeEntries reads the time entries of the given tickets in creation order.
-func TimeEntries(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]TimeEntry, error) {
-	return store.SelectRaw[TimeEntry](ctx, q, `SELECT id, ticket_id, user_id, date, duration_minutes, description,
-	        activity_type, status, approved_by, approved_at, created_at, updated_at, source_approved_by
+func TimeEntries(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]timeentrydb.Row, error) {
+	return store.SelectRaw[timeentrydb.Row](ctx, q, `SELECT `+store.Cols(timeentrydb.Columns())+`
 	    FROM time_entries WHERE ticket_id = ANY($1) ORDER BY ticket_id, id`, ticketIDs)
 }
 

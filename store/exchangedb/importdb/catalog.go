@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
-	"tracker/store/projectdb"
 )
 
 // pairs reads (text, uuid) rows into a map.
@@ -143,36 +142,6 @@ func InsertWorkflow(ctx context.Context, q store.Querier, orgID, id uuid.UUID, n
 func InsertLabel(ctx context.Context, q store.Querier, orgID, id uuid.UUID, name, color string, at time.Time) error {
 	_, err := q.Exec(ctx, `INSERT INTO labels (id, org_id, name, color, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)`,
 		id, orgID, name, color, at)
-	return store.Translate(err)
-}
-
-// Project is a project an import creates.
-type Project struct {
-	ID, OrgID     uuid.UUID
-	WorkflowID    *uuid.UUID
-	TeamID        *uuid.UUID
-	Key, Name     string
-	Description   *string
-	TicketCounter int
-	projectdb.Content
-	BudgetCents     *int64
-	BudgetPeriod    *string
-	PlacedInService *string // YYYY-MM-DD
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-}
-
-// InsertProject creates a project.
-func InsertProject(ctx context.Context, q store.Querier, p Project) error {
-	content := projectdb.ContentFields.Names()
-	_, err := q.Exec(ctx, `INSERT INTO projects (id, org_id, workflow_id, key, name, description, ticket_counter,
-	        budget_cents, budget_period, created_at, updated_at, team_id, placed_in_service, `+store.Cols(content)+`)
-	    VALUES (@id, @org_id, @workflow_id, @key, @name, @description, @ticket_counter,
-	        @budget_cents, @budget_period, @created_at, @updated_at, @team_id, @placed_in_service::date, @`+strings.Join(content, ", @")+`)`,
-		projectdb.ContentFields.Named(&p.Content, pgx.NamedArgs{"id": p.ID, "org_id": p.OrgID, "workflow_id": p.WorkflowID,
-			"key": p.Key, "name": p.Name, "description": p.Description, "ticket_counter": p.TicketCounter,
-			"budget_cents": p.BudgetCents, "budget_period": p.BudgetPeriod, "created_at": p.CreatedAt, "updated_at": p.UpdatedAt,
-			"team_id": p.TeamID, "placed_in_service": p.PlacedInService}))
 	return store.Translate(err)
 }
 

@@ -84,49 +84,6 @@ func InsertComments(ctx context.Context, q store.Querier, orgID uuid.UUID, cs []
 	return store.Translate(err)
 }
 
-// TimeEntry is a time entry an import creates; Date is YYYY-MM-DD.
-type TimeEntry struct {
-	ID, UserID, TicketID, ProjectID uuid.UUID
-	Date                            string
-	DurationMinutes                 int
-	Description                     *string
-	ActivityType, Status            string
-	ApprovedBy                      *uuid.UUID
-	ApprovedAt                      *time.Time
-	CreatedAt, UpdatedAt            time.Time
-	SourceApprovedBy                *string // the document's approver, as text
-}
-
-// InsertTimeEntries inserts time entries with their status and approval.
-// The caller has checked their months open (domain/capex/period) in the same
-// transaction.
-func InsertTimeEntries(ctx context.Context, q store.Querier, orgID uuid.UUID, es []TimeEntry) error {
-	if len(es) == 0 {
-		return nil
-	}
-	n := len(es)
-	ids, users, tickets, projects := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
-	dates, mins, descs := make([]string, n), make([]int, n), make([]*string, n)
-	acts, statuses, approvers, approvedAt := make([]string, n), make([]string, n), make([]*uuid.UUID, n), make([]*time.Time, n)
-	created, updated, sources := make([]time.Time, n), make([]time.Time, n), make([]*string, n)
-	for i, e := range es {
-		ids[i], users[i], tickets[i], projects[i] = e.ID, e.UserID, e.TicketID, e.ProjectID
-		dates[i], mins[i], descs[i] = e.Date, e.DurationMinutes, e.Description
-		acts[i], statuses[i], approvers[i], approvedAt[i] = e.ActivityType, e.Status, e.ApprovedBy, e.ApprovedAt
-		created[i], updated[i], sources[i] = e.CreatedAt, e.UpdatedAt, e.SourceApprovedBy
-	}
-	_, err := q.Exec(ctx, `INSERT INTO time_entries (id, org_id, user_id, ticket_id, project_id, date, duration_minutes,
-	        description, activity_type, status, approved_by, approved_at, created_at, updated_at, source_approved_by)
-	    SELECT u.id, $1, u.usr, u.ticket, u.project, u.day::date, u.mins, u.descr, u.act, u.status, u.approver,
-	        u.approved, u.created, u.updated, u.source
-	    FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::uuid[], $6::text[], $7::int[], $8::text[], $9::text[],
-	        $10::text[], $11::uuid[], $12::timestamptz[], $13::timestamptz[], $14::timestamptz[], $15::text[])
-	        AS u(id, usr, ticket, project, day, mins, descr, act, status, approver, approved, created, updated, source)`,
-		orgID, ids, users, tickets, projects, dates, mins, descs, acts, statuses, approvers, approvedAt,
-		created, updated, sources)
-	return store.Translate(err)
-}
-
 // SetParent makes parent the parent of a live child that has none; it
 // reports whether it did.
 func SetParent(ctx context.Context, q store.Querier, child, parent uuid.UUID) (bool, error) {
