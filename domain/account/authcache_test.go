@@ -1,6 +1,8 @@
 package account
 
 import (
+	"slices"
+	"sort"
 	"testing"
 	"time"
 	"unsafe"
@@ -41,5 +43,56 @@ func TestTokenCacheKeepsItsOwnKey(t *testing.T) {
 	})
 	if got, ok := s.verifiedToken(a); !ok || got.uid != alice {
 		t.Fatalf("alice's token answered as %v (ok %v), want alice %v", got.uid, ok, alice)
+	}
+}
+
+// TestSweepTokens: a sweep forgets the tokens expired at its time (expiry
+// included) and counts them out, and runs at most once a minute.
+func TestSweepTokens(t *testing.T) {
+	var c authCache
+	base := time.Unix(1_000_000, 0)
+	put := func(k string, expires time.Time) {
+		c.tokens.Store(k, cachedToken{expires: expires})
+		c.size.Add(1)
+	}
+	keys := func() []string {
+		var out []string
+		c.tokens.Range(func(k, _ any) bool { out = append(out, k.(string)); return true })
+		sort.Strings(out)
+		return out
+	}
+	put("expired", base)
+	put("live", base.Add(time.Second))
+	c.swept.Store(base.Add(-time.Minute).UnixNano())
+	c.sweepTokens(base)
+	if got := keys(); !slices.Equal(got, []string{"live"}) || c.size.Load() != 1 || c.swept.Load() != base.UnixNano() {
+		t.Fatalf("after the sweep: %v, size %d, swept %d", got, c.size.Load(), c.swept.Load())
+	}
+	put("later", base.Add(time.Minute+time.Second))
+	c.sweepTokens(base.Add(time.Minute - 1)) // within the minute: no sweep
+	if got := keys(); len(got) != 2 || c.size.Load() != 2 {
+		t.Fatalf("a sweep within the minute removed tokens: %v, size %d", got, c.size.Load())
+	}
+	c.sweepTokens(base.Add(time.Minute))
+	if got := keys(); !slices.Equal(got, []string{"later"}) || c.size.Load() != 1 {
+		t.Fatalf("after a minute: %v, size %d", got, c.size.Load())
+	}
+}
+
+// TestInvalidate: Invalidate moves the generation a cached standing is
+// checked against; Watching reports the LISTEN connection's state.
+func TestInvalidate(t *testing.T) {
+	var s Service
+	g := s.cache.gen.Load()
+	s.Invalidate()
+	if s.cache.gen.Load() != g+1 {
+		t.Fatalf("gen %d, want %d", s.cache.gen.Load(), g+1)
+	}
+	if s.Watching() {
+		t.Fatal("watching without a connection")
+	}
+	s.cache.live.Store(true)
+	if !s.Watching() {
+		t.Fatal("not watching with a connection")
 	}
 }
