@@ -1,6 +1,7 @@
 package account
 
 import (
+	"context"
 	"slices"
 	"sort"
 	"testing"
@@ -8,6 +9,9 @@ import (
 	"unsafe"
 
 	"github.com/google/uuid"
+
+	"tracker/domain/testfactory"
+	"tracker/store/storetest"
 )
 
 // TestTokenCacheKeepsItsOwnKey: the edge hands Authenticate a bearer that
@@ -94,5 +98,74 @@ func TestInvalidate(t *testing.T) {
 	s.cache.live.Store(true)
 	if !s.Watching() {
 		t.Fatal("not watching with a connection")
+	}
+}
+
+// TestStandingCache: while the LISTEN connection is up a standing read once
+// is served from the cache until an invalidation; without it every read
+// goes to the database.
+func TestStandingCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	s := &Service{DB: db}
+	u := testfactory.User(t, db, testfactory.UserOpts{}).ID
+	deactivate := func(active bool) {
+		t.Helper()
+		if _, err := db.Pool.Exec(ctx, `UPDATE users SET active = $2 WHERE id = $1`, u, active); err != nil {
+			t.Fatal(err)
+		}
+	}
+	active := func() bool {
+		t.Helper()
+		st, err := s.standingOf(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Active
+	}
+	if !active() {
+		t.Fatal("a new user is not active")
+	}
+	deactivate(false)
+	if active() {
+		t.Fatal("not watching, yet the standing came from a cache")
+	}
+	deactivate(true)
+	s.cache.live.Store(true)
+	if !active() {
+		t.Fatal("watching: the first read is not the database's")
+	}
+	deactivate(false)
+	if !active() {
+		t.Fatal("watching: the second read is not the cached standing")
+	}
+	s.Invalidate()
+	if active() {
+		t.Fatal("after an invalidation the cached standing is still served")
+	}
+}
+
+// TestTokenCacheBound: a verified token is cached while fewer than
+// maxCachedTokens are.
+func TestTokenCacheBound(t *testing.T) {
+	s := &Service{Tokens: Tokens{Secret: []byte("cache-test-secret"), AccessTTL: time.Hour}}
+	issue := func() string {
+		tok, err := s.Tokens.Issue(uuid.New(), uuid.New(), "a@example.test", "Owner", false, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	cached := func(tok string) bool { _, ok := s.cache.tokens.Load(tok); return ok }
+	s.cache.swept.Store(time.Now().UnixNano()) // no sweep during the test
+	s.cache.size.Store(maxCachedTokens - 1)
+	a := issue()
+	if _, ok := s.verifiedToken(a); !ok || !cached(a) || s.cache.size.Load() != maxCachedTokens {
+		t.Fatalf("below the bound: cached %v, size %d", cached(a), s.cache.size.Load())
+	}
+	b := issue()
+	if _, ok := s.verifiedToken(b); !ok || cached(b) || s.cache.size.Load() != maxCachedTokens {
+		t.Fatalf("at the bound: cached %v, size %d", cached(b), s.cache.size.Load())
 	}
 }
