@@ -72,8 +72,8 @@ func TestPeriodsCloseReopen(t *testing.T) {
 	}
 	testfactory.WantKind(t, list(o.caller, "2016-04", "2026-04"), domain.KindValidation, "at most 120 months")
 	testfactory.WantKind(t, list(o.caller, "2026-05", "2026-04"), domain.KindValidation, "to: must not be before from")
-	testfactory.WantKind(t, list(o.caller, "May", ""), domain.KindValidation, "from")
-	testfactory.WantKind(t, list(o.caller, "", "2026-13"), domain.KindValidation, "to")
+	testfactory.WantKind(t, list(o.caller, "May", ""), domain.KindValidation, "from: must be a month in the form YYYY-MM")
+	testfactory.WantKind(t, list(o.caller, "", "2026-13"), domain.KindValidation, "to: must be a month in the form YYYY-MM")
 	testfactory.WantKind(t, list(member, "", ""), domain.KindForbidden)
 
 	// Close: only a month that has ended, by an Admin, once.
@@ -90,6 +90,32 @@ func TestPeriodsCloseReopen(t *testing.T) {
 		t.Fatalf("close %+v", c)
 	}
 	testfactory.WantKind(t, closeP(o.caller, "2026-03"), domain.KindConflict, "already closed")
+	// A closed month's CSV is the stored file when nothing narrows it, and
+	// rendered from the snapshot when a filter does.
+	csvOf := func(r capex.RawQuery) string {
+		t.Helper()
+		r.Period = "2026-03"
+		qr, err := capex.ParseQuery(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := svc.ExportCSV(ctx, o.caller, qr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	if whole := csvOf(capex.RawQuery{}); strings.Count(whole, "\r\n") != 2 {
+		t.Fatalf("March's CSV %q, want the header and Ann's row", whole)
+	}
+	for name, r := range map[string]capex.RawQuery{
+		"user": {UserID: o.owner}, "team": {TeamID: domain.NewID()}, "cost center": {CostCenterID: "CC-none"},
+		"activity": {ActivityType: "Testing"}, "tag": {Tag: "k:v"},
+	} {
+		if got := csvOf(r); strings.Count(got, "\r\n") != 1 {
+			t.Fatalf("March's CSV filtered by %s = %q, want the header only", name, got)
+		}
+	}
 	if got := strings.Join(states("2026-02", "2026-04"), ", "); got != "2026-02 Open, 2026-03 Closed, 2026-04 Open" {
 		t.Fatalf("states %s", got)
 	}
@@ -130,7 +156,8 @@ func TestPeriodsCloseReopen(t *testing.T) {
 	}
 	testfactory.WantKind(t, trendErr(qr, "2023-04", "2026-04"), domain.KindValidation, "to: at most 36 months after from")
 	testfactory.WantKind(t, trendErr(qr, "2026-05", "2026-04"), domain.KindValidation, "to: must not be before from")
-	testfactory.WantKind(t, trendErr(qr, "x", "y"), domain.KindValidation, "from", "to")
+	testfactory.WantKind(t, trendErr(qr, "x", "y"), domain.KindValidation, "from: must be a month in the form YYYY-MM",
+		"to: must be a month in the form YYYY-MM")
 	tags := func(n int) capex.Query {
 		pairs := make([]string, n)
 		for i := range pairs {
@@ -214,6 +241,19 @@ func TestPeriodsCloseReopen(t *testing.T) {
 	pending, err := svc.RequestExport(ctx, o.caller, uuid.Nil, "2026-04")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The request leaves its job for the worker and its audit entry.
+	var jobs, audits int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE topic = $1 AND payload->>'export_id' = $2`,
+		capex.TopicExport, pending.ID.String()).Scan(&jobs); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'requested'`,
+		pending.ID).Scan(&audits); err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 1 || audits != 1 {
+		t.Fatalf("the request left %d jobs and %d audit entries, want 1 and 1", jobs, audits)
 	}
 	if pending.OrgID != o.id || pending.Status != capex.ExportPending || pending.Trigger != capex.TriggerManual ||
 		pending.RequestedBy == nil || *pending.RequestedBy != o.owner || pending.FinishedAt != nil {
