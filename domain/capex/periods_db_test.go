@@ -215,6 +215,17 @@ func TestPeriodsCloseReopen(t *testing.T) {
 	if ps, _ := svc.ListPeriods(ctx, o.caller, o.id, "", ""); !ps.AutoClose {
 		t.Fatal("auto_close not recorded")
 	}
+	audits := func(entity uuid.UUID, action string) int {
+		t.Helper()
+		var n int
+		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = $2`, entity, action).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := audits(o.id, "updated"); n != 1 {
+		t.Fatalf("turning auto_close on (twice) left %d audit entries, want 1", n)
+	}
 	feb := job("2026-02")
 	e, err := svc.RunExport(ctx, feb)
 	if err != nil {
@@ -233,6 +244,9 @@ func TestPeriodsCloseReopen(t *testing.T) {
 	if cl := ps.Periods[0].Close; cl == nil || cl.ClosedBy != nil {
 		t.Fatalf("February's close %+v, want the Schedule's", cl)
 	}
+	if n := audits(ps.Periods[0].Close.ID, "closed"); n != 1 {
+		t.Fatalf("the Schedule's close left %d audit entries, want 1", n)
+	}
 
 	// Exports on demand: not of a month that has not begun; a Pending run
 	// cannot be downloaded; a failed run records why.
@@ -243,17 +257,13 @@ func TestPeriodsCloseReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The request leaves its job for the worker and its audit entry.
-	var jobs, audits int
+	var jobs int
 	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM outbox WHERE topic = $1 AND payload->>'export_id' = $2`,
 		capex.TopicExport, pending.ID.String()).Scan(&jobs); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'requested'`,
-		pending.ID).Scan(&audits); err != nil {
-		t.Fatal(err)
-	}
-	if jobs != 1 || audits != 1 {
-		t.Fatalf("the request left %d jobs and %d audit entries, want 1 and 1", jobs, audits)
+	if n := audits(pending.ID, "requested"); jobs != 1 || n != 1 {
+		t.Fatalf("the request left %d jobs and %d audit entries, want 1 and 1", jobs, n)
 	}
 	if pending.OrgID != o.id || pending.Status != capex.ExportPending || pending.Trigger != capex.TriggerManual ||
 		pending.RequestedBy == nil || *pending.RequestedBy != o.owner || pending.FinishedAt != nil {
