@@ -124,6 +124,20 @@ func TestPeriodsCloseReopen(t *testing.T) {
 		t.Fatalf("March's close %+v, want %+v", cl, c)
 	}
 
+	// A per-user report of the closed month: Ann's hour on the project.
+	byUser, err := capex.ParseQuery(capex.RawQuery{Period: "2026-03", GroupBy: capex.GroupUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := svc.Report(ctx, o.caller, byUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Users == nil || len(*rep.Users) != 1 || (*rep.Users)[0].UserID != o.ann || (*rep.Users)[0].TotalAmountCents != 6000 ||
+		len((*rep.Users)[0].Projects) != 1 || (*rep.Users)[0].Projects[0].ProjectID != o.ticket.ProjectID {
+		t.Fatalf("per-user report %+v", rep.Users)
+	}
+
 	// The trend: each month is its report; March is closed.
 	qr, err := capex.ParseTrendQuery(capex.RawQuery{})
 	if err != nil {
