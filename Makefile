@@ -12,9 +12,11 @@ MINIO_VERSION    ?= v0.0.0-20260212201848-7aac2a2c5b7c
 # Mutation testing (make mutate): github.com/go-gremlins/gremlins, built from its module.
 GREMLINS_VERSION ?= v0.6.0
 PKG              ?= ./domain/...
-# One worker (the suite shares a small machine; DB tests of one package must not race another run)
-# and a timeout of 10x the package's own covered test run, so a slow build is not called a timeout.
-MUTATE_FLAGS     ?= --workers 1 --timeout-coefficient 10
+# One worker (the suite shares a small machine; DB tests of one package must not race another run),
+# a timeout of 10x the package's own covered test run, so a slow build is not called a timeout, and
+# the mutate build tag, which leaves out the few tests marked //go:build !mutate (each takes most of
+# its package's run time, and a mutation run repeats the package's tests once per mutant).
+MUTATE_FLAGS     ?= --workers 1 --timeout-coefficient 10 --tags mutate
 BENCH_URL        ?= http://localhost:3000
 GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data/*' -not -path './.git/*' -print0
 
@@ -115,11 +117,13 @@ fuzz: ## every fuzz target for FUZZTIME each (default 60s; make test runs 2000 i
 
 # Each package of PKG that has tests is mutated alone (--exclude-files / leaves its subpackages out)
 # and every mutant is judged by that package's own tests, so the figures are the package's. go vet is
-# off for the mutants' test runs: a mutant is judged by the tests, and vet is make lint's job.
+# off for the mutants' test runs: a mutant is judged by the tests, and vet is make lint's job. -count=1
+# keeps gremlins' first (coverage) run out of the test cache: a cached run takes a fraction of a
+# second, and the timeout of every mutant is a multiple of it.
 mutate: bin/gremlins ## mutation testing of each package in PKG (default ./domain/...) by its own tests, one package at a time; not part of make test
 	@rc=0; for d in $$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' $(PKG)); do \
 		rel="./$${d#$(CURDIR)/}"; echo "== $$rel"; \
-		GOFLAGS="$$GOFLAGS -vet=off" bin/gremlins unleash $(MUTATE_FLAGS) --exclude-files / "$$rel" || rc=1; \
+		GOFLAGS="$$GOFLAGS -vet=off -count=1" bin/gremlins unleash $(MUTATE_FLAGS) --exclude-files / "$$rel" || rc=1; \
 	done; exit $$rc
 
 bin/gremlins:

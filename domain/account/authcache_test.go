@@ -1,11 +1,17 @@
 package account
 
 import (
+	"context"
+	"slices"
+	"sort"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/google/uuid"
+
+	"tracker/domain/testfactory"
+	"tracker/store/storetest"
 )
 
 // TestTokenCacheKeepsItsOwnKey: the edge hands Authenticate a bearer that
@@ -41,5 +47,125 @@ func TestTokenCacheKeepsItsOwnKey(t *testing.T) {
 	})
 	if got, ok := s.verifiedToken(a); !ok || got.uid != alice {
 		t.Fatalf("alice's token answered as %v (ok %v), want alice %v", got.uid, ok, alice)
+	}
+}
+
+// TestSweepTokens: a sweep forgets the tokens expired at its time (expiry
+// included) and counts them out, and runs at most once a minute.
+func TestSweepTokens(t *testing.T) {
+	var c authCache
+	base := time.Unix(1_000_000, 0)
+	put := func(k string, expires time.Time) {
+		c.tokens.Store(k, cachedToken{expires: expires})
+		c.size.Add(1)
+	}
+	keys := func() []string {
+		var out []string
+		c.tokens.Range(func(k, _ any) bool { out = append(out, k.(string)); return true })
+		sort.Strings(out)
+		return out
+	}
+	put("expired", base)
+	put("live", base.Add(time.Second))
+	c.swept.Store(base.Add(-time.Minute).UnixNano())
+	c.sweepTokens(base)
+	if got := keys(); !slices.Equal(got, []string{"live"}) || c.size.Load() != 1 || c.swept.Load() != base.UnixNano() {
+		t.Fatalf("after the sweep: %v, size %d, swept %d", got, c.size.Load(), c.swept.Load())
+	}
+	put("later", base.Add(time.Minute+time.Second))
+	c.sweepTokens(base.Add(time.Minute - 1)) // within the minute: no sweep
+	if got := keys(); len(got) != 2 || c.size.Load() != 2 {
+		t.Fatalf("a sweep within the minute removed tokens: %v, size %d", got, c.size.Load())
+	}
+	c.sweepTokens(base.Add(time.Minute))
+	if got := keys(); !slices.Equal(got, []string{"later"}) || c.size.Load() != 1 {
+		t.Fatalf("after a minute: %v, size %d", got, c.size.Load())
+	}
+}
+
+// TestInvalidate: Invalidate moves the generation a cached standing is
+// checked against; Watching reports the LISTEN connection's state.
+func TestInvalidate(t *testing.T) {
+	var s Service
+	g := s.cache.gen.Load()
+	s.Invalidate()
+	if s.cache.gen.Load() != g+1 {
+		t.Fatalf("gen %d, want %d", s.cache.gen.Load(), g+1)
+	}
+	if s.Watching() {
+		t.Fatal("watching without a connection")
+	}
+	s.cache.live.Store(true)
+	if !s.Watching() {
+		t.Fatal("not watching with a connection")
+	}
+}
+
+// TestStandingCache: while the LISTEN connection is up a standing read once
+// is served from the cache until an invalidation; without it every read
+// goes to the database.
+func TestStandingCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.New(t)
+	s := &Service{DB: db}
+	u := testfactory.User(t, db, testfactory.UserOpts{}).ID
+	deactivate := func(active bool) {
+		t.Helper()
+		if _, err := db.Pool.Exec(ctx, `UPDATE users SET active = $2 WHERE id = $1`, u, active); err != nil {
+			t.Fatal(err)
+		}
+	}
+	active := func() bool {
+		t.Helper()
+		st, err := s.standingOf(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Active
+	}
+	if !active() {
+		t.Fatal("a new user is not active")
+	}
+	deactivate(false)
+	if active() {
+		t.Fatal("not watching, yet the standing came from a cache")
+	}
+	deactivate(true)
+	s.cache.live.Store(true)
+	if !active() {
+		t.Fatal("watching: the first read is not the database's")
+	}
+	deactivate(false)
+	if !active() {
+		t.Fatal("watching: the second read is not the cached standing")
+	}
+	s.Invalidate()
+	if active() {
+		t.Fatal("after an invalidation the cached standing is still served")
+	}
+}
+
+// TestTokenCacheBound: a verified token is cached while fewer than
+// maxCachedTokens are.
+func TestTokenCacheBound(t *testing.T) {
+	s := &Service{Tokens: Tokens{Secret: []byte("cache-test-secret"), AccessTTL: time.Hour}}
+	issue := func() string {
+		tok, err := s.Tokens.Issue(uuid.New(), uuid.New(), "a@example.test", "Owner", false, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	cached := func(tok string) bool { _, ok := s.cache.tokens.Load(tok); return ok }
+	s.cache.swept.Store(time.Now().UnixNano()) // no sweep during the test
+	s.cache.size.Store(maxCachedTokens - 1)
+	a := issue()
+	if _, ok := s.verifiedToken(a); !ok || !cached(a) || s.cache.size.Load() != maxCachedTokens {
+		t.Fatalf("below the bound: cached %v, size %d", cached(a), s.cache.size.Load())
+	}
+	b := issue()
+	if _, ok := s.verifiedToken(b); !ok || cached(b) || s.cache.size.Load() != maxCachedTokens {
+		t.Fatalf("at the bound: cached %v, size %d", cached(b), s.cache.size.Load())
 	}
 }

@@ -13,24 +13,37 @@ import (
 	"golang.org/x/crypto/argon2"
 )
 
-// Argon2id parameters from the OWASP password storage cheat sheet
-// (m=19 MiB, t=2, p=1).
+// argonParams is the cost of an Argon2id hash.
+type argonParams struct {
+	memory, time uint32 // KiB, passes
+	threads      uint8
+}
+
+// owaspParams are the Argon2id parameters from the OWASP password storage
+// cheat sheet (m=19 MiB, t=2, p=1).
+var owaspParams = argonParams{memory: 19 * 1024, time: 2, threads: 1}
+
+// hashParams are the parameters of new hashes: owaspParams. Only this
+// package's tests lower them (TestMain), since the cost is not what they
+// test and a mutation run repeats them once per mutant; a hash is always
+// verified with the parameters written in it.
+var hashParams = owaspParams
+
 const (
-	argonMemory  = 19 * 1024
-	argonTime    = 2
-	argonThreads = 1
 	argonKeyLen  = 32
 	argonSaltLen = 16
 )
 
 // HashPassword returns an Argon2id PHC string.
-func HashPassword(pw string) (string, error) {
+func HashPassword(pw string) (string, error) { return hashWith(pw, hashParams) }
+
+func hashWith(pw string, c argonParams) (string, error) {
 	salt := make([]byte, argonSaltLen)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
 	}
-	key := argon2.IDKey([]byte(pw), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
-	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+	key := argon2.IDKey([]byte(pw), salt, c.time, c.memory, c.threads, argonKeyLen)
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, c.memory, c.time, c.threads,
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
 }
 

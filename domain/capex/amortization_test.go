@@ -2,7 +2,10 @@ package capex
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
+
+	"tracker/domain"
 )
 
 func per(s string) Period {
@@ -144,5 +147,24 @@ func TestParseAmortQuery(t *testing.T) {
 	}
 	if _, err := ParseAmortQuery([16]byte{}, "2026-01", "2045-12", [16]byte{}); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := ParseAmortQuery([16]byte{}, "2026-01", "2026-01", [16]byte{}); err != nil {
+		t.Fatalf("one month: %v", err)
+	}
+	// Each problem names its own parameter.
+	for _, c := range []struct{ from, to, want string }{
+		{"2026-13", "2026-12", "from: must be a month in the form YYYY-MM"},
+		{"2026-01", "2026-x", "to: must be a month in the form YYYY-MM"},
+		{"", "", "from: required (YYYY-MM)\nto: required (YYYY-MM)"},
+		{"2026-02", "2026-01", "to: must not be before from"},
+		{"2026-01", "2046-01", "to: must be at most 240 months after from"},
+	} {
+		_, err := ParseAmortQuery([16]byte{}, c.from, c.to, [16]byte{})
+		if err == nil {
+			t.Fatalf("%s..%s: no error", c.from, c.to)
+		}
+		if got := strings.Join(domain.AsError(err).Details, "\n"); got != c.want {
+			t.Errorf("%s..%s: %q, want %q", c.from, c.to, got, c.want)
+		}
 	}
 }

@@ -1,3 +1,9 @@
+// Left out of mutation runs (make mutate builds with the mutate tag): this
+// test takes most of the package's run time, and a mutation run repeats the
+// package's tests once per mutant.
+
+//go:build !mutate
+
 package capex_test
 
 import (

@@ -181,3 +181,55 @@ func BenchmarkDeflateSheet(b *testing.B) {
 		})
 	}
 }
+
+// At most workers blocks are in flight: with every worker busy the oldest
+// block is written out before the next starts, and the stream is whole.
+func TestParallelDeflateBound(t *testing.T) {
+	var out bytes.Buffer
+	p := newParallelDeflate(&out)
+	p.workers = 2
+	block := sheetLike(deflateBlock, 7)
+	for i := range 5 {
+		if _, err := p.Write(block); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.pending) > p.workers {
+			t.Fatalf("after block %d: %d blocks in flight, want at most %d", i, len(p.pending), p.workers)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(flate.NewReader(&out))
+	if err != nil || !bytes.Equal(got, bytes.Repeat(block, 5)) {
+		t.Fatalf("round trip: %d bytes, %v", len(got), err)
+	}
+}
+
+// onceFailing fails its first write only.
+type onceFailing struct{ calls int }
+
+func (w *onceFailing) Write(b []byte) (int, error) {
+	w.calls++
+	if w.calls == 1 {
+		return 0, errFull
+	}
+	return len(b), nil
+}
+
+// A destination that fails once fails the stream: the blocks after it are
+// not written, and Close reports the error.
+func TestParallelDeflateErrorSticks(t *testing.T) {
+	w := &onceFailing{}
+	p := newParallelDeflate(w)
+	p.workers = 4
+	if _, err := p.Write(sheetLike(3*deflateBlock+10, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); !errors.Is(err, errFull) {
+		t.Fatalf("close %v, want %v", err, errFull)
+	}
+	if w.calls != 1 {
+		t.Fatalf("%d writes after the failure", w.calls-1)
+	}
+}

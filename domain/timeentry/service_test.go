@@ -469,6 +469,10 @@ func TestLists(t *testing.T) {
 		}
 	}
 	testfactory.WantKind(t, testfactory.Err(byUser(w.owner, w.annID, uuid.Nil, timeentry.ListFilter{Date: "2026-3-2"})), domain.KindValidation, "date: must be a date")
+	// A key bound to the second org asking for the first by name reads
+	// nothing there: the named org is kept, not swapped for the key's own.
+	key2 := domain.Principal{UserID: w.ownerID, OrgID: w.org2, KeyID: testfactory.Ptr(domain.NewID()), Scopes: []string{domain.ScopeRead}}
+	testfactory.WantKind(t, testfactory.Err(byUser(key2, w.annID, w.org, timeentry.ListFilter{})), domain.KindNotFound)
 	stranger := session(testfactory.User(t, w.db, testfactory.UserOpts{}).ID)
 	testfactory.WantKind(t, testfactory.Err(byUser(stranger, w.annID, w.org, timeentry.ListFilter{})), domain.KindNotFound)
 	if got, err := byUser(stranger, w.annID, uuid.Nil, timeentry.ListFilter{}); err != nil || len(got) != 0 {
