@@ -101,7 +101,7 @@ $(REDOCLY): internal/tools/redocly/package-lock.json
 
 bench: ## the load benchmark against a running stack at BENCH_URL (default http://localhost:3000)
 	$(GO) run ./cmd/bench
-	$(GO) run ./cmd/bench -ceiling -clients 32
+	$(GO) run ./cmd/bench -ceiling -clients 32 -rounds 5
 	$(GO) run ./cmd/benchbody
 	$(GO) run ./cmd/benchreport
 	$(GO) run ./cmd/benchreport -entries 1000000 -runs 15 -drilldown=false
