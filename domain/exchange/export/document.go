@@ -14,6 +14,7 @@ import (
 
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
+	"tracker/store/timeentrydb"
 )
 
 // Version is the only document version this service writes and reads.
@@ -175,18 +176,23 @@ type Comment struct {
 }
 
 // TimeEntry is time logged on its ticket (its project is the ticket's).
-// User and ApprovedBy are emails; Date is YYYY-MM-DD.
+// User and ApprovedBy are emails.
+//
+// The embedded timeentrydb.Content (date … activity_type) are the entry's
+// own values as the row holds them: the walk, the SQLite file (its columns
+// are Content's `db` tags) and the import copy them whole. Date, declared
+// here, is the document's text of Content's date (YYYY-MM-DD): the
+// shallower field hides Content's from encoding/json, so the import reads
+// the text and checks it at its path before parsing it into Content.
 type TimeEntry struct {
-	User            string     `json:"user"`
-	Date            string     `json:"date"`
-	DurationMinutes int        `json:"duration_minutes"`
-	Description     *string    `json:"description"`
-	ActivityType    string     `json:"activity_type"`
-	Status          string     `json:"status"`
-	ApprovedBy      *string    `json:"approved_by"`
-	ApprovedAt      *time.Time `json:"approved_at"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
+	User string `json:"user"`
+	Date string `json:"date"`
+	timeentrydb.Content
+	Status     string     `json:"status"`
+	ApprovedBy *string    `json:"approved_by"`
+	ApprovedAt *time.Time `json:"approved_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
 	// SourceApprovedBy (additive to version 1, left out when null) is the
 	// approver named by the document the entry was imported from, as text:
 	// ApprovedBy is then the admin who imported it.

@@ -14,6 +14,7 @@ import (
 	"tracker/store/exchangedb/exportdb"
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
+	"tracker/store/timeentrydb"
 )
 
 // ReadSQLite reads a sqlite export back into the document it holds (tests
@@ -220,11 +221,13 @@ func (r *sqliteReader) timeEntry(v []any) error {
 	if err != nil {
 		return err
 	}
-	e := TimeEntry{User: str(v[3]), Date: str(v[4]), DurationMinutes: num(v[5]), Description: optStr(v[6]),
-		ActivityType: str(v[7]), Status: str(v[8]), ApprovedBy: optStr(v[9]),
-		CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]), SourceApprovedBy: optStr(v[13])}
-	if v[10] != nil {
-		at := r.time(v[10])
+	n := len(timeentrydb.ContentFields.Names())
+	e := TimeEntry{User: str(v[3]), Content: readContent(r, timeentrydb.ContentFields, v[4:4+n])}
+	v = v[4+n:]
+	e.Date, e.Status, e.ApprovedBy = e.Content.Date.String(), str(v[0]), optStr(v[1])
+	e.CreatedAt, e.UpdatedAt, e.SourceApprovedBy = r.time(v[3]), r.time(v[4]), optStr(v[5])
+	if v[2] != nil {
+		at := r.time(v[2])
 		e.ApprovedAt = &at
 	}
 	t.TimeEntries = append(t.TimeEntries, e)
@@ -275,10 +278,10 @@ func (r *sqliteReader) link(v []any) error {
 	return nil
 }
 
-// readContent reads a Content (ticketdb's or projectdb's) from its columns
-// (its Fields order): TEXT into strings, INTEGER into integers and
-// booleans, RFC 3339 text into times, YYYY-MM-DD into dates, NULL into a
-// nil pointer (or the zero value).
+// readContent reads a Content (ticketdb's, projectdb's, timeentrydb's)
+// from its columns (its Fields order): TEXT into strings, INTEGER into
+// integers and booleans, RFC 3339 text into times, YYYY-MM-DD into dates,
+// NULL into a nil pointer (or the zero value).
 func readContent[T any](r *sqliteReader, fields *store.Fields[T], v []any) T {
 	var c T
 	for i, target := range fields.Targets(&c) {

@@ -10,6 +10,7 @@ import (
 
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
+	"tracker/store/timeentrydb"
 )
 
 // Table is one table of the sqlite export: its name and columns, in the
@@ -37,11 +38,7 @@ var Tables = []Table{
 	{"ticket_labels", []string{"project_key", "ticket_number", "label"}, "project_key, ticket_number, label"},
 	{"comments", []string{"project_key", "ticket_number", "position", "author", "body", "parent",
 		"created_at", "updated_at"}, "project_key, ticket_number, position"},
-	// source_approved_by is additive to version 1 (files written before
-	// read it as NULL).
-	{"time_entries", []string{"project_key", "ticket_number", "position", "user", "date", "duration_minutes",
-		"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at",
-		"source_approved_by"}, "project_key, ticket_number, position"},
+	{"time_entries", timeEntryColumns(), "project_key, ticket_number, position"},
 	// Additive to version 1: teams and their members (projects.team names one).
 	{"teams", []string{"name"}, "name"},
 	{"team_members", []string{"team", "user_email"}, "team, user_email"},
@@ -72,19 +69,27 @@ func projectColumns() []string {
 	return append(cols, "budget_cents", "budget_period", "created_at", "updated_at", "team", "placed_in_service")
 }
 
+// timeEntryColumns are the time_entries table's: timeentrydb.Content's
+// columns in place. source_approved_by is additive to version 1 (files
+// written before read it as NULL).
+func timeEntryColumns() []string {
+	cols := append([]string{"project_key", "ticket_number", "position", "user"}, timeentrydb.ContentFields.Names()...)
+	return append(cols, "status", "approved_by", "approved_at", "created_at", "updated_at", "source_approved_by")
+}
+
 // integerColumns are stored as INTEGER; every other column is TEXT
 // (timestamps RFC 3339, dates YYYY-MM-DD, workflow statuses as JSON).
-// ticketdb.Content's and projectdb.Content's integer and boolean columns
-// join them.
+// The integer and boolean columns of the Contents (ticketdb's, projectdb's,
+// timeentrydb's) join them.
 var integerColumns = func() map[string]bool {
 	m := map[string]bool{
 		"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
-		"number": true, "ticket_number": true, "parent": true, "duration_minutes": true, "size_bytes": true,
+		"number": true, "ticket_number": true, "parent": true, "size_bytes": true,
 	}
 	for _, f := range []interface {
 		Names() []string
 		Types() []string
-	}{ticketdb.ContentFields, projectdb.ContentFields} {
+	}{ticketdb.ContentFields, projectdb.ContentFields, timeentrydb.ContentFields} {
 		for i, t := range f.Types() {
 			if t == "int" || t == "bigint" || t == "bool" {
 				m[f.Names()[i]] = true
