@@ -176,14 +176,10 @@ type Comment struct {
 }
 
 // TimeEntry is time logged on its ticket (its project is the ticket's).
-// User and ApprovedBy are emails.
-//
-// The embedded timeentrydb.Content (date … activity_type) are the entry's
-// own values as the row holds them: the walk, the SQLite file (its columns
-// are Content's `db` tags) and the import copy them whole. Date, declared
-// here, is the document's text of Content's date (YYYY-MM-DD): the
-// shallower field hides Content's from encoding/json, so the import reads
-// the text and checks it at its path before parsing it into Content.
+// User and ApprovedBy are emails. The embedded timeentrydb.Content are the
+// entry's own values, copied whole by the walk, the SQLite file and the
+// import; Date, its date as text (YYYY-MM-DD), hides Content's from
+// encoding/json, so the import checks the text at its path.
 type TimeEntry struct {
 	User string `json:"user"`
 	Date string `json:"date"`

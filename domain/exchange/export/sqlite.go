@@ -141,8 +141,8 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 	}
 	for i, e := range t.TimeEntries {
 		v := append([]any{key, t.Number, i, e.User}, sqliteValues(timeentrydb.ContentFields, &e.Content)...)
-		v = append(v, e.Status, e.ApprovedBy, optTS(e.ApprovedAt), ts(e.CreatedAt), ts(e.UpdatedAt), e.SourceApprovedBy)
-		if err := s.insert("time_entries", v...); err != nil {
+		if err := s.insert("time_entries", append(v, e.Status, e.ApprovedBy, optTS(e.ApprovedAt), ts(e.CreatedAt), ts(e.UpdatedAt),
+			e.SourceApprovedBy)...); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
@@ -24,21 +25,29 @@ type Table struct {
 
 // Tables are the eleven tables of the spec, the two of teams, the one of
 // attachments and the two of ticket relations, in the order they are
-// filled.
+// filled. Those of projects, tickets and time entries take the columns of
+// the row's Content in place (projectdb's, ticketdb's, timeentrydb's
+// ContentFields), so a field added to a Content is a column here.
 var Tables = []Table{
 	{"export_meta", []string{"key", "value"}, "key"},
 	{"users", []string{"email", "display_name", "role"}, "email"},
 	{"labels", []string{"name", "color"}, "name"},
 	{"workflows", []string{"name", "statuses", "transitions", "enforcement"}, "name"},
-	{"projects", projectColumns(), "key"},
+	{"projects", slices.Concat([]string{"key", "name", "description", "workflow", "ticket_counter"}, projectdb.ContentFields.Names(),
+		[]string{"budget_cents", "budget_period", "created_at", "updated_at", "team", "placed_in_service"}), "key"},
 	{"project_members", []string{"project_key", "user_email"}, "project_key, user_email"},
 	{"sprints", []string{"project_key", "position", "name", "goal", "start_date", "end_date", "status",
 		"created_at", "updated_at"}, "project_key, position"},
-	{"tickets", ticketColumns(), "project_key, number"},
+	{"tickets", slices.Concat([]string{"project_key", "number"}, ticketdb.ContentFields.Names(),
+		[]string{"assignee", "reporter", "sprint", "created_at", "updated_at"}), "project_key, number"},
 	{"ticket_labels", []string{"project_key", "ticket_number", "label"}, "project_key, ticket_number, label"},
 	{"comments", []string{"project_key", "ticket_number", "position", "author", "body", "parent",
 		"created_at", "updated_at"}, "project_key, ticket_number, position"},
-	{"time_entries", timeEntryColumns(), "project_key, ticket_number, position"},
+	// source_approved_by is additive to version 1 (files written before
+	// read it as NULL).
+	{"time_entries", slices.Concat([]string{"project_key", "ticket_number", "position", "user"}, timeentrydb.ContentFields.Names(),
+		[]string{"status", "approved_by", "approved_at", "created_at", "updated_at", "source_approved_by"}),
+		"project_key, ticket_number, position"},
 	// Additive to version 1: teams and their members (projects.team names one).
 	{"teams", []string{"name"}, "name"},
 	{"team_members", []string{"team", "user_email"}, "team, user_email"},
@@ -52,29 +61,6 @@ var Tables = []Table{
 	{"ticket_parents", []string{"project_key", "ticket_number", "parent"}, "project_key, ticket_number"},
 	{"ticket_links", []string{"project_key", "ticket_number", "position", "type", "target"},
 		"project_key, ticket_number, position"},
-}
-
-// ticketColumns are the tickets table's: the ticket's project and number,
-// its own values (ticketdb.Content's columns, so a field added there is a
-// column here) and its references by the document's keys.
-func ticketColumns() []string {
-	cols := append([]string{"project_key", "number"}, ticketdb.ContentFields.Names()...)
-	return append(cols, "assignee", "reporter", "sprint", "created_at", "updated_at")
-}
-
-// projectColumns are the projects table's: projectdb.Content's columns in
-// place, so a field added there is a column here.
-func projectColumns() []string {
-	cols := append([]string{"key", "name", "description", "workflow", "ticket_counter"}, projectdb.ContentFields.Names()...)
-	return append(cols, "budget_cents", "budget_period", "created_at", "updated_at", "team", "placed_in_service")
-}
-
-// timeEntryColumns are the time_entries table's: timeentrydb.Content's
-// columns in place. source_approved_by is additive to version 1 (files
-// written before read it as NULL).
-func timeEntryColumns() []string {
-	cols := append([]string{"project_key", "ticket_number", "position", "user"}, timeentrydb.ContentFields.Names()...)
-	return append(cols, "status", "approved_by", "approved_at", "created_at", "updated_at", "source_approved_by")
 }
 
 // integerColumns are stored as INTEGER; every other column is TEXT
