@@ -112,6 +112,15 @@ func newShape(t reflect.Type) *shape {
 	return nil
 }
 
+// JSONFields are the JSON members of struct type t as jsonFields names
+// them, found once per type (nil for a type that decodes itself).
+func JSONFields(t reflect.Type) map[string]reflect.Type {
+	if sh := shapeOf(t); sh != nil {
+		return sh.fields
+	}
+	return nil
+}
+
 // jsonFields are the JSON members of struct type t as encoding/json names
 // them: the tag's name, else the field's; the fields of an untagged
 // embedded struct promoted; of one name, the shallowest field wins, and a

@@ -14,6 +14,7 @@ import (
 
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
+	"tracker/store/timeentrydb"
 )
 
 // Version is the only document version this service writes and reads.
@@ -175,18 +176,19 @@ type Comment struct {
 }
 
 // TimeEntry is time logged on its ticket (its project is the ticket's).
-// User and ApprovedBy are emails; Date is YYYY-MM-DD.
+// User and ApprovedBy are emails. The embedded timeentrydb.Content are the
+// entry's own values, copied whole by the walk, the SQLite file and the
+// import; Date, its date as text (YYYY-MM-DD), hides Content's from
+// encoding/json, so the import checks the text at its path.
 type TimeEntry struct {
-	User            string     `json:"user"`
-	Date            string     `json:"date"`
-	DurationMinutes int        `json:"duration_minutes"`
-	Description     *string    `json:"description"`
-	ActivityType    string     `json:"activity_type"`
-	Status          string     `json:"status"`
-	ApprovedBy      *string    `json:"approved_by"`
-	ApprovedAt      *time.Time `json:"approved_at"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
+	User string `json:"user"`
+	Date string `json:"date"`
+	timeentrydb.Content
+	Status     string     `json:"status"`
+	ApprovedBy *string    `json:"approved_by"`
+	ApprovedAt *time.Time `json:"approved_at"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
 	// SourceApprovedBy (additive to version 1, left out when null) is the
 	// approver named by the document the entry was imported from, as text:
 	// ApprovedBy is then the admin who imported it.

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"tracker/internal/civil"
+	"tracker/store"
 	"tracker/store/exchangedb/exportdb"
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
+	"tracker/store/timeentrydb"
 )
 
 // WriteSQLite writes the scope's export as a single-file SQLite database
@@ -102,10 +104,7 @@ func (s *sqliteSink) teams(ts []Team) error {
 }
 
 func (s *sqliteSink) project(p Project) error {
-	v := []any{p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter}
-	for _, c := range projectdb.ContentFields.Values(&p.Content) {
-		v = append(v, sqliteValue(c))
-	}
+	v := append([]any{p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter}, sqliteValues(projectdb.ContentFields, &p.Content)...)
 	err := s.insert("projects", append(v, p.BudgetCents, p.BudgetPeriod, ts(p.CreatedAt), ts(p.UpdatedAt), p.Team, p.PlacedInService)...)
 	if err != nil {
 		return err
@@ -125,10 +124,7 @@ func (s *sqliteSink) project(p Project) error {
 }
 
 func (s *sqliteSink) ticket(key string, t Ticket) error {
-	vals := []any{key, t.Number}
-	for _, v := range ticketdb.ContentFields.Values(&t.Content) {
-		vals = append(vals, sqliteValue(v))
-	}
+	vals := append([]any{key, t.Number}, sqliteValues(ticketdb.ContentFields, &t.Content)...)
 	err := s.insert("tickets", append(vals, t.Assignee, t.Reporter, t.Sprint, ts(t.CreatedAt), ts(t.UpdatedAt))...)
 	if err != nil {
 		return err
@@ -144,8 +140,9 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 		}
 	}
 	for i, e := range t.TimeEntries {
-		if err := s.insert("time_entries", key, t.Number, i, e.User, e.Date, e.DurationMinutes, e.Description,
-			e.ActivityType, e.Status, e.ApprovedBy, optTS(e.ApprovedAt), ts(e.CreatedAt), ts(e.UpdatedAt), e.SourceApprovedBy); err != nil {
+		v := append([]any{key, t.Number, i, e.User}, sqliteValues(timeentrydb.ContentFields, &e.Content)...)
+		if err := s.insert("time_entries", append(v, e.Status, e.ApprovedBy, optTS(e.ApprovedAt), ts(e.CreatedAt), ts(e.UpdatedAt),
+			e.SourceApprovedBy)...); err != nil {
 			return err
 		}
 	}
@@ -168,8 +165,18 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 	return nil
 }
 
-// sqliteValue is a ticketdb.Content value as its column stores it: times
-// as RFC 3339 text, dates as YYYY-MM-DD and decimals as their text (12.50),
+// sqliteValues are a Content's values (ticketdb's, projectdb's,
+// timeentrydb's) in its Fields order, as its columns store them.
+func sqliteValues[T any](fields *store.Fields[T], c *T) []any {
+	vals := fields.Values(c)
+	for i, v := range vals {
+		vals[i] = sqliteValue(v)
+	}
+	return vals
+}
+
+// sqliteValue is a Content value as its column stores it: times as RFC
+// 3339 text, dates as YYYY-MM-DD and decimals as their text (12.50),
 // everything else as the driver writes it.
 func sqliteValue(v any) any {
 	switch t := v.(type) {

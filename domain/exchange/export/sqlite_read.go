@@ -14,6 +14,7 @@ import (
 	"tracker/store/exchangedb/exportdb"
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
+	"tracker/store/timeentrydb"
 )
 
 // ReadSQLite reads a sqlite export back into the document it holds (tests
@@ -129,10 +130,8 @@ func (r *sqliteReader) project(v []any) error {
 	if r.projects == nil {
 		r.projects, r.tickets = map[string]int{}, map[string][2]int{}
 	}
-	n := len(projectdb.ContentFields.Names())
-	p := Project{Key: str(v[0]), Name: str(v[1]), Description: optStr(v[2]), Workflow: optStr(v[3]),
-		TicketCounter: num(v[4]), Content: readContent(r, projectdb.ContentFields, v[5:5+n])}
-	v = v[5+n:]
+	p := Project{Key: str(v[0]), Name: str(v[1]), Description: optStr(v[2]), Workflow: optStr(v[3]), TicketCounter: num(v[4])}
+	p.Content, v = readContent(r, projectdb.ContentFields, v, 5)
 	p.BudgetCents, p.BudgetPeriod, p.CreatedAt, p.UpdatedAt = optNum64(v[0]), optStr(v[1]), r.time(v[2]), r.time(v[3])
 	p.Team, p.PlacedInService = optStr(v[4]), optStr(v[5])
 	p.Members, p.Sprints, p.Tickets = []string{}, []Sprint{}, []Ticket{}
@@ -173,9 +172,8 @@ func (r *sqliteReader) ticket(v []any) error {
 	if err != nil {
 		return err
 	}
-	n := len(ticketdb.ContentFields.Names())
-	t := Ticket{Number: num(v[1]), Content: readContent(r, ticketdb.ContentFields, v[2:2+n])}
-	refs := v[2+n:]
+	content, refs := readContent(r, ticketdb.ContentFields, v, 2)
+	t := Ticket{Number: num(v[1]), Content: content}
 	t.Assignee, t.Reporter, t.Sprint = optStr(refs[0]), str(refs[1]), optStr(refs[2])
 	t.CreatedAt, t.UpdatedAt = r.time(refs[3]), r.time(refs[4])
 	fillArrays(&t)
@@ -220,11 +218,12 @@ func (r *sqliteReader) timeEntry(v []any) error {
 	if err != nil {
 		return err
 	}
-	e := TimeEntry{User: str(v[3]), Date: str(v[4]), DurationMinutes: num(v[5]), Description: optStr(v[6]),
-		ActivityType: str(v[7]), Status: str(v[8]), ApprovedBy: optStr(v[9]),
-		CreatedAt: r.time(v[11]), UpdatedAt: r.time(v[12]), SourceApprovedBy: optStr(v[13])}
-	if v[10] != nil {
-		at := r.time(v[10])
+	e := TimeEntry{User: str(v[3])}
+	e.Content, v = readContent(r, timeentrydb.ContentFields, v, 4)
+	e.Date, e.Status, e.ApprovedBy = e.Content.Date.String(), str(v[0]), optStr(v[1])
+	e.CreatedAt, e.UpdatedAt, e.SourceApprovedBy = r.time(v[3]), r.time(v[4]), optStr(v[5])
+	if v[2] != nil {
+		at := r.time(v[2])
 		e.ApprovedAt = &at
 	}
 	t.TimeEntries = append(t.TimeEntries, e)
@@ -275,16 +274,17 @@ func (r *sqliteReader) link(v []any) error {
 	return nil
 }
 
-// readContent reads a Content (ticketdb's or projectdb's) from its columns
-// (its Fields order): TEXT into strings, INTEGER into integers and
+// readContent reads a Content (ticketdb's, projectdb's, timeentrydb's)
+// from its columns, v[at:] in its Fields order, and returns it with the
+// columns after them: TEXT into strings, INTEGER into integers and
 // booleans, RFC 3339 text into times, YYYY-MM-DD into dates, NULL into a
 // nil pointer (or the zero value).
-func readContent[T any](r *sqliteReader, fields *store.Fields[T], v []any) T {
+func readContent[T any](r *sqliteReader, fields *store.Fields[T], v []any, at int) (T, []any) {
 	var c T
 	for i, target := range fields.Targets(&c) {
-		r.fail(setColumn(reflect.ValueOf(target).Elem(), v[i]))
+		r.fail(setColumn(reflect.ValueOf(target).Elem(), v[at+i]))
 	}
-	return c
+	return c, v[at+len(fields.Names()):]
 }
 
 func setColumn(f reflect.Value, v any) error {

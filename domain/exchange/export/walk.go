@@ -229,8 +229,7 @@ func (w *projectWalker) timeEntries(ids []uuid.UUID) (map[uuid.UUID][]TimeEntry,
 		if err != nil {
 			return nil, err
 		}
-		te := TimeEntry{User: user, Date: e.Date.String(), DurationMinutes: e.DurationMinutes,
-			Description: e.Description, ActivityType: e.ActivityType, Status: e.Status,
+		te := TimeEntry{User: user, Date: e.Date.String(), Content: e.Content, Status: e.Status,
 			CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), SourceApprovedBy: e.SourceApprovedBy}
 		if te.ApprovedBy, err = w.optEmail(e.ApprovedBy); err != nil {
 			return nil, err

@@ -55,14 +55,12 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 			comments = append(comments, cm)
 		}
 		for _, e := range p.t.TimeEntries {
-			day, err := civil.ParseDate(e.Date)
-			if err != nil {
+			var err error
+			if e.Content.Date, err = civil.ParseDate(e.Date); err != nil {
 				return permanent("time entry date %q does not parse", e.Date)
 			}
 			te := timeentrydb.Row{ID: domain.NewID(), OrgID: b.row.OrgID, TicketID: id, ProjectID: p.row.ProjectID,
-				Content: timeentrydb.Content{Date: day, DurationMinutes: e.DurationMinutes, Description: e.Description,
-					ActivityType: e.ActivityType}, Status: e.Status, ApprovedAt: e.ApprovedAt, CreatedAt: orNow(e.CreatedAt, b.now),
-				RowVersion: 1}
+				Content: e.Content, Status: e.Status, ApprovedAt: e.ApprovedAt, CreatedAt: orNow(e.CreatedAt, b.now), RowVersion: 1}
 			te.UpdatedAt = orNow(e.UpdatedAt, te.CreatedAt)
 			if te.UserID, err = b.user(e.User); err != nil {
 				return err

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 
 	"tracker/domain"
@@ -182,28 +181,12 @@ func (tc typeChecker) value(t reflect.Type, path string, top func(string, json.T
 	return tc.skip(tok)
 }
 
-// jsonFields adds struct type t's JSON members to fields, those of an
-// untagged embedded struct (export.Ticket's ticketdb.Content) in place, as
-// encoding/json does.
-func jsonFields(t reflect.Type, fields map[string]reflect.Type) {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
-			jsonFields(f.Type, fields)
-			continue
-		}
-		if name := strings.Split(tag, ",")[0]; name != "" && name != "-" {
-			fields[name] = f.Type
-		}
-	}
-}
-
 // object reads the members of an object (its { already read) against the
-// fields of struct type t.
+// fields of struct type t as encoding/json decodes them: an untagged
+// embedded struct's in place (export.Ticket's ticketdb.Content), less those
+// a shallower field hides (export.TimeEntry's date is text).
 func (tc typeChecker) object(t reflect.Type, path string, top func(string, json.Token)) error {
-	fields := map[string]reflect.Type{}
-	jsonFields(t, fields)
+	fields := domain.JSONFields(t)
 	for tc.dec.More() {
 		kt, err := tc.dec.Token()
 		if err != nil {

@@ -6,10 +6,11 @@ import (
 	"runtime"
 	"testing"
 	"time"
-	"tracker/store/ticketdb"
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
+	"tracker/store/ticketdb"
+	"tracker/store/timeentrydb"
 )
 
 // bigDocument is an import document of about size bytes: one project with
@@ -28,8 +29,8 @@ func bigDocument(size int, wrongType bool) []byte {
 			Content:  ticketdb.Content{Title: fmt.Sprintf("Ticket %d", n), Description: &desc, Status: "Todo", Priority: "None"},
 			Reporter: "a@example.test", CreatedAt: now, UpdatedAt: now,
 			Comments: []export.Comment{{Author: "a@example.test", Body: "a comment", CreatedAt: now, UpdatedAt: now}},
-			TimeEntries: []export.TimeEntry{{User: "a@example.test", Date: "2026-01-01", DurationMinutes: 30,
-				ActivityType: "Coding", Status: "Draft", CreatedAt: now, UpdatedAt: now}}})
+			TimeEntries: []export.TimeEntry{{User: "a@example.test", Date: "2026-01-01",
+				Content: timeentrydb.Content{DurationMinutes: 30, ActivityType: "Coding"}, Status: "Draft", CreatedAt: now, UpdatedAt: now}}})
 	}
 	doc.Projects = []export.Project{p}
 	b, _ := json.Marshal(doc)

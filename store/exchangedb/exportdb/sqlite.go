@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
 	"tracker/store/projectdb"
 	"tracker/store/ticketdb"
+	"tracker/store/timeentrydb"
 )
 
 // Table is one table of the sqlite export: its name and columns, in the
@@ -23,25 +25,29 @@ type Table struct {
 
 // Tables are the eleven tables of the spec, the two of teams, the one of
 // attachments and the two of ticket relations, in the order they are
-// filled.
+// filled. Those of projects, tickets and time entries take the columns of
+// the row's Content in place (projectdb's, ticketdb's, timeentrydb's
+// ContentFields), so a field added to a Content is a column here.
 var Tables = []Table{
 	{"export_meta", []string{"key", "value"}, "key"},
 	{"users", []string{"email", "display_name", "role"}, "email"},
 	{"labels", []string{"name", "color"}, "name"},
 	{"workflows", []string{"name", "statuses", "transitions", "enforcement"}, "name"},
-	{"projects", projectColumns(), "key"},
+	{"projects", slices.Concat([]string{"key", "name", "description", "workflow", "ticket_counter"}, projectdb.ContentFields.Names(),
+		[]string{"budget_cents", "budget_period", "created_at", "updated_at", "team", "placed_in_service"}), "key"},
 	{"project_members", []string{"project_key", "user_email"}, "project_key, user_email"},
 	{"sprints", []string{"project_key", "position", "name", "goal", "start_date", "end_date", "status",
 		"created_at", "updated_at"}, "project_key, position"},
-	{"tickets", ticketColumns(), "project_key, number"},
+	{"tickets", slices.Concat([]string{"project_key", "number"}, ticketdb.ContentFields.Names(),
+		[]string{"assignee", "reporter", "sprint", "created_at", "updated_at"}), "project_key, number"},
 	{"ticket_labels", []string{"project_key", "ticket_number", "label"}, "project_key, ticket_number, label"},
 	{"comments", []string{"project_key", "ticket_number", "position", "author", "body", "parent",
 		"created_at", "updated_at"}, "project_key, ticket_number, position"},
 	// source_approved_by is additive to version 1 (files written before
 	// read it as NULL).
-	{"time_entries", []string{"project_key", "ticket_number", "position", "user", "date", "duration_minutes",
-		"description", "activity_type", "status", "approved_by", "approved_at", "created_at", "updated_at",
-		"source_approved_by"}, "project_key, ticket_number, position"},
+	{"time_entries", slices.Concat([]string{"project_key", "ticket_number", "position", "user"}, timeentrydb.ContentFields.Names(),
+		[]string{"status", "approved_by", "approved_at", "created_at", "updated_at", "source_approved_by"}),
+		"project_key, ticket_number, position"},
 	// Additive to version 1: teams and their members (projects.team names one).
 	{"teams", []string{"name"}, "name"},
 	{"team_members", []string{"team", "user_email"}, "team, user_email"},
@@ -57,34 +63,19 @@ var Tables = []Table{
 		"project_key, ticket_number, position"},
 }
 
-// ticketColumns are the tickets table's: the ticket's project and number,
-// its own values (ticketdb.Content's columns, so a field added there is a
-// column here) and its references by the document's keys.
-func ticketColumns() []string {
-	cols := append([]string{"project_key", "number"}, ticketdb.ContentFields.Names()...)
-	return append(cols, "assignee", "reporter", "sprint", "created_at", "updated_at")
-}
-
-// projectColumns are the projects table's: projectdb.Content's columns in
-// place, so a field added there is a column here.
-func projectColumns() []string {
-	cols := append([]string{"key", "name", "description", "workflow", "ticket_counter"}, projectdb.ContentFields.Names()...)
-	return append(cols, "budget_cents", "budget_period", "created_at", "updated_at", "team", "placed_in_service")
-}
-
 // integerColumns are stored as INTEGER; every other column is TEXT
 // (timestamps RFC 3339, dates YYYY-MM-DD, workflow statuses as JSON).
-// ticketdb.Content's and projectdb.Content's integer and boolean columns
-// join them.
+// The integer and boolean columns of the Contents (ticketdb's, projectdb's,
+// timeentrydb's) join them.
 var integerColumns = func() map[string]bool {
 	m := map[string]bool{
 		"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
-		"number": true, "ticket_number": true, "parent": true, "duration_minutes": true, "size_bytes": true,
+		"number": true, "ticket_number": true, "parent": true, "size_bytes": true,
 	}
 	for _, f := range []interface {
 		Names() []string
 		Types() []string
-	}{ticketdb.ContentFields, projectdb.ContentFields} {
+	}{ticketdb.ContentFields, projectdb.ContentFields, timeentrydb.ContentFields} {
 		for i, t := range f.Types() {
 			if t == "int" || t == "bigint" || t == "bool" {
 				m[f.Names()[i]] = true
