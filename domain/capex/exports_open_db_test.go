@@ -39,6 +39,20 @@ func TestOpenMonthExports(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The report with include_budget: the month's spend of the project.
+	withBudget, err := capex.ParseQuery(capex.RawQuery{Period: "2026-03", IncludeBudget: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := svc.Report(ctx, o.caller, withBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Projects == nil || len(*rep.Projects) != 1 || (*rep.Projects)[0].BudgetFields == nil ||
+		(*rep.Projects)[0].SpentCents == nil || *(*rep.Projects)[0].SpentCents != 9000 {
+		t.Fatalf("March's report with its budget %+v", rep.Projects)
+	}
+
 	out, err := svc.ExportCSV(ctx, o.caller, qr)
 	if err != nil {
 		t.Fatal(err)
