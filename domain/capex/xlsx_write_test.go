@@ -40,12 +40,13 @@ func checkWidths(t *testing.T, f *excelize.File, sheet string, want map[string]f
 }
 
 // The drill-down workbook holds every entry in order across the reader's
-// batches (two full ones and a partial last one), typed: the month and the
+// batches (many full ones, so that a writer that stopped the reader
+// without an error would be caught, and a partial last one), typed: the month and the
 // dates as serial numbers, text that is not a date as text, a missing rate
 // as a blank cell, money in currency units; then the totals row.
 func TestEntriesXLSXRows(t *testing.T) {
 	period := PeriodOf(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
-	const n = 2*entryBatchRows + 88
+	const n = 24*entryBatchRows + 88
 	entry := func(i int) EntryLine {
 		l := EntryLine{EntryID: uuid.UUID{15: byte(i), 14: byte(i >> 8)}, Date: fmt.Sprintf("2026-03-%02d", 1+i%31),
 			UserID: uuid.UUID{0: 1}, DisplayName: fmt.Sprintf("E%d", i), TicketRef: fmt.Sprintf("T-%d", i), TicketTitle: "Title",
@@ -139,4 +140,13 @@ func TestWriteAmortXLSX(t *testing.T) {
 		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
 	}
 	checkWidths(t, f, "Amortization", map[string]float64{"A": 14, "C": 24, "D": 20, "E": 14, "I": 24, "J": 24, "K": 14})
+
+	// A schedule without months: the header and a Total row of zeros.
+	buf.Reset()
+	if err := WriteAmortXLSX(&buf, AmortReport{From: "2026-01", To: "2026-01"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, rows := xlsxRows(t, buf.Bytes(), "Amortization"); len(rows) != 2 || rows[1] != "Total,,,,,,0,0,0,0,0" {
+		t.Fatalf("an empty schedule's rows %q", rows)
+	}
 }
