@@ -1,7 +1,6 @@
 package capex_test
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -70,19 +69,7 @@ func TestOpenMonthExports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := excelize.OpenReader(bytes.NewReader(book), excelize.Options{RawCellValue: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := f.GetRows("Capitalization")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := []string{}
-	for _, r := range rows {
-		got = append(got, strings.Join(r, ","))
-	}
+	f, got := capex.XLSXRows(t, book, "Capitalization")
 	wantRows := []string{
 		"Period,Project,ProjectKey,Employee,Department,CostCenter,Hours,ActivityType,Phase,CapExOpEx,LoadedRate,Amount,Team,Tags,Budget,Spent,Utilization",
 		// The month is its first day's serial number; money in currency units.
@@ -99,15 +86,5 @@ func TestOpenMonthExports(t *testing.T) {
 			t.Fatalf("%s has type %v, %v; want a blank cell", ref, typ, err)
 		}
 	}
-	wantWidths(t, f, "Capitalization", map[string]float64{"A": 14, "B": 24, "C": 14, "D": 22, "M": 18, "N": 24, "Q": 14})
-}
-
-// wantWidths checks the widths of sheet's columns.
-func wantWidths(t *testing.T, f *excelize.File, sheet string, want map[string]float64) {
-	t.Helper()
-	for col, w := range want {
-		if got, err := f.GetColWidth(sheet, col); err != nil || got != w {
-			t.Errorf("%s column %s is %v wide (%v), want %v", sheet, col, got, err, w)
-		}
-	}
+	capex.CheckXLSXWidths(t, f, "Capitalization", map[string]float64{"A": 14, "B": 24, "C": 14, "D": 22, "M": 18, "N": 24, "Q": 14})
 }

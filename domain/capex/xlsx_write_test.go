@@ -11,8 +11,9 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
-// xlsxRows reads sheet back with raw cell values, one string per row.
-func xlsxRows(t *testing.T, book []byte, sheet string) (*excelize.File, []string) {
+// XLSXRows reads sheet back with raw cell values, one string per row
+// (exported for the package's external tests).
+func XLSXRows(t *testing.T, book []byte, sheet string) (*excelize.File, []string) {
 	t.Helper()
 	f, err := excelize.OpenReader(bytes.NewReader(book), excelize.Options{RawCellValue: true})
 	if err != nil {
@@ -30,7 +31,8 @@ func xlsxRows(t *testing.T, book []byte, sheet string) (*excelize.File, []string
 	return f, out
 }
 
-func checkWidths(t *testing.T, f *excelize.File, sheet string, want map[string]float64) {
+// CheckXLSXWidths checks the widths of sheet's columns.
+func CheckXLSXWidths(t *testing.T, f *excelize.File, sheet string, want map[string]float64) {
 	t.Helper()
 	for col, w := range want {
 		if got, err := f.GetColWidth(sheet, col); err != nil || got != w {
@@ -73,7 +75,7 @@ func TestEntriesXLSXRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, rows := xlsxRows(t, buf.Bytes(), "Entries")
+	f, rows := XLSXRows(t, buf.Bytes(), "Entries")
 	if len(rows) != n+2 {
 		t.Fatalf("%d rows, want the header, %d entries and the totals", len(rows), n)
 	}
@@ -102,7 +104,7 @@ func TestEntriesXLSXRows(t *testing.T) {
 		strings.TrimRight(strings.TrimRight(Decimal2(amount).String(), "0"), ".")); rows[n+1] != want {
 		t.Fatalf("totals %q, want %q", rows[n+1], want)
 	}
-	checkWidths(t, f, "Entries", map[string]float64{"A": 14, "B": 38, "C": 14, "D": 22, "E": 38, "G": 40, "N": 14})
+	CheckXLSXWidths(t, f, "Entries", map[string]float64{"A": 14, "B": 38, "C": 14, "D": 22, "E": 38, "G": 40, "N": 14})
 }
 
 // The amortization workbook: each project's months typed (the placed in
@@ -127,7 +129,7 @@ func TestWriteAmortXLSX(t *testing.T) {
 	if err := WriteAmortXLSX(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	f, rows := xlsxRows(t, buf.Bytes(), "Amortization")
+	f, rows := XLSXRows(t, buf.Bytes(), "Amortization")
 	want := []string{
 		strings.Join(AmortXLSXHeader, ","),
 		"46023,A,Alpha,36,46037,1,36,1,1,0,35",
@@ -139,14 +141,14 @@ func TestWriteAmortXLSX(t *testing.T) {
 	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
 	}
-	checkWidths(t, f, "Amortization", map[string]float64{"A": 14, "C": 24, "D": 20, "E": 14, "I": 24, "J": 24, "K": 14})
+	CheckXLSXWidths(t, f, "Amortization", map[string]float64{"A": 14, "C": 24, "D": 20, "E": 14, "I": 24, "J": 24, "K": 14})
 
 	// A schedule without months: the header and a Total row of zeros.
 	buf.Reset()
 	if err := WriteAmortXLSX(&buf, AmortReport{From: "2026-01", To: "2026-01"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, rows := xlsxRows(t, buf.Bytes(), "Amortization"); len(rows) != 2 || rows[1] != "Total,,,,,,0,0,0,0,0" {
+	if _, rows := XLSXRows(t, buf.Bytes(), "Amortization"); len(rows) != 2 || rows[1] != "Total,,,,,,0,0,0,0,0" {
 		t.Fatalf("an empty schedule's rows %q", rows)
 	}
 }
