@@ -31,6 +31,17 @@ func XLSXRows(t *testing.T, book []byte, sheet string) (*excelize.File, []string
 	return f, out
 }
 
+// WantXLSXRows checks that sheet holds exactly the rows want (raw values
+// joined by commas) and returns the workbook.
+func WantXLSXRows(t *testing.T, book []byte, sheet string, want ...string) *excelize.File {
+	t.Helper()
+	f, rows := XLSXRows(t, book, sheet)
+	if got, w := strings.Join(rows, "\n"), strings.Join(want, "\n"); got != w {
+		t.Fatalf("%s rows\n%s\nwant\n%s", sheet, got, w)
+	}
+	return f
+}
+
 // CheckXLSXWidths checks the widths of sheet's columns.
 func CheckXLSXWidths(t *testing.T, f *excelize.File, sheet string, want map[string]float64) {
 	t.Helper()
@@ -129,18 +140,13 @@ func TestWriteAmortXLSX(t *testing.T) {
 	if err := WriteAmortXLSX(&buf, r); err != nil {
 		t.Fatal(err)
 	}
-	f, rows := XLSXRows(t, buf.Bytes(), "Amortization")
-	want := []string{
+	f := WantXLSXRows(t, buf.Bytes(), "Amortization",
 		strings.Join(AmortXLSXHeader, ","),
 		"46023,A,Alpha,36,46037,1,36,1,1,0,35",
 		"46054,A,Alpha,36,46037,1,0,1,2,0,34",
 		"46023,B,Beta,12,,0,2.5,0,0,2.5,2.5",
 		"46054,B,Beta,12,,0,0.5,0,0,3,3",
-		"Total,,,,,,39,2,2,3,37",
-	}
-	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
-	}
+		"Total,,,,,,39,2,2,3,37")
 	CheckXLSXWidths(t, f, "Amortization", map[string]float64{"A": 14, "C": 24, "D": 20, "E": 14, "I": 24, "J": 24, "K": 14})
 
 	// A schedule without months: the header and a Total row of zeros.
@@ -148,7 +154,5 @@ func TestWriteAmortXLSX(t *testing.T) {
 	if err := WriteAmortXLSX(&buf, AmortReport{From: "2026-01", To: "2026-01"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, rows := XLSXRows(t, buf.Bytes(), "Amortization"); len(rows) != 2 || rows[1] != "Total,,,,,,0,0,0,0,0" {
-		t.Fatalf("an empty schedule's rows %q", rows)
-	}
+	WantXLSXRows(t, buf.Bytes(), "Amortization", strings.Join(AmortXLSXHeader, ","), "Total,,,,,,0,0,0,0,0")
 }
