@@ -189,6 +189,25 @@ func TestPeriodsCloseReopen(t *testing.T) {
 	testfactory.WantKind(t, trendErr(tags(20), "2025-04", "2026-04"), domain.KindValidation,
 		"a trend of 13 months takes at most 18 key:value pairs (months × pairs at most 240), got 20")
 
+	// Amortization counts a closed month's amount as its snapshot froze it:
+	// CapEx as the project was classified at the close, even after the
+	// project moved to a phase that is expensed.
+	setPhase := func(phase string) {
+		t.Helper()
+		if _, err := db.Pool.Exec(ctx, `UPDATE projects SET development_phase = $2 WHERE id = $1`, o.ticket.ProjectID, phase); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setPhase(capex.PhasePreliminary)
+	closedAm, err := svc.Amortization(ctx, o.caller, capex.AmortRequest{From: "2026-02", To: "2026-04"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(closedAm.Months) != 3 || closedAm.Totals.CapitalizedCents != 6000 || closedAm.Months[1].CapitalizedCents != 6000 {
+		t.Fatalf("amortization over closed March %+v", closedAm)
+	}
+	setPhase(capex.PhaseApplicationDevelopment)
+
 	// Reopen: the Owner only, with a reason of at most 2000 characters.
 	reopen := func(p domain.Principal, reason string) error {
 		return testfactory.Err(svc.Reopen(ctx, p, o.id, "2026-03", reason))
