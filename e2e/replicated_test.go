@@ -68,8 +68,10 @@ func TestReplicated(t *testing.T) {
 			"SERVICE_RATE_LIMIT":               strconv.Itoa(replicatedRateLimit),
 			"TRACKER_TEST_WEBHOOK_RETRY_SCALE": "0.001",
 			// Small, slow batches, so that a kill lands mid-import and mid-purge.
+			// The import's pauses alone (12 batches of 40) must outlast the
+			// API's 3 s wait, however fast the machine, for it to answer 202.
 			"TRACKER_TEST_IMPORT_BATCH":  "40",
-			"TRACKER_TEST_IMPORT_PAUSE":  "200ms",
+			"TRACKER_TEST_IMPORT_PAUSE":  "400ms",
 			"TRACKER_TEST_CASCADE_BATCH": "25",
 			"TRACKER_TEST_CASCADE_PAUSE": "150ms",
 		}})
