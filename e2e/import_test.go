@@ -57,8 +57,9 @@ func TestImportSurvivesAWorkerKill(t *testing.T) {
 	t.Parallel()
 	db, url := storetest.NewWithURL(t)
 	srv := workertest.Start(t)
-	// Small, slow batches so the kill lands mid-import.
-	s := newStack(t, url, srv, map[string]string{"TRACKER_TEST_IMPORT_BATCH": "40", "TRACKER_TEST_IMPORT_PAUSE": "200ms"})
+	// Small, slow batches so the kill lands mid-import; their pauses alone
+	// (12 batches of 40) outlast the API's 3 s wait, so it answers 202.
+	s := newStack(t, url, srv, map[string]string{"TRACKER_TEST_IMPORT_BATCH": "40", "TRACKER_TEST_IMPORT_PAUSE": "400ms"})
 	s.run("api")
 	w := s.run("worker")
 	u := s.register("owner")
