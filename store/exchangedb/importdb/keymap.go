@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
 )
@@ -61,18 +60,7 @@ func Keys(ctx context.Context, q store.Querier, orgID uuid.UUID, source, kind st
 		    WHERE org_id = $1 AND source = $2 AND kind = $3 AND source_key = u.key LIMIT 1) AS k`
 		args = append(args, keys)
 	}
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, store.Translate(err)
-	}
-	out := map[string]uuid.UUID{}
-	var k string
-	var id uuid.UUID
-	_, err = pgx.ForEachRow(rows, []any{&k, &id}, func() error {
-		out[k] = id
-		return nil
-	})
-	return out, store.Translate(err)
+	return pairs(ctx, q, sql, args...)
 }
 
 // Audit is the bulk form of domain.Record's audit row for created rows.
