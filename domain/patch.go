@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Patch is a partial change of C, a row's own values (a store Content: one
@@ -115,13 +116,21 @@ type contentField struct {
 	index       int
 }
 
+var contents sync.Map // reflect.Type → []contentField
+
+// contentOf lists t's fields once per type: the write path asks on every
+// create and PATCH.
 func contentOf(t reflect.Type) []contentField {
+	if v, ok := contents.Load(t); ok {
+		return v.([]contentField)
+	}
 	out := make([]contentField, 0, t.NumField())
 	for i := range t.NumField() {
 		f := t.Field(i)
 		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		out = append(out, contentField{key: key, column: f.Tag.Get("db"), index: i})
 	}
+	contents.Store(t, out)
 	return out
 }
 
