@@ -72,3 +72,47 @@ stop_pid() {
   done
   wait "$pid" 2>/dev/null || true
 }
+
+# The process a run script started last and waits on (tracker, or bin/stack);
+# stack_cleanup stops it.
+MAIN_PID=""
+
+# stack_traps TAG WHAT SECS: on exit, stop MAIN_PID (named WHAT in the log,
+# given SECS to stop), then the Temporal server and PostgreSQL this script
+# started itself (temporal.sh, postgres.sh), and nothing else. Ctrl-C and
+# TERM are the normal way to stop: they exit 0 through the cleanup, so make
+# ends without an error; an error keeps its status.
+stack_traps() {
+  STACK_TAG=$1 STACK_WHAT=$2 STACK_SECS=$3
+  trap stack_cleanup EXIT
+  trap 'exit 0' INT TERM
+}
+
+# shellcheck disable=SC2317 # invoked by the trap
+stack_cleanup() {
+  local rc=$?
+  # Ignored, not reset: make passes a TERM on to the script once more, and
+  # a second Ctrl-C must not cut the cleanup short and leave servers running.
+  trap - EXIT
+  trap '' INT TERM
+  if [ -n "$MAIN_PID" ]; then
+    DEV_LOG_TAG=$STACK_TAG dev_log "stopping $STACK_WHAT (pid $MAIN_PID)"
+    stop_pid "$MAIN_PID" "$STACK_SECS"
+  fi
+  temporal_cleanup || true
+  pg_cleanup || true
+  exit "$rc"
+}
+
+# service_addr WILDCARD: sets api_host and api_port from SERVICE_ADDR (default
+# :3000; an empty or wildcard host becomes WILDCARD) and fails when something
+# already listens there.
+service_addr() {
+  export SERVICE_ADDR="${SERVICE_ADDR:-:3000}"
+  api_port=${SERVICE_ADDR##*:}
+  api_host=${SERVICE_ADDR%:*}
+  case $api_host in '' | 0.0.0.0 | '[::]') api_host=$1 ;; esac
+  if port_open "${api_host/localhost/127.0.0.1}" "$api_port"; then
+    dev_die "something already listens on $SERVICE_ADDR (make run or make stack?); stop it or set SERVICE_ADDR"
+  fi
+}

@@ -15,33 +15,9 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/temporal.sh"
 cd "$TRACKER_ROOT"
 
-TRACKER_PID=""
-# shellcheck disable=SC2317 # invoked by the trap
-cleanup() {
-  local rc=$?
-  # Ignored, not reset: make passes a TERM on to this script once more, and
-  # a second Ctrl-C must not cut the cleanup short and leave servers running.
-  trap - EXIT
-  trap '' INT TERM
-  if [ -n "$TRACKER_PID" ]; then
-    DEV_LOG_TAG=run dev_log "stopping tracker (pid $TRACKER_PID)"
-    stop_pid "$TRACKER_PID" 30
-  fi
-  temporal_cleanup || true
-  pg_cleanup || true
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 0' INT TERM
-
-export SERVICE_ADDR="${SERVICE_ADDR:-:3000}"
-api_port=${SERVICE_ADDR##*:}
-api_host=${SERVICE_ADDR%:*}
-case $api_host in '' | 0.0.0.0 | '[::]') api_host=localhost ;; esac
+stack_traps run tracker 30
+DEV_LOG_TAG=run service_addr localhost
 API_URL="http://$api_host:$api_port"
-if port_open "${api_host/localhost/127.0.0.1}" "$api_port"; then
-  DEV_LOG_TAG=run dev_die "something already listens on $SERVICE_ADDR (another make run?); stop it or set SERVICE_ADDR"
-fi
 
 "${MAKE:-make}" --no-print-directory build
 
@@ -55,11 +31,11 @@ export SERVICE_PUBLIC_URL="${SERVICE_PUBLIC_URL:-$API_URL}"
 
 # Its own session too: Ctrl-C reaches this script's trap, which stops tracker with TERM.
 setsid "$TRACKER_ROOT/bin/tracker" dev </dev/null &
-TRACKER_PID=$!
+MAIN_PID=$!
 
 # Wait for /health (up to a minute), then print where everything is.
 for ((i = 0; i < 240; i++)); do
-  pid_alive "$TRACKER_PID" || break
+  pid_alive "$MAIN_PID" || break
   if command -v curl >/dev/null 2>&1; then
     curl -fsS -o /dev/null --max-time 2 "$API_URL/health" 2>/dev/null && break
   else
@@ -67,7 +43,7 @@ for ((i = 0; i < 240; i++)); do
   fi
   sleep 0.25
 done
-if pid_alive "$TRACKER_PID"; then
+if pid_alive "$MAIN_PID"; then
   cat >&2 <<EOF
 
   Tracker is running (Ctrl-C stops everything this started)
@@ -83,6 +59,6 @@ EOF
 fi
 
 rc=0
-wait "$TRACKER_PID" || rc=$?
-TRACKER_PID=""
+wait "$MAIN_PID" || rc=$?
+MAIN_PID=""
 exit "$rc"

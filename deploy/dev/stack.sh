@@ -17,30 +17,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/temporal.sh"
 cd "$TRACKER_ROOT"
 
-STACK_PID=""
-# shellcheck disable=SC2317 # invoked by the trap
-cleanup() {
-  local rc=$?
-  trap - EXIT
-  trap '' INT TERM
-  if [ -n "$STACK_PID" ]; then
-    DEV_LOG_TAG=stack dev_log "stopping the stack (pid $STACK_PID)"
-    stop_pid "$STACK_PID" 60
-  fi
-  temporal_cleanup || true
-  pg_cleanup || true
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 0' INT TERM
-
-export SERVICE_ADDR="${SERVICE_ADDR:-:3000}"
-api_port=${SERVICE_ADDR##*:}
-api_host=${SERVICE_ADDR%:*}
-case $api_host in '' | 0.0.0.0 | '[::]') api_host=127.0.0.1 ;; esac
-if port_open "${api_host/localhost/127.0.0.1}" "$api_port"; then
-  DEV_LOG_TAG=stack dev_die "something already listens on $SERVICE_ADDR (make run or make stack?); stop it or set SERVICE_ADDR"
-fi
+stack_traps stack "the stack" 60
+DEV_LOG_TAG=stack service_addr 127.0.0.1
 
 "${MAKE:-make}" --no-print-directory build
 go build -o bin/stack ./cmd/stack
@@ -57,19 +35,19 @@ rm -f "$STACK_STATE"
 
 setsid bin/stack -apis "${STACK_APIS:-2}" -workers "${STACK_WORKERS:-2}" -addr "$api_host:$api_port" \
   -logs "$TRACKER_DATA/stack" -state "$STACK_STATE" </dev/null &
-STACK_PID=$!
+MAIN_PID=$!
 
 if [ $# -eq 0 ]; then
   rc=0
-  wait "$STACK_PID" || rc=$?
-  STACK_PID=""
+  wait "$MAIN_PID" || rc=$?
+  MAIN_PID=""
   exit "$rc"
 fi
 
 # Wait for the state file (written once every process is healthy), then run the command.
 for ((i = 0; i < 600; i++)); do
   [ -s "$STACK_STATE" ] && break
-  pid_alive "$STACK_PID" || DEV_LOG_TAG=stack dev_die "the stack did not start"
+  pid_alive "$MAIN_PID" || DEV_LOG_TAG=stack dev_die "the stack did not start"
   sleep 0.5
 done
 [ -s "$STACK_STATE" ] || DEV_LOG_TAG=stack dev_die "the stack did not become healthy in 5 minutes"
