@@ -88,6 +88,17 @@ func WithBody[B, T any](param, what string, status int, do func(context.Context,
 	}
 }
 
+// WithPatch serves PATCH …/:id: it binds the body into B, which do reads
+// with the body's own bytes (domain.PatchOf tells the keys sent from those
+// absent), and answers 200 with the result.
+func WithPatch[B, T any](what string, do func(context.Context, domain.Principal, uuid.UUID, B, []byte) (T, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		return WithBody("id", what, fiber.StatusOK, func(ctx context.Context, p domain.Principal, id uuid.UUID, req B) (T, error) {
+			return do(ctx, p, id, req, c.Body())
+		})(c)
+	}
+}
+
 // DeleteByID serves DELETE …/:id without cascade options: 204 once deleted.
 func DeleteByID(what string, del func(context.Context, domain.Principal, uuid.UUID) error) fiber.Handler {
 	return func(c *fiber.Ctx) error {

@@ -27,7 +27,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/orgs/:org_id/labels", api.WithBody("org_id", "organization", fiber.StatusCreated, h.create))
 	r.Get("/orgs/:org_id/labels", api.ListUnder("org_id", "organization", h.labels.List))
 	r.Get("/labels/:id", api.ByID("label", h.labels.Get))
-	r.Patch("/labels/:id", api.IfMatch, api.WithBody("id", "label", fiber.StatusOK, h.update))
+	r.Patch("/labels/:id", api.IfMatch, api.WithPatch("label", h.update))
 	r.Delete("/labels/:id", api.IfMatch, api.CascadeDelete("label", h.labels.Delete))
 	r.Post("/labels/:id/batch-assign", api.BatchAssign("label", h.labels.BatchAssign))
 	r.Post("/tickets/:ticket_id/labels", api.WithBody("ticket_id", "ticket", fiber.StatusOK, h.replaceTicketLabels))
@@ -36,20 +36,19 @@ func (h Handlers) Routes(r api.Router) {
 	r.Delete("/tickets/:ticket_id/labels/:label_id", h.removeTicketLabel)
 }
 
+// createReq takes the keys a create requires beside the label's own values
+// (label.Content), which decode under their json keys as they render.
 type createReq struct {
 	Name  string `json:"name" validate:"required,min=1"`
 	Color string `json:"color" validate:"required,min=4,max=7"`
+	label.Content
 }
 
 func (h Handlers) create(ctx context.Context, p domain.Principal, orgID uuid.UUID, req createReq) (label.Label, error) {
-	return h.labels.Create(ctx, p, orgID, req.Name, req.Color)
+	req.Content.Name, req.Content.Color = req.Name, req.Color
+	return h.labels.Create(ctx, p, orgID, req.Content)
 }
 
-type updateReq struct {
-	Name  domain.Opt[string] `json:"name"`
-	Color domain.Opt[string] `json:"color"`
-}
-
-func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req updateReq) (label.Label, error) {
-	return h.labels.Update(ctx, p, id, label.Patch{Name: req.Name, Color: req.Color})
+func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req label.Content, body []byte) (label.Label, error) {
+	return h.labels.Update(ctx, p, id, domain.PatchOf(body, req))
 }

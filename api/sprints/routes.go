@@ -27,7 +27,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/projects/:project_id/sprints", api.WithBody("project_id", "project", fiber.StatusCreated, h.create))
 	r.Get("/projects/:project_id/sprints", api.ListUnder("project_id", "project", h.sprints.List))
 	r.Get("/sprints/:id", api.ByID("sprint", h.sprints.Get))
-	r.Patch("/sprints/:id", api.IfMatch, api.WithBody("id", "sprint", fiber.StatusOK, h.update))
+	r.Patch("/sprints/:id", api.IfMatch, api.WithPatch("sprint", h.update))
 	r.Delete("/sprints/:id", api.IfMatch, api.CascadeDelete("sprint", h.sprints.Delete))
 	r.Post("/sprints/:id/start", api.ByID("sprint", h.sprints.Start))
 	r.Post("/sprints/:id/complete", api.ByID("sprint", h.sprints.Complete))
@@ -37,28 +37,31 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/sprints/:id/burndown.svg", h.burndownSVG)
 }
 
+// createReq and patchReq embed the sprint's own values (sprint.Content),
+// which decode under their json keys as they render. The fields beside them
+// take the keys the create requires, and the dates as text: a malformed
+// date is the check's problem, not the decoder's.
 type createReq struct {
-	Name      string  `json:"name" validate:"required,min=1"`
-	Goal      *string `json:"goal"`
-	StartDate string  `json:"start_date" validate:"required"`
-	EndDate   string  `json:"end_date" validate:"required"`
+	Name      string `json:"name" validate:"required,min=1"`
+	StartDate string `json:"start_date" validate:"required"`
+	EndDate   string `json:"end_date" validate:"required"`
+	sprint.Content
 }
 
 func (h Handlers) create(ctx context.Context, p domain.Principal, projectID uuid.UUID, req createReq) (sprint.Sprint, error) {
-	return h.sprints.Create(ctx, p, projectID,
-		sprint.New{Name: req.Name, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate})
+	req.Content.Name = req.Name
+	return h.sprints.Create(ctx, p, projectID, req.Content, sprint.Dates{Start: req.StartDate, End: req.EndDate})
 }
 
-type updateReq struct {
-	Name      domain.Opt[string] `json:"name"`
-	Goal      domain.Opt[string] `json:"goal"`
+type patchReq struct {
+	sprint.Content
 	StartDate domain.Opt[string] `json:"start_date"`
 	EndDate   domain.Opt[string] `json:"end_date"`
 }
 
-func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req updateReq) (sprint.Sprint, error) {
+func (h Handlers) update(ctx context.Context, p domain.Principal, id uuid.UUID, req patchReq, body []byte) (sprint.Sprint, error) {
 	return h.sprints.Update(ctx, p, id,
-		sprint.Patch{Name: req.Name, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate})
+		sprint.Patch{Content: domain.PatchOf(body, req.Content), Dates: sprint.Dates{Start: req.StartDate.Value, End: req.EndDate.Value}})
 }
 
 // board is the sprint board, narrowed by the search query q when given.

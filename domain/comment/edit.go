@@ -36,8 +36,8 @@ func authorOrAdmin(ctx context.Context, q store.Querier, p domain.Principal, id 
 
 // Update replaces a comment's body (its author or an Admin); under If-Match
 // (domain.Versions) a stale version is a 412.
-func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, body string) (Comment, error) {
-	if err := validBody(body); err != nil {
+func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, pt domain.Patch[Content]) (Comment, error) {
+	if err := check(pt); err != nil {
 		return Comment{}, err
 	}
 	var out Comment
@@ -46,8 +46,12 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if err != nil {
 			return err
 		}
+		// Every PATCH writes (and bumps the version), changed or not; the
+		// trail records that the comment was edited, never its text.
+		c := domain.Changeset{Set: map[string]any{}}
+		pt.Track(&c, old.Content)
 		// If-Match is checked in the UPDATE's WHERE.
-		r, err := commentdb.UpdateBody(ctx, q, old.OrgID, id, domain.Versions(ctx), body, s.now())
+		r, err := commentdb.Update(ctx, q, old.OrgID, id, domain.Versions(ctx), c.Set, s.now())
 		if err != nil {
 			return domain.StaleAs(ctx, err, "comment")
 		}

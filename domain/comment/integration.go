@@ -28,7 +28,7 @@ type Integrated struct {
 // CreateIn adds an integration's comment in q's transaction: the audit row
 // (with Via) and comment.created commit with it.
 func (s *Service) CreateIn(ctx context.Context, q store.Querier, in Integrated) (Comment, error) {
-	if err := validBody(in.Body); err != nil {
+	if err := check(domain.Filled(Content{Body: in.Body}, "body")); err != nil {
 		return Comment{}, err
 	}
 	author := in.AuthorID
@@ -45,7 +45,7 @@ func (s *Service) CreateIn(ctx context.Context, q store.Querier, in Integrated) 
 		}
 	}
 	at := s.now()
-	r := commentdb.Row{ID: domain.NewID(), OrgID: t.OrgID, TicketID: in.TicketID, AuthorID: author, Body: in.Body,
+	r := commentdb.Row{ID: domain.NewID(), OrgID: t.OrgID, TicketID: in.TicketID, AuthorID: author, Content: Content{Body: in.Body},
 		CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 	if err := commentdb.Insert(ctx, q, r); err != nil {
 		return Comment{}, err

@@ -26,12 +26,15 @@ type Service struct {
 // New builds the service on db, telling the time by clock.
 func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
 
+// Content are a label's own values (labeldb.Content): what a create sets
+// and a PATCH changes, field by field (domain.Patch).
+type Content = labeldb.Content
+
 // Label is the API's Label resource.
 type Label struct {
-	ID        uuid.UUID `json:"id"`
-	OrgID     uuid.UUID `json:"org_id"`
-	Name      string    `json:"name"`
-	Color     string    `json:"color"`
+	ID    uuid.UUID `json:"id"`
+	OrgID uuid.UUID `json:"org_id"`
+	Content
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Version is the row's version, sent as the ETag (not in the body).
@@ -42,7 +45,7 @@ type Label struct {
 func (l Label) RowVersion() int64 { return l.Version }
 
 func toLabel(r labeldb.Row) Label {
-	return Label{ID: r.ID, OrgID: r.OrgID, Name: r.Name, Color: r.Color, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	return Label{ID: r.ID, OrgID: r.OrgID, Content: r.Content, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		Version: r.RowVersion}
 }
 
@@ -58,14 +61,15 @@ func toLabels(rows []labeldb.Row) []Label {
 // #rgb, #rgba and #rrggbb.
 var colorRE = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6})$`)
 
-func checkName(p *domain.Problems, name string) {
-	if strings.TrimSpace(name) == "" {
-		p.Add("name", "must be at least 1 non-blank character")
+// CheckContent applies the rules of a label's own values to those the
+// patch sets (a new label's, as domain.Filled, too): the one check of a
+// create, a PATCH and an imported label. A field without a rule needs no
+// line here.
+func CheckContent(p *domain.Problems, pt domain.Patch[Content]) {
+	if pt.Has("name") && strings.TrimSpace(pt.Value.Name) == "" {
+		p.Add("name", "must be at least 1 non-blank character") // null reads as "" and is refused
 	}
-}
-
-func checkColor(p *domain.Problems, color string) {
-	if !colorRE.MatchString(color) {
+	if pt.Has("color") && !colorRE.MatchString(pt.Value.Color) {
 		p.Add("color", "must be a hex color such as #fff or #a1b2c3 (4-7 characters)")
 	}
 }
@@ -83,10 +87,9 @@ func nameTaken(err error, name string) error {
 
 // Create makes a label in an org (Member). Names are unique per org, case
 // insensitively.
-func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUID, name, color string) (Label, error) {
+func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUID, c Content) (Label, error) {
 	var probs domain.Problems
-	checkName(&probs, name)
-	checkColor(&probs, color)
+	CheckContent(&probs, domain.Filled(c, "name", "color"))
 	if err := probs.Err(); err != nil {
 		return Label{}, err
 	}
@@ -96,13 +99,13 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 			return err
 		}
 		at := s.now()
-		r := labeldb.Row{ID: domain.NewID(), OrgID: orgID, Name: name, Color: color, CreatedAt: at, UpdatedAt: at, RowVersion: 1}
+		r := labeldb.Row{ID: domain.NewID(), OrgID: orgID, Content: c, CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 		if err := labeldb.Insert(ctx, q, r); err != nil {
-			return nameTaken(err, name)
+			return nameTaken(err, c.Name)
 		}
 		out = toLabel(r)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "label", EntityID: r.ID,
-			Action: "created", Changes: []domain.FieldChange{{Field: "name", New: name}, {Field: "color", New: color}}})
+			Action: "created", Changes: domain.Created(c)})
 	})
 	return out, err
 }
@@ -132,22 +135,11 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (La
 	return toLabel(r.Row), nil
 }
 
-// Patch is an update of a label; absent fields stay.
-type Patch struct {
-	Name  domain.Opt[string]
-	Color domain.Opt[string]
-}
-
 // Update renames or recolors a label (Member); under If-Match
 // (domain.Versions) a stale version is a 412.
-func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, patch Patch) (Label, error) {
+func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, pt domain.Patch[Content]) (Label, error) {
 	var probs domain.Problems
-	if patch.Name.Set {
-		checkName(&probs, patch.Name.Value) // null reads as "" and is refused
-	}
-	if patch.Color.Set {
-		checkColor(&probs, patch.Color.Value)
-	}
+	CheckContent(&probs, pt)
 	if err := probs.Err(); err != nil {
 		return Label{}, err
 	}
@@ -160,26 +152,18 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if _, err := domain.Authorize(p, domain.MembershipFrom(cur.AccessRow), domain.RoleMember, "label"); err != nil {
 			return err
 		}
-		next := cur.Row
-		var changes []domain.FieldChange
-		if patch.Name.Set && patch.Name.Value != cur.Name {
-			next.Name = patch.Name.Value
-			changes = append(changes, domain.FieldChange{Field: "name", Old: cur.Name, New: next.Name})
-		}
-		if patch.Color.Set && patch.Color.Value != cur.Color {
-			next.Color = patch.Color.Value
-			changes = append(changes, domain.FieldChange{Field: "color", Old: cur.Color, New: next.Color})
-		}
+		c := domain.Changeset{Set: map[string]any{}}
+		pt.Track(&c, cur.Content)
+		changes := c.Changes
 		if len(changes) == 0 {
 			// Nothing to write: the version read under the row lock decides.
 			out = toLabel(cur.Row)
 			return domain.CheckIfMatch(ctx, "label", cur.RowVersion)
 		}
-		next.UpdatedAt = s.now()
 		// If-Match is checked in the UPDATE's WHERE.
-		r, err := labeldb.Update(ctx, q, next, domain.Versions(ctx))
+		r, err := labeldb.Update(ctx, q, cur.Row.OrgID, id, c.Set, s.now(), domain.Versions(ctx))
 		if err != nil {
-			return domain.StaleAs(ctx, nameTaken(err, next.Name), "label")
+			return domain.StaleAs(ctx, nameTaken(err, pt.Apply(cur.Content).Name), "label")
 		}
 		out = toLabel(r)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "label", EntityID: id,

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/internal/civil"
 	"tracker/store/sprintdb"
 )
 
@@ -65,7 +66,7 @@ func (s *Service) Burndown(ctx context.Context, p domain.Principal, id uuid.UUID
 		history[c.TicketID] = append(history[c.TicketID], c)
 	}
 	out := Burndown{SprintID: id, Data: []Day{}}
-	for day := sp.StartDate; !day.After(sp.EndDate); day = day.AddDate(0, 0, 1) {
+	for day := sp.StartDate.Time(); !day.After(sp.EndDate.Time()); day = day.AddDate(0, 0, 1) {
 		endOfDay := day.AddDate(0, 0, 1)
 		completed := 0
 		for _, t := range tickets {
@@ -73,7 +74,7 @@ func (s *Service) Burndown(ctx context.Context, p domain.Principal, id uuid.UUID
 				completed++
 			}
 		}
-		out.Data = append(out.Data, Day{Date: day.Format(DateLayout), TotalTickets: len(tickets),
+		out.Data = append(out.Data, Day{Date: day.Format(civil.DateLayout), TotalTickets: len(tickets),
 			CompletedTickets: completed, RemainingTickets: len(tickets) - completed})
 	}
 	return out, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/sprintdb"
 )
@@ -21,9 +22,6 @@ const (
 	StatusActive    = "Active"
 	StatusCompleted = "Completed"
 )
-
-// DateLayout is the wire form of dates.
-const DateLayout = "2006-01-02"
 
 // MaxDays bounds a sprint's length, which also bounds the burndown's size.
 const MaxDays = 366
@@ -38,14 +36,15 @@ type Service struct {
 // the input of Create).
 func NewService(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
 
+// Content are a sprint's own values (sprintdb.Content): what a create sets
+// and a PATCH changes, field by field (domain.Patch).
+type Content = sprintdb.Content
+
 // Sprint is the API's Sprint resource.
 type Sprint struct {
 	ID        uuid.UUID `json:"id"`
 	ProjectID uuid.UUID `json:"project_id"`
-	Name      string    `json:"name"`
-	Goal      *string   `json:"goal"`
-	StartDate string    `json:"start_date"`
-	EndDate   string    `json:"end_date"`
+	Content
 	Status    string    `json:"status"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
@@ -57,55 +56,76 @@ type Sprint struct {
 func (s Sprint) RowVersion() int64 { return s.Version }
 
 func toSprint(r sprintdb.Row) Sprint {
-	return Sprint{ID: r.ID, ProjectID: r.ProjectID, Name: r.Name, Goal: r.Goal,
-		StartDate: r.StartDate.Format(DateLayout), EndDate: r.EndDate.Format(DateLayout), Status: r.Status,
+	return Sprint{ID: r.ID, ProjectID: r.ProjectID, Content: r.Content, Status: r.Status,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), Version: r.RowVersion}
 }
 
 func (s *Service) now() time.Time { return s.clock.Now() }
 
-func parseDate(p *domain.Problems, field, s string) time.Time {
-	d, err := time.Parse(DateLayout, s)
+// CheckContent holds a sprint's own values to their rules: a name, and an
+// end no earlier than the start (unless a date is missing). The one check
+// of a create, a PATCH (on the merged values) and an imported sprint.
+func CheckContent(p *domain.Problems, c Content) {
+	if strings.TrimSpace(c.Name) == "" {
+		p.Add("name", "must be at least 1 non-blank character")
+	}
+	if !c.StartDate.IsZero() && !c.EndDate.IsZero() && c.EndDate.Before(c.StartDate) {
+		p.Add("end_date", "must not be before start_date")
+	}
+}
+
+// Dates are a sprint's dates as the request spelled them, which Content's
+// are read from: a malformed date is the check's problem, not the decoder's.
+type Dates struct{ Start, End string }
+
+// checkContent reads the dates the patch sets from d, refuses a null name
+// or date, and checks what the sprint's values become from cur (a create's
+// from none): the patch then holds the values to write.
+func checkContent(pt *domain.Patch[Content], d Dates, cur Content) error {
+	var probs domain.Problems
+	if pt.Null("name") {
+		probs.Add("name", "cannot be null")
+		pt.Value.Name = cur.Name
+	}
+	pt.Value.StartDate = patchDate(&probs, pt, "start_date", d.Start, cur.StartDate)
+	pt.Value.EndDate = patchDate(&probs, pt, "end_date", d.End, cur.EndDate)
+	v := pt.Apply(cur)
+	CheckContent(&probs, v)
+	// The API alone bounds a sprint's length: an import keeps the sprints
+	// of older data whatever their length.
+	if !v.StartDate.IsZero() && !v.EndDate.Before(v.StartDate) && v.EndDate.Time().Sub(v.StartDate.Time()) > (MaxDays-1)*24*time.Hour {
+		probs.Add("end_date", "a sprint lasts at most 366 days")
+	}
+	return probs.Err()
+}
+
+// patchDate is the date key of the patch as text reads: cur when the patch
+// leaves it, or it is null or malformed (a problem).
+func patchDate(probs *domain.Problems, pt *domain.Patch[Content], key, text string, cur civil.Date) civil.Date {
+	if !pt.Has(key) {
+		return cur
+	}
+	if pt.Null(key) {
+		probs.Add(key, "cannot be null")
+		return cur
+	}
+	d, err := civil.ParseDate(text)
 	if err != nil {
-		p.Add(field, "must be a date in the form YYYY-MM-DD")
+		probs.Add(key, "must be a date in the form YYYY-MM-DD")
+		return cur
 	}
 	return d
 }
 
-// checkFields validates a sprint's name and dates as they will be stored.
-func checkFields(p *domain.Problems, r sprintdb.Row) {
-	if strings.TrimSpace(r.Name) == "" {
-		p.Add("name", "must be at least 1 non-blank character")
-	}
-	if r.StartDate.IsZero() || r.EndDate.IsZero() {
-		return
-	}
-	if r.EndDate.Before(r.StartDate) {
-		p.Add("end_date", "must not be before start_date")
-	} else if r.EndDate.Sub(r.StartDate) > (MaxDays-1)*24*time.Hour {
-		p.Add("end_date", "a sprint lasts at most 366 days")
-	}
-}
-
-// New is a sprint to create.
-type New struct {
-	Name      string
-	Goal      *string
-	StartDate string
-	EndDate   string
-}
-
 // Create plans a sprint in a project (Member).
-func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid.UUID, in New) (Sprint, error) {
-	var probs domain.Problems
-	at := s.now()
-	r := sprintdb.Row{ID: domain.NewID(), ProjectID: projectID, Name: in.Name, Goal: in.Goal, Status: StatusPlanned,
-		StartDate: parseDate(&probs, "start_date", in.StartDate), EndDate: parseDate(&probs, "end_date", in.EndDate),
-		CreatedAt: at, UpdatedAt: at, RowVersion: 1}
-	checkFields(&probs, r)
-	if err := probs.Err(); err != nil {
+func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid.UUID, c Content, d Dates) (Sprint, error) {
+	pt := domain.Filled(c, "name", "start_date", "end_date")
+	if err := checkContent(&pt, d, Content{}); err != nil {
 		return Sprint{}, err
 	}
+	at := s.now()
+	r := sprintdb.Row{ID: domain.NewID(), ProjectID: projectID, Content: pt.Value, Status: StatusPlanned,
+		CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 	var out Sprint
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
 		a, err := domain.ProjectAccess(ctx, q, p, projectID, domain.RoleMember, "project")

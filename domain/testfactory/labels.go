@@ -33,7 +33,7 @@ func Label(t testing.TB, db *store.DB, orgID uuid.UUID, o LabelOpts) labeldb.Row
 	}
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	r := labeldb.Row{ID: domain.NewID(), OrgID: orgID, Name: o.Name, Color: o.Color, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
+	r := labeldb.Row{ID: domain.NewID(), OrgID: orgID, Content: labeldb.Content{Name: o.Name, Color: o.Color}, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	if err := labeldb.Insert(ctx, db.Q(), r); err != nil {
 		t.Fatalf("testfactory.Label: %v", err)
 	}

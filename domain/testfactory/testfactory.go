@@ -152,8 +152,8 @@ func Sprint(t testing.TB, db *store.DB, p projectdb.Row, o SprintOpts) sprintdb.
 	if o.Status == "" {
 		o.Status = "Planned"
 	}
-	r := sprintdb.Row{ID: domain.NewID(), OrgID: p.OrgID, ProjectID: p.ID, Name: o.Name, StartDate: o.Start,
-		EndDate: o.End, Status: o.Status, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
+	r := sprintdb.Row{ID: domain.NewID(), OrgID: p.OrgID, ProjectID: p.ID,
+		Content: sprintdb.Content{Name: o.Name, StartDate: civil.DateOf(o.Start), EndDate: civil.DateOf(o.End)}, Status: o.Status, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	if err := sprintdb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.Sprint: %v", err)
 	}
@@ -174,7 +174,7 @@ func Comment(t testing.TB, db *store.DB, tk ticketdb.Row, authorID uuid.UUID, o 
 		o.Body = "comment"
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	r := commentdb.Row{ID: domain.NewID(), OrgID: tk.OrgID, TicketID: tk.ID, AuthorID: authorID, Body: o.Body,
+	r := commentdb.Row{ID: domain.NewID(), OrgID: tk.OrgID, TicketID: tk.ID, AuthorID: authorID, Content: commentdb.Content{Body: o.Body},
 		ParentCommentID: o.ParentID, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	if err := commentdb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.Comment: %v", err)

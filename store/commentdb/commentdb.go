@@ -12,13 +12,27 @@ import (
 	"tracker/store"
 )
 
-// Row is a comments row.
+// Content are a comment's own values: what a create sets and a PATCH
+// changes. The API's comment (domain/comment.Comment) and the export
+// document's (export.Comment) embed it, so a new field of comments is a
+// field here; its `db` tags are the columns, its `json` tags the API's and
+// the document's keys.
+type Content struct {
+	Body string `db:"body" json:"body"`
+}
+
+// ContentFields is Content's column list (the export's SQLite table).
+var ContentFields = store.FieldsOf[Content]()
+
+// Row is a comments row: the one definition of its columns, which the
+// column list, the scans, InsertMany (an API's create, an import's batch),
+// Update and the export read are built from.
 type Row struct {
-	ID              uuid.UUID  `db:"id"`
-	OrgID           uuid.UUID  `db:"org_id"`
-	TicketID        uuid.UUID  `db:"ticket_id"`
-	AuthorID        uuid.UUID  `db:"author_id"`
-	Body            string     `db:"body"`
+	ID       uuid.UUID `db:"id"`
+	OrgID    uuid.UUID `db:"org_id"`
+	TicketID uuid.UUID `db:"ticket_id"`
+	AuthorID uuid.UUID `db:"author_id"`
+	Content
 	ParentCommentID *uuid.UUID `db:"parent_comment_id"`
 	CreatedAt       time.Time  `db:"created_at"`
 	UpdatedAt       time.Time  `db:"updated_at"`
@@ -62,11 +76,11 @@ func Get(ctx context.Context, q store.Querier, orgID, id uuid.UUID) (Row, error)
 }
 
 // Insert creates a comment.
-func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("comments").
-		Columns("id", "org_id", "ticket_id", "author_id", "body", "parent_comment_id", "created_at", "updated_at").
-		Values(r.ID, r.OrgID, r.TicketID, r.AuthorID, r.Body, r.ParentCommentID, r.CreatedAt, r.UpdatedAt))
-	return err
+func Insert(ctx context.Context, q store.Querier, r Row) error { return InsertMany(ctx, q, []Row{r}) }
+
+// InsertMany creates comments (a parent may be in the same call).
+func InsertMany(ctx context.Context, q store.Querier, rs []Row) error {
+	return fields.InsertMany(ctx, q, "comments", rs)
 }
 
 // ListByTicket pages a ticket's comments by id (creation order).
@@ -75,10 +89,11 @@ func ListByTicket(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUI
 	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
-// UpdateBody replaces a comment's body while it is at one of the versions v
-// names (If-Match) and returns the row; no such row is store.ErrNotFound.
-func UpdateBody(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, body string, at time.Time) (Row, error) {
-	return store.Get[Row](ctx, q, store.SQL.Update("comments").Set("body", body).Set("updated_at", at).
+// Update writes the columns set (a domain.Changeset's) and updated_at of a
+// comment while it is at one of the versions v names (If-Match) and returns
+// the row; no such row is store.ErrNotFound.
+func Update(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, set map[string]any, at time.Time) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Update("comments").SetMap(set).Set("updated_at", at).
 		Where(sq.Eq{"org_id": orgID, "id": id}).Where(v.Where("row_version")).Suffix("RETURNING "+store.Cols(Columns())))
 }
 

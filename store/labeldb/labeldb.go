@@ -13,12 +13,25 @@ import (
 	"tracker/store"
 )
 
-// Row is a labels row.
+// Content are a label's own values: what a create sets and a PATCH
+// changes. The API's label (domain/label.Label) and the export document's
+// (export.Label) embed it, so a new field of labels is a field here; its
+// `db` tags are the columns, its `json` tags the API's and the document's
+// keys.
+type Content struct {
+	Name  string `db:"name" json:"name"`
+	Color string `db:"color" json:"color"`
+}
+
+// ContentFields is Content's column list (the export's SQLite table).
+var ContentFields = store.FieldsOf[Content]()
+
+// Row is a labels row: the one definition of its columns, which the column
+// list, the scans, Insert, Update and the export read are built from.
 type Row struct {
-	ID        uuid.UUID `db:"id"`
-	OrgID     uuid.UUID `db:"org_id"`
-	Name      string    `db:"name"`
-	Color     string    `db:"color"`
+	ID    uuid.UUID `db:"id"`
+	OrgID uuid.UUID `db:"org_id"`
+	Content
 	CreatedAt time.Time `db:"created_at"`
 	UpdatedAt time.Time `db:"updated_at"`
 	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
@@ -26,10 +39,10 @@ type Row struct {
 	RowVersion int64 `db:"row_version"`
 }
 
+var fields = store.FieldsOf[Row]()
+
 // Columns is the column list of Row.
-func Columns() []string {
-	return []string{"id", "org_id", "name", "color", "created_at", "updated_at", "row_version"}
-}
+func Columns() []string { return fields.Names() }
 
 func prefixed(p string) []string { return store.Prefixed(p, Columns()) }
 
@@ -54,12 +67,16 @@ func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID, l
 	return store.GetRaw[WithAccess](ctx, q, sql, id, userID)
 }
 
-// Insert creates a label; a live label of the same name is a
-// store.ErrConflict on NameConstraint.
+// Insert creates a label (an API's or an import's); a live label of the
+// same name is a store.ErrConflict on NameConstraint.
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("labels").Columns("id", "org_id", "name", "color", "created_at", "updated_at").
-		Values(r.ID, r.OrgID, r.Name, r.Color, r.CreatedAt, r.UpdatedAt))
-	return err
+	return fields.InsertMany(ctx, q, "labels", []Row{r})
+}
+
+// Export lists the org's live labels by name (the export document's order).
+func Export(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Row, error) {
+	return store.Select[Row](ctx, q, store.SQL.Select(Columns()...).From("labels").
+		Where(sq.Eq{"org_id": orgID, "deleted_at": nil}).OrderBy("lower(name)", "id"))
 }
 
 // List pages an org's live labels by id.
@@ -68,13 +85,12 @@ func List(ctx context.Context, q store.Querier, orgID uuid.UUID, p store.Page) (
 	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
-// Update writes a label's name, color and updated_at, while it is at one of
-// the versions v names (If-Match), and returns the row; no such row is
-// store.ErrNotFound.
-func Update(ctx context.Context, q store.Querier, r Row, v store.Versions) (Row, error) {
-	return store.Get[Row](ctx, q, store.SQL.Update("labels").
-		Set("name", r.Name).Set("color", r.Color).Set("updated_at", r.UpdatedAt).
-		Where(sq.Eq{"org_id": r.OrgID, "id": r.ID, "deleted_at": nil}).Where(v.Where("row_version")).
+// Update writes the columns set (a domain.Changeset's) and updated_at of a
+// label, while it is at one of the versions v names (If-Match), and returns
+// the row; no such row is store.ErrNotFound.
+func Update(ctx context.Context, q store.Querier, orgID, id uuid.UUID, set map[string]any, at time.Time, v store.Versions) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Update("labels").SetMap(set).Set("updated_at", at).
+		Where(sq.Eq{"org_id": orgID, "id": id, "deleted_at": nil}).Where(v.Where("row_version")).
 		Suffix("RETURNING "+store.Cols(Columns())))
 }
 

@@ -12,7 +12,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/testfactory"
 	"tracker/store"
-	"tracker/store/exchangedb/importdb"
+	"tracker/store/commentdb"
 	"tracker/store/storetest"
 	"tracker/store/ticketdb"
 )
@@ -70,12 +70,12 @@ func newCommentWorld(t testing.TB, tickets int) commentWorld {
 }
 
 // comments are n comments spread over the tickets, round robin.
-func (w commentWorld) comments(n int, tickets ...ticketdb.Row) []importdb.Comment {
+func (w commentWorld) comments(n int, tickets ...ticketdb.Row) []commentdb.Row {
 	now := time.Now().UTC()
-	out := make([]importdb.Comment, n)
+	out := make([]commentdb.Row, n)
 	for i := range out {
-		out[i] = importdb.Comment{ID: domain.NewID(), TicketID: tickets[i%len(tickets)].ID, AuthorID: w.author,
-			Body: fmt.Sprintf("comment %d mentions the frobnicator", i), CreatedAt: now, UpdatedAt: now}
+		out[i] = commentdb.Row{ID: domain.NewID(), OrgID: w.orgID, TicketID: tickets[i%len(tickets)].ID, AuthorID: w.author,
+			Content: commentdb.Content{Body: fmt.Sprintf("comment %d mentions the frobnicator", i)}, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	}
 	return out
 }
@@ -119,10 +119,10 @@ func TestCommentVectorIsRefreshedOncePerStatement(t *testing.T) {
 	}
 
 	step("insert 200 comments on two tickets in one statement", 2, func(tx pgx.Tx) error {
-		return importdb.InsertComments(ctx, tx, w.orgID, w.comments(200, a, b))
+		return commentdb.InsertMany(ctx, tx, w.comments(200, a, b))
 	})
 	step("insert 50 comments on a third", 1, func(tx pgx.Tx) error {
-		return importdb.InsertComments(ctx, tx, w.orgID, w.comments(50, c))
+		return commentdb.InsertMany(ctx, tx, w.comments(50, c))
 	})
 	step("edit every comment of one ticket", 1, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `UPDATE comments SET body = body || ' zebra' WHERE ticket_id = $1`, a.ID)
@@ -170,7 +170,7 @@ func BenchmarkImportCommentsOnOneTicket(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := importdb.InsertComments(ctx, tx, w.orgID, cs); err != nil {
+				if err := commentdb.InsertMany(ctx, tx, cs); err != nil {
 					b.Fatal(err)
 				}
 				_ = tx.Rollback(ctx)

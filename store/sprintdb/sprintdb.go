@@ -10,18 +10,33 @@ import (
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
 
+	"tracker/internal/civil"
 	"tracker/store"
 )
 
-// Row is a sprints row; dates are midnight UTC.
+// Content are a sprint's own values: what a create sets and a PATCH
+// changes. The API's sprint (domain/sprint.Sprint) and the export
+// document's (export.Sprint) embed it, so a new field of sprints is a field
+// here (before the dates: the document's text dates follow Content); its
+// `db` tags are the columns, its `json` tags the API's and the document's
+// keys.
+type Content struct {
+	Name      string     `db:"name" json:"name"`
+	Goal      *string    `db:"goal" json:"goal"`
+	StartDate civil.Date `db:"start_date" json:"start_date"`
+	EndDate   civil.Date `db:"end_date" json:"end_date"`
+}
+
+// ContentFields is Content's column list (the export's SQLite table).
+var ContentFields = store.FieldsOf[Content]()
+
+// Row is a sprints row: the one definition of its columns, which the
+// column list, the scans, Insert, Update and the export read are built from.
 type Row struct {
 	ID        uuid.UUID `db:"id"`
 	OrgID     uuid.UUID `db:"org_id"`
 	ProjectID uuid.UUID `db:"project_id"`
-	Name      string    `db:"name"`
-	Goal      *string   `db:"goal"`
-	StartDate time.Time `db:"start_date"`
-	EndDate   time.Time `db:"end_date"`
+	Content
 	Status    string    `db:"status"`
 	CreatedAt time.Time `db:"created_at"`
 	UpdatedAt time.Time `db:"updated_at"`
@@ -30,11 +45,10 @@ type Row struct {
 	RowVersion int64 `db:"row_version"`
 }
 
+var fields = store.FieldsOf[Row]()
+
 // Columns is the column list of Row.
-func Columns() []string {
-	return []string{"id", "org_id", "project_id", "name", "goal", "start_date", "end_date", "status", "created_at", "updated_at",
-		"row_version"}
-}
+func Columns() []string { return fields.Names() }
 
 // WithAccess is a sprint and the caller's standing toward its project.
 type WithAccess struct {
@@ -60,12 +74,15 @@ func ProjectOrg(ctx context.Context, q store.Querier, projectID uuid.UUID) (uuid
 		Where(sq.Eq{"id": projectID, "deleted_at": nil}))
 }
 
-// Insert creates a sprint.
+// Insert creates a sprint (an API's or an import's).
 func Insert(ctx context.Context, q store.Querier, r Row) error {
-	_, err := store.Exec(ctx, q, store.SQL.Insert("sprints").
-		Columns("id", "org_id", "project_id", "name", "goal", "start_date", "end_date", "status", "created_at", "updated_at").
-		Values(r.ID, r.OrgID, r.ProjectID, r.Name, r.Goal, r.StartDate, r.EndDate, r.Status, r.CreatedAt, r.UpdatedAt))
-	return err
+	return fields.InsertMany(ctx, q, "sprints", []Row{r})
+}
+
+// Export lists a project's live sprints in creation order.
+func Export(ctx context.Context, q store.Querier, projectID uuid.UUID) ([]Row, error) {
+	return store.Select[Row](ctx, q, store.SQL.Select(Columns()...).From("sprints").
+		Where(sq.Eq{"project_id": projectID, "deleted_at": nil}).OrderBy("id"))
 }
 
 // ListByProject pages a project's live sprints by id.
@@ -75,14 +92,12 @@ func ListByProject(ctx context.Context, q store.Querier, orgID, projectID uuid.U
 	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
-// Update writes a sprint's editable fields, status and updated_at while it
-// is at one of the versions v names (If-Match); no such row is
-// store.ErrNotFound.
-func Update(ctx context.Context, q store.Querier, r Row, v store.Versions) (Row, error) {
-	return store.Get[Row](ctx, q, store.SQL.Update("sprints").
-		Set("name", r.Name).Set("goal", r.Goal).Set("start_date", r.StartDate).Set("end_date", r.EndDate).
-		Set("status", r.Status).Set("updated_at", r.UpdatedAt).
-		Where(sq.Eq{"org_id": r.OrgID, "id": r.ID}).Where(v.Where("row_version")).
+// Update writes the columns set (a domain.Changeset's, or the status) and
+// updated_at of a sprint while it is at one of the versions v names
+// (If-Match); no such row is store.ErrNotFound.
+func Update(ctx context.Context, q store.Querier, orgID, id uuid.UUID, set map[string]any, at time.Time, v store.Versions) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Update("sprints").SetMap(set).Set("updated_at", at).
+		Where(sq.Eq{"org_id": orgID, "id": id}).Where(v.Where("row_version")).
 		Suffix("RETURNING "+store.Cols(Columns())))
 }
 

@@ -12,7 +12,10 @@ import (
 	"strconv"
 	"time"
 
+	"tracker/store/commentdb"
+	"tracker/store/labeldb"
 	"tracker/store/projectdb"
+	"tracker/store/sprintdb"
 	"tracker/store/ticketdb"
 	"tracker/store/timeentrydb"
 )
@@ -71,10 +74,10 @@ type Transition struct {
 	To   string `json:"to"`
 }
 
-// Label is an organization label.
+// Label is an organization label: its own values (labeldb.Content), copied
+// whole by the export, the SQLite file and the import.
 type Label struct {
-	Name  string `json:"name"`
-	Color string `json:"color"`
+	labeldb.Content
 }
 
 // Project is a project with everything inside it. Workflow is a workflow
@@ -102,10 +105,13 @@ type Project struct {
 }
 
 // Sprint is a sprint of its project; its name is its key within the
-// project. Dates are YYYY-MM-DD.
+// project. The embedded sprintdb.Content are its own values, copied whole
+// by the walk, the SQLite file and the import; StartDate and EndDate, its
+// dates as text (YYYY-MM-DD), hide Content's from encoding/json (after
+// Content, whose last fields they are, so the keys keep their order), so
+// the import checks the text at its path.
 type Sprint struct {
-	Name      string    `json:"name"`
-	Goal      *string   `json:"goal"`
+	sprintdb.Content
 	StartDate string    `json:"start_date"`
 	EndDate   string    `json:"end_date"`
 	Status    string    `json:"status"`
@@ -168,8 +174,10 @@ type Attachment struct {
 // Comment is a comment on its ticket; Parent is the position (from 0) of
 // an earlier comment of the same ticket that it answers, or null.
 type Comment struct {
-	Author    string    `json:"author"`
-	Body      string    `json:"body"`
+	Author string `json:"author"`
+	// Content (body) are the comment's own values, copied whole by the
+	// walk, the SQLite file and the import.
+	commentdb.Content
 	Parent    *int      `json:"parent"`
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`

@@ -10,6 +10,7 @@ import (
 	"tracker/domain"
 	"tracker/store"
 	"tracker/store/exchangedb/exportdb"
+	"tracker/store/labeldb"
 )
 
 // Formats of GET /export.
@@ -160,13 +161,13 @@ func (s *Service) catalog(ctx context.Context, q store.Querier, sc Scope, out si
 	if err := out.workflows(wfs); err != nil {
 		return err
 	}
-	lrows, err := exportdb.Labels(ctx, q, sc.Org.ID)
+	lrows, err := labeldb.Export(ctx, q, sc.Org.ID)
 	if err != nil {
 		return err
 	}
 	labels := make([]Label, len(lrows))
 	for i, l := range lrows {
-		labels[i] = Label{Name: l.Name, Color: l.Color}
+		labels[i] = Label{l.Content}
 	}
 	if err := out.labels(labels); err != nil {
 		return err

@@ -9,8 +9,11 @@ import (
 
 	"tracker/internal/civil"
 	"tracker/store"
+	"tracker/store/commentdb"
 	"tracker/store/exchangedb/exportdb"
+	"tracker/store/labeldb"
 	"tracker/store/projectdb"
+	"tracker/store/sprintdb"
 	"tracker/store/ticketdb"
 	"tracker/store/timeentrydb"
 )
@@ -82,7 +85,7 @@ func (s *sqliteSink) workflows(ws []Workflow) error {
 
 func (s *sqliteSink) labels(ls []Label) error {
 	for _, l := range ls {
-		if err := s.insert("labels", l.Name, l.Color); err != nil {
+		if err := s.insert("labels", sqliteValues(labeldb.ContentFields, &l.Content)...); err != nil {
 			return err
 		}
 	}
@@ -115,8 +118,8 @@ func (s *sqliteSink) project(p Project) error {
 		}
 	}
 	for i, sp := range p.Sprints {
-		if err := s.insert("sprints", p.Key, i, sp.Name, sp.Goal, sp.StartDate, sp.EndDate, sp.Status,
-			ts(sp.CreatedAt), ts(sp.UpdatedAt)); err != nil {
+		v := append([]any{p.Key, i}, sqliteValues(sprintdb.ContentFields, &sp.Content)...)
+		if err := s.insert("sprints", append(v, sp.Status, ts(sp.CreatedAt), ts(sp.UpdatedAt))...); err != nil {
 			return err
 		}
 	}
@@ -135,7 +138,8 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 		}
 	}
 	for i, c := range t.Comments {
-		if err := s.insert("comments", key, t.Number, i, c.Author, c.Body, c.Parent, ts(c.CreatedAt), ts(c.UpdatedAt)); err != nil {
+		v := append([]any{key, t.Number, i, c.Author}, sqliteValues(commentdb.ContentFields, &c.Content)...)
+		if err := s.insert("comments", append(v, c.Parent, ts(c.CreatedAt), ts(c.UpdatedAt))...); err != nil {
 			return err
 		}
 	}

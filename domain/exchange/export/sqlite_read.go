@@ -11,8 +11,11 @@ import (
 
 	"tracker/internal/civil"
 	"tracker/store"
+	"tracker/store/commentdb"
 	"tracker/store/exchangedb/exportdb"
+	"tracker/store/labeldb"
 	"tracker/store/projectdb"
+	"tracker/store/sprintdb"
 	"tracker/store/ticketdb"
 	"tracker/store/timeentrydb"
 )
@@ -122,7 +125,8 @@ func (r *sqliteReader) workflow(v []any) error {
 }
 
 func (r *sqliteReader) label(v []any) error {
-	r.doc.Labels = append(r.doc.Labels, Label{Name: str(v[0]), Color: str(v[1])})
+	c, _ := readContent(r, labeldb.ContentFields, v, 0)
+	r.doc.Labels = append(r.doc.Labels, Label{c})
 	return nil
 }
 
@@ -162,8 +166,11 @@ func (r *sqliteReader) sprint(v []any) error {
 	if err != nil {
 		return err
 	}
-	p.Sprints = append(p.Sprints, Sprint{Name: str(v[2]), Goal: optStr(v[3]), StartDate: str(v[4]), EndDate: str(v[5]),
-		Status: str(v[6]), CreatedAt: r.time(v[7]), UpdatedAt: r.time(v[8])})
+	var sp Sprint
+	sp.Content, v = readContent(r, sprintdb.ContentFields, v, 2)
+	sp.StartDate, sp.EndDate = sp.Content.StartDate.String(), sp.Content.EndDate.String()
+	sp.Status, sp.CreatedAt, sp.UpdatedAt = str(v[0]), r.time(v[1]), r.time(v[2])
+	p.Sprints = append(p.Sprints, sp)
 	return nil
 }
 
@@ -204,9 +211,11 @@ func (r *sqliteReader) comment(v []any) error {
 	if err != nil {
 		return err
 	}
-	c := Comment{Author: str(v[3]), Body: str(v[4]), CreatedAt: r.time(v[6]), UpdatedAt: r.time(v[7])}
-	if v[5] != nil {
-		n := num(v[5])
+	c := Comment{Author: str(v[3])}
+	c.Content, v = readContent(r, commentdb.ContentFields, v, 4)
+	c.CreatedAt, c.UpdatedAt = r.time(v[1]), r.time(v[2])
+	if v[0] != nil {
+		n := num(v[0])
 		c.Parent = &n
 	}
 	t.Comments = append(t.Comments, c)

@@ -46,6 +46,8 @@ type entity struct {
 	doc     reflect.Type // the export document's type
 	docDef  string       // its $defs entry in docs/export-schema.json
 	sqlite  string       // its table in the SQLite export
+	content []string     // the columns of its store Content: a client's values
+	writes  []string     // the operations whose bodies take each of content
 
 	notInAPI    []string          // Row columns the API leaves out
 	inDocAs     map[string]string // Row columns the document names otherwise ("" = not at all)
@@ -83,8 +85,9 @@ func with(m map[string]string, more map[string]string) map[string]string {
 }
 
 var entities = []entity{{
-	name: "ticket", row: reflect.TypeFor[ticketdb.Row](), columns: ticketdb.Columns(),
-	api: reflect.TypeFor[ticket.Ticket](), openapi: "Ticket",
+	name: "ticket", row: reflect.TypeFor[ticketdb.Row](), content: ticketdb.ContentFields.Names(), writes: []string{"createTicket", "updateTicket"},
+	columns: ticketdb.Columns(),
+	api:     reflect.TypeFor[ticket.Ticket](), openapi: "Ticket",
 	doc: reflect.TypeFor[export.Ticket](), docDef: "ticket", sqlite: "tickets",
 	notInAPI: notInAPI,
 	inDocAs: with(noIDs, map[string]string{
@@ -96,8 +99,9 @@ var entities = []entity{{
 	notInSQLite: []string{"parent"}, // table ticket_parents
 	sqliteOnly:  []string{"project_key"},
 }, {
-	name: "project", row: reflect.TypeFor[projectdb.Row](), columns: projectdb.Columns(""),
-	api: reflect.TypeFor[project.Project](), openapi: "Project",
+	name: "project", row: reflect.TypeFor[projectdb.Row](), content: projectdb.ContentFields.Names(), writes: []string{"createProject", "updateProject"},
+	columns: projectdb.Columns(""),
+	api:     reflect.TypeFor[project.Project](), openapi: "Project",
 	doc: reflect.TypeFor[export.Project](), docDef: "project", sqlite: "projects",
 	notInAPI: []string{"row_version"}, // a project shows its org_id
 	notRequired: []string{"capitalization_type", "development_phase", "cost_center_id", "amortization_months",
@@ -105,8 +109,9 @@ var entities = []entity{{
 	inDocAs: with(noIDs, map[string]string{"team_id": "team", "workflow_id": "workflow"}),
 	docOnly: []string{"members", "sprints", "tickets"}, // members: table project_members
 }, {
-	name: "time entry", row: reflect.TypeFor[timeentrydb.Row](), columns: timeentrydb.Columns(),
-	api: reflect.TypeFor[timeentry.Entry](), openapi: "TimeEntry",
+	name: "time entry", row: reflect.TypeFor[timeentrydb.Row](), content: timeentrydb.ContentFields.Names(), writes: []string{"createTimeEntry", "updateTimeEntry"},
+	columns: timeentrydb.Columns(),
+	api:     reflect.TypeFor[timeentry.Entry](), openapi: "TimeEntry",
 	doc: reflect.TypeFor[export.TimeEntry](), docDef: "time_entry", sqlite: "time_entries",
 	notInAPI: notInAPI,
 	inDocAs: with(noIDs, map[string]string{
@@ -116,15 +121,17 @@ var entities = []entity{{
 	sqliteOnly:  underTicket,
 	notRequired: []string{"source_approved_by"},
 }, {
-	name: "sprint", row: reflect.TypeFor[sprintdb.Row](), columns: sprintdb.Columns(),
-	api: reflect.TypeFor[sprint.Sprint](), openapi: "Sprint",
+	name: "sprint", row: reflect.TypeFor[sprintdb.Row](), content: sprintdb.ContentFields.Names(), writes: []string{"createSprint", "updateSprint"},
+	columns: sprintdb.Columns(),
+	api:     reflect.TypeFor[sprint.Sprint](), openapi: "Sprint",
 	doc: reflect.TypeFor[export.Sprint](), docDef: "sprint", sqlite: "sprints",
 	notInAPI:   notInAPI,
 	inDocAs:    with(noIDs, map[string]string{"project_id": ""}), // the enclosing project
 	sqliteOnly: []string{"project_key", "position"},
 }, {
-	name: "comment", row: reflect.TypeFor[commentdb.Row](), columns: commentdb.Columns(),
-	api: reflect.TypeFor[comment.Comment](), openapi: "Comment",
+	name: "comment", row: reflect.TypeFor[commentdb.Row](), content: commentdb.ContentFields.Names(), writes: []string{"createComment", "updateComment"},
+	columns: commentdb.Columns(),
+	api:     reflect.TypeFor[comment.Comment](), openapi: "Comment",
 	doc: reflect.TypeFor[export.Comment](), docDef: "comment", sqlite: "comments",
 	notInAPI: notInAPI,
 	inDocAs: with(noIDs, map[string]string{
@@ -134,8 +141,9 @@ var entities = []entity{{
 	sqliteOnly: underTicket,
 	docRetyped: []string{"parent"}, // the answered comment's position, not its id
 }, {
-	name: "label", row: reflect.TypeFor[labeldb.Row](), columns: labeldb.Columns(),
-	api: reflect.TypeFor[label.Label](), openapi: "Label",
+	name: "label", row: reflect.TypeFor[labeldb.Row](), content: labeldb.ContentFields.Names(), writes: []string{"createLabel", "updateLabel"},
+	columns: labeldb.Columns(),
+	api:     reflect.TypeFor[label.Label](), openapi: "Label",
 	doc: reflect.TypeFor[export.Label](), docDef: "label", sqlite: "labels",
 	notInAPI: []string{"row_version"}, // a label shows its org_id
 	// A label's times are not exported: an import reuses a label by name.
@@ -227,14 +235,17 @@ func TestTicketFieldsAgree(t *testing.T) {
 	if keys := keysOf(t, ticket.Ticket{}.AppendJSON(nil)); !slices.Equal(keys, sorted(names(fieldsOf(reflect.TypeFor[ticket.Ticket](), "json")))) {
 		t.Errorf("AppendJSON writes %v", keys)
 	}
-	// Content are the values a client sets: both ticket writes take each.
-	for _, c := range ticketdb.ContentFields.Names() {
-		if !slices.Contains(ticketdb.Columns(), c) {
-			t.Errorf("Content column %s is not a column of Row", c)
-		}
-		for _, op := range []string{"createTicket", "updateTicket"} {
-			if _, ok := requestProperties(t, op)[c]; !ok {
-				t.Errorf("OpenAPI %s's body has no %s (a ticketdb.Content column)", op, c)
+	// Content are the values a client sets: the entity's create and update
+	// bodies take each.
+	for _, e := range entities {
+		for _, c := range e.content {
+			if !slices.Contains(names(fieldsOf(e.row, "db")), c) {
+				t.Errorf("%s: Content column %s is not a column of Row", e.name, c)
+			}
+			for _, op := range e.writes {
+				if _, ok := requestProperties(t, op)[c]; !ok {
+					t.Errorf("OpenAPI %s's body has no %s (a Content column of %s)", op, c, e.name)
+				}
 			}
 		}
 	}

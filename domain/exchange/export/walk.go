@@ -10,10 +10,9 @@ import (
 
 	"tracker/store"
 	"tracker/store/exchangedb/exportdb"
+	"tracker/store/sprintdb"
 	"tracker/store/ticketdb"
 )
-
-const dateLayout = "2006-01-02"
 
 // projectWalker feeds one project after another, tickets in batches.
 type projectWalker struct {
@@ -57,15 +56,16 @@ func (w *projectWalker) walk(r exportdb.Project) error {
 		}
 		p.Members = append(p.Members, e)
 	}
-	srows, err := exportdb.Sprints(w.ctx, w.q, r.ID)
+	srows, err := sprintdb.Export(w.ctx, w.q, r.ID)
 	if err != nil {
 		return err
 	}
 	sprintNames := uniqueSprintNames(srows)
 	for _, s := range srows {
-		p.Sprints = append(p.Sprints, Sprint{Name: sprintNames[s.ID], Goal: s.Goal,
-			StartDate: s.StartDate.Format(dateLayout), EndDate: s.EndDate.Format(dateLayout), Status: s.Status,
-			CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()})
+		sp := Sprint{Content: s.Content, StartDate: s.StartDate.String(), EndDate: s.EndDate.String(), Status: s.Status,
+			CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+		sp.Name = sprintNames[s.ID]
+		p.Sprints = append(p.Sprints, sp)
 	}
 	if err := w.out.project(p); err != nil {
 		return err
@@ -87,7 +87,7 @@ func (w *projectWalker) walk(r exportdb.Project) error {
 }
 
 // uniqueSprintNames gives every sprint its document name.
-func uniqueSprintNames(rows []exportdb.Sprint) map[uuid.UUID]string {
+func uniqueSprintNames(rows []sprintdb.Row) map[uuid.UUID]string {
 	names := make([]string, len(rows))
 	for i, s := range rows {
 		names[i] = s.Name
@@ -207,7 +207,7 @@ func (w *projectWalker) comments(ids []uuid.UUID) (map[uuid.UUID][]Comment, erro
 		if err != nil {
 			return nil, err
 		}
-		cm := Comment{Author: author, Body: c.Body, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+		cm := Comment{Author: author, Content: c.Content, CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 		if c.ParentCommentID != nil {
 			if i, ok := pos[*c.ParentCommentID]; ok {
 				cm.Parent = &i

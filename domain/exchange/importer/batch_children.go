@@ -7,6 +7,7 @@ import (
 
 	"tracker/domain"
 	"tracker/internal/civil"
+	"tracker/store/commentdb"
 	"tracker/store/exchangedb/importdb"
 	"tracker/store/timeentrydb"
 )
@@ -18,7 +19,7 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 	var (
 		keys             []importdb.Key
 		ltickets, labels []uuid.UUID
-		comments         []importdb.Comment
+		comments         []commentdb.Row
 		entries          []timeentrydb.Row
 		audTickets       []uuid.UUID
 	)
@@ -46,11 +47,11 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 			if err != nil {
 				return err
 			}
-			cm := importdb.Comment{ID: ids[i], TicketID: id, AuthorID: author, Body: c.Body,
-				CreatedAt: orNow(c.CreatedAt, b.now)}
+			cm := commentdb.Row{ID: ids[i], OrgID: b.row.OrgID, TicketID: id, AuthorID: author, Content: c.Content,
+				CreatedAt: orNow(c.CreatedAt, b.now), RowVersion: 1}
 			cm.UpdatedAt = orNow(c.UpdatedAt, cm.CreatedAt)
 			if c.Parent != nil && *c.Parent >= 0 && *c.Parent < i {
-				cm.ParentID = &ids[*c.Parent]
+				cm.ParentCommentID = &ids[*c.Parent]
 			}
 			comments = append(comments, cm)
 		}
@@ -79,7 +80,7 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 	if err := importdb.InsertTicketLabels(b.ctx, b.q, b.row.OrgID, ltickets, labels, b.now); err != nil {
 		return err
 	}
-	if err := importdb.InsertComments(b.ctx, b.q, b.row.OrgID, comments); err != nil {
+	if err := commentdb.InsertMany(b.ctx, b.q, comments); err != nil {
 		return err
 	}
 	if err := timeentrydb.InsertMany(b.ctx, b.q, entries); err != nil {

@@ -13,6 +13,7 @@ import (
 	"tracker/domain/org"
 	"tracker/store"
 	"tracker/store/exchangedb/importdb"
+	"tracker/store/labeldb"
 )
 
 // ActionImported is the audit action of every row an import creates.
@@ -205,7 +206,8 @@ func (c *catalogRun) importLabels(doc export.Document) error {
 			continue
 		}
 		id := domain.NewID()
-		if err := importdb.InsertLabel(c.ctx, c.q, c.row.OrgID, id, l.Name, l.Color, c.now); err != nil {
+		r := labeldb.Row{ID: id, OrgID: c.row.OrgID, Content: l.Content, CreatedAt: c.now, UpdatedAt: c.now, RowVersion: 1}
+		if err := labeldb.Insert(c.ctx, c.q, r); err != nil {
 			return err
 		}
 		byName[lower] = id

@@ -9,8 +9,10 @@ import (
 	"tracker/domain"
 	"tracker/domain/exchange/export"
 	"tracker/domain/project"
+	"tracker/internal/civil"
 	"tracker/store/exchangedb/importdb"
 	"tracker/store/projectdb"
+	"tracker/store/sprintdb"
 )
 
 // orNow is a document timestamp, or now when the document left it out.
@@ -85,10 +87,10 @@ func (c *catalogRun) importSprints(doc export.Document, projectIDs []uuid.UUID) 
 				c.key(importdb.KindSprint, key, id, false)
 				continue
 			}
-			ns := importdb.Sprint{ID: domain.NewID(), OrgID: c.row.OrgID, ProjectID: projectIDs[i], Name: s.Name,
-				Goal: s.Goal, StartDate: s.StartDate, EndDate: s.EndDate, Status: s.Status, CreatedAt: orNow(s.CreatedAt, c.now)}
+			ns := sprintdb.Row{ID: domain.NewID(), OrgID: c.row.OrgID, ProjectID: projectIDs[i], Content: sprintContent(s),
+				Status: s.Status, CreatedAt: orNow(s.CreatedAt, c.now), RowVersion: 1}
 			ns.UpdatedAt = orNow(s.UpdatedAt, ns.CreatedAt)
-			if err := importdb.InsertSprint(c.ctx, c.q, ns); err != nil {
+			if err := sprintdb.Insert(c.ctx, c.q, ns); err != nil {
 				return err
 			}
 			existing[projectIDs[i].String()+"/"+s.Name] = ns.ID
@@ -155,4 +157,13 @@ func (c *catalogRun) importTeams(doc export.Document) error {
 		}
 	}
 	return nil
+}
+
+// sprintContent is a document sprint's own values, its dates read from
+// their text (zero when malformed: the validation reports those).
+func sprintContent(s export.Sprint) sprintdb.Content {
+	c := s.Content
+	c.StartDate, _ = civil.ParseDate(s.StartDate)
+	c.EndDate, _ = civil.ParseDate(s.EndDate)
+	return c
 }

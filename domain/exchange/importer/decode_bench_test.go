@@ -9,6 +9,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
+	"tracker/store/commentdb"
 	"tracker/store/ticketdb"
 	"tracker/store/timeentrydb"
 )
@@ -28,7 +29,7 @@ func bigDocument(size int, wrongType bool) []byte {
 		p.Tickets = append(p.Tickets, export.Ticket{Number: n,
 			Content:  ticketdb.Content{Title: fmt.Sprintf("Ticket %d", n), Description: &desc, Status: "Todo", Priority: "None"},
 			Reporter: "a@example.test", CreatedAt: now, UpdatedAt: now,
-			Comments: []export.Comment{{Author: "a@example.test", Body: "a comment", CreatedAt: now, UpdatedAt: now}},
+			Comments: []export.Comment{{Author: "a@example.test", Content: commentdb.Content{Body: "a comment"}, CreatedAt: now, UpdatedAt: now}},
 			TimeEntries: []export.TimeEntry{{User: "a@example.test", Date: "2026-01-01",
 				Content: timeentrydb.Content{DurationMinutes: 30, ActivityType: "Coding"}, Status: "Draft", CreatedAt: now, UpdatedAt: now}}})
 	}

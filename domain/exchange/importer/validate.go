@@ -11,6 +11,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
+	"tracker/domain/label"
 	"tracker/domain/project"
 )
 
@@ -251,11 +252,11 @@ func (c *checker) teamList(ts []export.Team) {
 func (c *checker) labelList(ls []export.Label) {
 	for i, l := range ls {
 		path := fmt.Sprintf("labels[%d]", i)
-		if c.required(path+".name", l.Name) && c.labels[strings.ToLower(l.Name)] {
+		c.rules(path, func(p *domain.Problems) { label.CheckContent(p, domain.Filled(l.Content, "name", "color")) })
+		if strings.TrimSpace(l.Name) != "" && c.labels[strings.ToLower(l.Name)] {
 			c.add(path+".name", "duplicate label name")
 		}
 		c.labels[strings.ToLower(l.Name)] = true
-		c.length(path+".color", &l.Color, 4, 7)
 	}
 }
 

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"tracker/domain"
+	"tracker/domain/comment"
 	"tracker/domain/exchange/export"
+	"tracker/domain/sprint"
 	"tracker/domain/ticket"
 	"tracker/domain/timeentry"
 	"tracker/store/ticketdb"
@@ -32,14 +34,13 @@ func (c *checker) project(path string, p export.Project) {
 	sprints := map[string]bool{}
 	for i, s := range p.Sprints {
 		sp := fmt.Sprintf("%s.sprints[%d]", path, i)
-		if c.required(sp+".name", s.Name) && sprints[s.Name] {
+		c.date(sp+".start_date", s.StartDate)
+		c.date(sp+".end_date", s.EndDate)
+		c.rules(sp, func(p *domain.Problems) { sprint.CheckContent(p, sprintContent(s)) })
+		if strings.TrimSpace(s.Name) != "" && sprints[s.Name] {
 			c.add(sp+".name", "duplicate sprint name in the project")
 		}
 		sprints[s.Name] = true
-		okStart, okEnd := c.date(sp+".start_date", s.StartDate), c.date(sp+".end_date", s.EndDate)
-		if okStart && okEnd && s.EndDate < s.StartDate {
-			c.add(sp+".end_date", "must not be before start_date")
-		}
 		c.oneOf(sp+".status", s.Status, sprintStatuses)
 	}
 	if p.Tickets == nil {
@@ -86,9 +87,7 @@ func (c *checker) ticket(path, key string, t export.Ticket, statuses, sprints ma
 	for i, cm := range t.Comments {
 		cp := fmt.Sprintf("%s.comments[%d]", path, i)
 		c.email(cp+".author", cm.Author)
-		if cm.Body == "" {
-			c.add(cp+".body", "required")
-		}
+		c.rules(cp, func(p *domain.Problems) { comment.CheckContent(p, domain.Filled(cm.Content, "body")) })
 		if cm.Parent != nil && (*cm.Parent < 0 || *cm.Parent >= i) {
 			c.add(cp+".parent", "must be the position of an earlier comment of the ticket")
 		}

@@ -96,19 +96,6 @@ func Workflows(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Workflo
 	    FROM workflows WHERE org_id = $1 ORDER BY name, id`, orgID)
 }
 
-// Label is a live label.
-type Label struct {
-	ID    uuid.UUID `db:"id"`
-	Name  string    `db:"name"`
-	Color string    `db:"color"`
-}
-
-// Labels lists the org's live labels by name.
-func Labels(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Label, error) {
-	return store.SelectRaw[Label](ctx, q, `SELECT id, name, color FROM labels
-	    WHERE org_id = $1 AND deleted_at IS NULL ORDER BY lower(name), id`, orgID)
-}
-
 // Project is a live project with its workflow's name.
 type Project struct {
 	ID            uuid.UUID `db:"id"`
@@ -147,24 +134,6 @@ func Members(ctx context.Context, q store.Querier, projectID uuid.UUID) ([]uuid.
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
 	return ids, store.Translate(err)
-}
-
-// Sprint is a live sprint.
-type Sprint struct {
-	ID        uuid.UUID `db:"id"`
-	Name      string    `db:"name"`
-	Goal      *string   `db:"goal"`
-	StartDate time.Time `db:"start_date"`
-	EndDate   time.Time `db:"end_date"`
-	Status    string    `db:"status"`
-	CreatedAt time.Time `db:"created_at"`
-	UpdatedAt time.Time `db:"updated_at"`
-}
-
-// Sprints lists a project's live sprints in creation order.
-func Sprints(ctx context.Context, q store.Querier, projectID uuid.UUID) ([]Sprint, error) {
-	return store.SelectRaw[Sprint](ctx, q, `SELECT id, name, goal, start_date, end_date, status, created_at, updated_at
-	    FROM sprints WHERE project_id = $1 AND deleted_at IS NULL ORDER BY id`, projectID)
 }
 
 func nilable(id uuid.UUID) *uuid.UUID {

@@ -9,7 +9,10 @@ import (
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 
+	"tracker/store/commentdb"
+	"tracker/store/labeldb"
 	"tracker/store/projectdb"
+	"tracker/store/sprintdb"
 	"tracker/store/ticketdb"
 	"tracker/store/timeentrydb"
 )
@@ -31,18 +34,18 @@ type Table struct {
 var Tables = []Table{
 	{"export_meta", []string{"key", "value"}, "key"},
 	{"users", []string{"email", "display_name", "role"}, "email"},
-	{"labels", []string{"name", "color"}, "name"},
+	{"labels", labeldb.ContentFields.Names(), "name"},
 	{"workflows", []string{"name", "statuses", "transitions", "enforcement"}, "name"},
 	{"projects", slices.Concat([]string{"key", "name", "description", "workflow", "ticket_counter"}, projectdb.ContentFields.Names(),
 		[]string{"budget_cents", "budget_period", "created_at", "updated_at", "team", "placed_in_service"}), "key"},
 	{"project_members", []string{"project_key", "user_email"}, "project_key, user_email"},
-	{"sprints", []string{"project_key", "position", "name", "goal", "start_date", "end_date", "status",
-		"created_at", "updated_at"}, "project_key, position"},
+	{"sprints", slices.Concat([]string{"project_key", "position"}, sprintdb.ContentFields.Names(),
+		[]string{"status", "created_at", "updated_at"}), "project_key, position"},
 	{"tickets", slices.Concat([]string{"project_key", "number"}, ticketdb.ContentFields.Names(),
 		[]string{"assignee", "reporter", "sprint", "created_at", "updated_at"}), "project_key, number"},
 	{"ticket_labels", []string{"project_key", "ticket_number", "label"}, "project_key, ticket_number, label"},
-	{"comments", []string{"project_key", "ticket_number", "position", "author", "body", "parent",
-		"created_at", "updated_at"}, "project_key, ticket_number, position"},
+	{"comments", slices.Concat([]string{"project_key", "ticket_number", "position", "author"}, commentdb.ContentFields.Names(),
+		[]string{"parent", "created_at", "updated_at"}), "project_key, ticket_number, position"},
 	// source_approved_by is additive to version 1 (files written before
 	// read it as NULL).
 	{"time_entries", slices.Concat([]string{"project_key", "ticket_number", "position", "user"}, timeentrydb.ContentFields.Names(),

@@ -138,13 +138,6 @@ func InsertWorkflow(ctx context.Context, q store.Querier, orgID, id uuid.UUID, n
 	return store.Translate(err)
 }
 
-// InsertLabel creates a label.
-func InsertLabel(ctx context.Context, q store.Querier, orgID, id uuid.UUID, name, color string, at time.Time) error {
-	_, err := q.Exec(ctx, `INSERT INTO labels (id, org_id, name, color, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)`,
-		id, orgID, name, color, at)
-	return store.Translate(err)
-}
-
 // AddProjectMembers adds those of userIDs who are members of the org to a
 // project (an import only invites the others); existing ones stay.
 func AddProjectMembers(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID, userIDs []uuid.UUID, at time.Time) error {
@@ -154,24 +147,6 @@ func AddProjectMembers(ctx context.Context, q store.Querier, orgID, projectID uu
 	_, err := q.Exec(ctx, `INSERT INTO project_members (org_id, project_id, user_id, created_at)
 	    SELECT $1, $2, m.user_id, $4 FROM memberships m WHERE m.org_id = $1 AND m.user_id = ANY($3)
 	    ON CONFLICT DO NOTHING`, orgID, projectID, userIDs, at)
-	return store.Translate(err)
-}
-
-// Sprint is a sprint an import creates; dates are YYYY-MM-DD.
-type Sprint struct {
-	ID, OrgID, ProjectID uuid.UUID
-	Name                 string
-	Goal                 *string
-	StartDate, EndDate   string
-	Status               string
-	CreatedAt, UpdatedAt time.Time
-}
-
-// InsertSprint creates a sprint.
-func InsertSprint(ctx context.Context, q store.Querier, s Sprint) error {
-	_, err := q.Exec(ctx, `INSERT INTO sprints (id, org_id, project_id, name, goal, start_date, end_date, status, created_at, updated_at)
-	    VALUES ($1, $2, $3, $4, $5, $6::date, $7::date, $8, $9, $10)`,
-		s.ID, s.OrgID, s.ProjectID, s.Name, s.Goal, s.StartDate, s.EndDate, s.Status, s.CreatedAt, s.UpdatedAt)
 	return store.Translate(err)
 }
 

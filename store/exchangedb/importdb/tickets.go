@@ -56,34 +56,6 @@ func InsertTicketLabels(ctx context.Context, q store.Querier, orgID uuid.UUID, t
 	return store.Translate(err)
 }
 
-// Comment is a comment an import creates.
-type Comment struct {
-	ID, TicketID, AuthorID uuid.UUID
-	Body                   string
-	ParentID               *uuid.UUID
-	CreatedAt, UpdatedAt   time.Time
-}
-
-// InsertComments inserts comments (a parent may be in the same call).
-func InsertComments(ctx context.Context, q store.Querier, orgID uuid.UUID, cs []Comment) error {
-	if len(cs) == 0 {
-		return nil
-	}
-	n := len(cs)
-	ids, tickets, authors, parents := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n), make([]*uuid.UUID, n)
-	bodies, created, updated := make([]string, n), make([]time.Time, n), make([]time.Time, n)
-	for i, c := range cs {
-		ids[i], tickets[i], authors[i], parents[i] = c.ID, c.TicketID, c.AuthorID, c.ParentID
-		bodies[i], created[i], updated[i] = c.Body, c.CreatedAt, c.UpdatedAt
-	}
-	_, err := q.Exec(ctx, `INSERT INTO comments (id, org_id, ticket_id, author_id, body, parent_comment_id, created_at, updated_at)
-	    SELECT u.id, $1, u.ticket, u.author, u.body, u.parent, u.created, u.updated
-	    FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::uuid[], $7::timestamptz[], $8::timestamptz[])
-	        AS u(id, ticket, author, body, parent, created, updated)`,
-		orgID, ids, tickets, authors, bodies, parents, created, updated)
-	return store.Translate(err)
-}
-
 // SetParent makes parent the parent of a live child that has none; it
 // reports whether it did.
 func SetParent(ctx context.Context, q store.Querier, child, parent uuid.UUID) (bool, error) {
