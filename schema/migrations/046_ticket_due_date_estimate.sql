@@ -23,3 +23,7 @@ CREATE INDEX tickets_org_estimate_idx ON tickets (org_id,
     COALESCE((estimate * 100)::bigint, -1), id) WHERE deleted_at IS NULL;
 CREATE INDEX tickets_project_estimate_idx ON tickets (project_id,
     COALESCE((estimate * 100)::bigint, -1), id) WHERE deleted_at IS NULL;
+-- A selective due-date filter org-wide (due:2026-12-01, a short range),
+-- which the id order would otherwise find only by reading every ticket.
+CREATE INDEX tickets_org_due_date_idx ON tickets (org_id, due_date)
+    WHERE deleted_at IS NULL AND due_date IS NOT NULL;
