@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,13 +70,36 @@ func Bind(c *fiber.Ctx, dst any) error {
 		if errors.As(err, &de) {
 			return de
 		}
-		// A value its type refuses (a malformed UUID or timestamp).
-		return domain.Invalid("body: " + err.Error())
+		// A value its type refuses (a malformed UUID, timestamp, date or
+		// decimal): encoding/json does not say which member, so name the
+		// first one that fails alone.
+		return domain.Invalid(refusedMember(body, reflect.TypeOf(dst).Elem(), err) + ": " + err.Error())
 	}
 	if err := checkLengths(dst); err != nil {
 		return err
 	}
 	return Validate(dst)
+}
+
+// refusedMember is the key of the first member of the object body (in
+// key order) that dst's type refuses on its own, "body" when none does.
+func refusedMember(body []byte, t reflect.Type, err error) string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(body, &members) != nil || t.Kind() != reflect.Struct {
+		return "body"
+	}
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		one, _ := json.Marshal(map[string]json.RawMessage{k: members[k]})
+		if e := json.Unmarshal(one, reflect.New(t).Interface()); e != nil && e.Error() == err.Error() {
+			return k
+		}
+	}
+	return "body"
 }
 
 // bodyPath is a decoding error's field path as the body spells it:

@@ -3,6 +3,7 @@ package sprints
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -35,6 +36,26 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/sprints/:id/board", h.board)
 	r.Get("/sprints/:id/burndown", api.ByID("sprint", h.sprints.Burndown))
 	r.Get("/sprints/:id/burndown.svg", h.burndownSVG)
+	r.Get("/projects/:project_id/velocity", h.velocity)
+}
+
+// velocity serves a project's last completed sprints (?sprints=, default 6).
+func (h Handlers) velocity(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "project_id", "project")
+	if err != nil {
+		return err
+	}
+	n := sprint.DefaultVelocitySprints
+	if v := c.Query("sprints"); v != "" {
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > sprint.MaxVelocitySprints {
+			return domain.Invalid("sprints: must be an integer between 1 and 24")
+		}
+	}
+	out, err := h.sprints.Velocity(c.UserContext(), api.Principal(c), id, n)
+	if err != nil {
+		return err
+	}
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 // createReq and patchReq embed the sprint's own values (sprint.Content),

@@ -174,5 +174,6 @@ func TestNonMemberAndViewer(t *testing.T) {
 		{Method: "DELETE", Path: sp, Write: true},
 		{Method: "GET", Path: sp + "/board"},
 		{Method: "GET", Path: sp + "/burndown"},
+		{Method: "GET", Path: "/api/v1/projects/" + w.Project.ID.String() + "/velocity"},
 	})
 }

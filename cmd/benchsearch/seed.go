@@ -125,7 +125,7 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID, ownerID, pro
 		         floor(random() * 20)::int AS w1, floor(random() * 20)::int AS w2, floor(random() * 20)::int AS w3
 		  FROM generate_series(1, $3) g`, []any{c.Projects, c.Users, c.Tickets}},
 		{`INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status, priority,
-		                      assignee_id, reporter_id, sprint_id, created_at, updated_at)
+		                      assignee_id, reporter_id, sprint_id, created_at, updated_at, due_date, estimate)
 		  SELECT gen_random_uuid(), $1, bp.id,
 		         row_number() OVER (PARTITION BY t.p ORDER BY t.g) + CASE WHEN t.p = 0 THEN 1 ELSE 0 END,
 		         initcap(w[1 + t.w1]) || ' ' || w[1 + t.w2] || ' issue ' || t.g,
@@ -136,7 +136,9 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID, ownerID, pro
 		              WHEN t.r3 < 0.97 THEN 'High' ELSE 'Critical' END,
 		         CASE WHEN t.r1 < 0.15 THEN NULL ELSE u.ids[1 + t.a] END, u.ids[1 + t.rep],
 		         CASE WHEN t.r4 < 0.30 THEN s.ids[12 - floor(power(t.r5, 2) * 12)::int] END,
-		         now() - t.r6 * interval '730 days', now() - t.r6 * t.r7 * interval '730 days'
+		         now() - t.r6 * interval '730 days', now() - t.r6 * t.r7 * interval '730 days',
+		         CASE WHEN t.g % 5 = 0 THEN current_date + ((t.g * 37) % 120 - 60) END,
+		         CASE WHEN t.g % 10 < 3 THEN ((t.g * 7) % 13) + (t.g % 4) * 0.25 END
 		  FROM b_t t JOIN b_projects bp ON bp.n = t.p JOIN b_sprints s ON s.project_id = bp.id,
 		       (SELECT array_agg(id ORDER BY n) AS ids FROM b_users) u, (SELECT ` + words + ` AS w) ws`, []any{orgID}},
 		{`UPDATE projects p SET ticket_counter = m.n FROM (SELECT project_id, max(ticket_number) AS n FROM tickets

@@ -65,6 +65,25 @@ func checkContent(p *domain.Problems, c *Content) {
 	checkText(p, "development_phase", c.DevelopmentPhase)
 	checkText(p, "cost_center_id", c.CostCenterID)
 	CheckAmortization(p, c.AmortizationMonths)
+	c.EstimateUnit = NormalizeEstimateUnit(p, c.EstimateUnit)
+}
+
+// EstimateUnits are what a project's ticket estimates count.
+var EstimateUnits = []string{"points", "hours"}
+
+// NormalizeEstimateUnit reads an estimate unit in any case; none (a create
+// or a document without one, or null) is points.
+func NormalizeEstimateUnit(p *domain.Problems, v string) string {
+	if v == "" {
+		return EstimateUnits[0]
+	}
+	for _, u := range EstimateUnits {
+		if strings.EqualFold(u, v) {
+			return u
+		}
+	}
+	p.Add("estimate_unit", "must be one of points, hours")
+	return v
 }
 
 // checkText is a free-text finance field: 1-100 characters when present.

@@ -252,6 +252,10 @@ func inRange(k searchdb.Key, s searchquery.Sort) bool {
 		return k.Int >= math.MinInt32 && k.Int <= math.MaxInt32 && k.Time.IsZero() && k.Rank == 0
 	case searchquery.SortPriority:
 		return k.Int >= 0 && k.Int < int64(len(searchquery.Priorities)) && k.Time.IsZero() && k.Rank == 0
+	case searchquery.SortDue:
+		return k.Int >= math.MinInt32 && k.Int <= math.MaxInt32 && k.Time.IsZero() && k.Rank == 0
+	case searchquery.SortEstimate:
+		return k.Int >= -1 && k.Time.IsZero() && k.Rank == 0
 	case searchquery.SortCreated, searchquery.SortUpdated:
 		return k.Int == 0 && k.Rank == 0
 	case searchquery.SortRelevance:

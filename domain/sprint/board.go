@@ -10,6 +10,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/search"
+	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/sprintdb"
 )
@@ -21,12 +22,19 @@ const categoryDone = "done"
 type Board struct {
 	Sprint  Sprint   `json:"sprint"`
 	Columns []Column `json:"columns"`
+	// The estimates of the board's tickets (one without counts 0): all,
+	// those in a done status, the rest.
+	TotalEstimate     civil.Decimal `json:"total_estimate"`
+	CompletedEstimate civil.Decimal `json:"completed_estimate"`
+	RemainingEstimate civil.Decimal `json:"remaining_estimate"`
 }
 
 // Column is one status of the board with its tickets.
 type Column struct {
 	Status  string   `json:"status"`
 	Tickets []Ticket `json:"tickets"`
+	// TotalEstimate sums the column's tickets' estimates.
+	TotalEstimate civil.Decimal `json:"total_estimate"`
 }
 
 type status struct {
@@ -98,9 +106,24 @@ func (s *Service) BoardQ(ctx context.Context, p domain.Principal, id uuid.UUID, 
 	for _, st := range statuses {
 		add(st.Name)
 	}
+	b := Board{Sprint: toSprint(sp)}
+	done := map[string]bool{}
+	for _, st := range statuses {
+		done[st.Name] = st.Category == categoryDone
+	}
+	if len(statuses) == 0 {
+		done["Done"] = true // no workflow at all: the default name of finished work
+	}
 	for _, t := range tickets {
 		i := add(t.Status)
 		cols[i].Tickets = append(cols[i].Tickets, toTicket(t))
+		e := estimateOf(t)
+		cols[i].TotalEstimate += e
+		b.TotalEstimate += e
+		if done[t.Status] {
+			b.CompletedEstimate += e
+		}
 	}
-	return Board{Sprint: toSprint(sp), Columns: cols}, nil
+	b.Columns, b.RemainingEstimate = cols, b.TotalEstimate-b.CompletedEstimate
+	return b, nil
 }

@@ -23,6 +23,10 @@ type Day struct {
 	TotalTickets     int    `json:"total_tickets"`
 	CompletedTickets int    `json:"completed_tickets"`
 	RemainingTickets int    `json:"remaining_tickets"`
+	// The same of the tickets' estimates (a ticket without one counts 0).
+	TotalEstimate     civil.Decimal `json:"total_estimate"`
+	CompletedEstimate civil.Decimal `json:"completed_estimate"`
+	RemainingEstimate civil.Decimal `json:"remaining_estimate"`
 }
 
 // Burndown reports, for every day from the sprint's start to its end date
@@ -36,46 +40,31 @@ func (s *Service) Burndown(ctx context.Context, p domain.Principal, id uuid.UUID
 	if err != nil {
 		return Burndown{}, err
 	}
-	statuses, err := workflowStatuses(ctx, q, sp.OrgID, sp.ProjectID)
+	done, err := doneStatuses(ctx, q, sp.OrgID, sp.ProjectID)
 	if err != nil {
 		return Burndown{}, err
 	}
-	done := map[string]bool{}
-	for _, st := range statuses {
-		if st.Category == categoryDone {
-			done[st.Name] = true
-		}
-	}
-	if len(statuses) == 0 {
-		done["Done"] = true // no workflow at all: the default name of finished work
-	}
-	tickets, err := sprintdb.SprintTickets(ctx, q, sp.OrgID, id)
+	tickets, history, err := sprintHistory(ctx, q, sp)
 	if err != nil {
 		return Burndown{}, err
 	}
-	ids := make([]uuid.UUID, len(tickets))
-	for i, t := range tickets {
-		ids[i] = t.ID
-	}
-	changes, err := sprintdb.StatusChanges(ctx, q, sp.OrgID, ids)
-	if err != nil {
-		return Burndown{}, err
-	}
-	history := make(map[uuid.UUID][]sprintdb.StatusChange, len(tickets))
-	for _, c := range changes {
-		history[c.TicketID] = append(history[c.TicketID], c)
+	var total civil.Decimal
+	for _, t := range tickets {
+		total += estimateOf(t)
 	}
 	out := Burndown{SprintID: id, Data: []Day{}}
 	for day := sp.StartDate.Time(); !day.After(sp.EndDate.Time()); day = day.AddDate(0, 0, 1) {
 		endOfDay := day.AddDate(0, 0, 1)
-		completed := 0
+		completed, estimate := 0, civil.Decimal(0)
 		for _, t := range tickets {
 			if done[statusAt(t.Status, history[t.ID], endOfDay)] {
 				completed++
+				estimate += estimateOf(t)
 			}
 		}
 		out.Data = append(out.Data, Day{Date: day.Format(civil.DateLayout), TotalTickets: len(tickets),
-			CompletedTickets: completed, RemainingTickets: len(tickets) - completed})
+			CompletedTickets: completed, RemainingTickets: len(tickets) - completed,
+			TotalEstimate: total, CompletedEstimate: estimate, RemainingEstimate: total - estimate})
 	}
 	return out, nil
 }

@@ -52,7 +52,7 @@ func Project(t testing.TB, db *store.DB, orgID uuid.UUID, o ProjectOpts) project
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	r := projectdb.Row{ID: domain.NewID(), OrgID: orgID, Key: o.Key, Name: o.Name, TeamID: o.TeamID, WorkflowID: o.WorkflowID,
-		Content:     projectdb.Content{CapitalizationType: o.CapitalizationType, DevelopmentPhase: o.DevelopmentPhase, CostCenterID: o.CostCenterID},
+		Content:     projectdb.Content{CapitalizationType: o.CapitalizationType, DevelopmentPhase: o.DevelopmentPhase, CostCenterID: o.CostCenterID, EstimateUnit: "points"},
 		BudgetCents: o.BudgetCents, BudgetPeriod: o.BudgetPeriod, CreatedAt: now, UpdatedAt: now, RowVersion: 1}
 	if err := projectdb.Insert(context.Background(), db.Q(), r); err != nil {
 		t.Fatalf("testfactory.Project: %v", err)

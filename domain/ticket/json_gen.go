@@ -25,6 +25,18 @@ func (t Ticket) AppendJSON(b []byte) []byte {
 	b = appendString(b, t.Content.Status)
 	b = append(b, `,"priority":`...)
 	b = appendString(b, t.Content.Priority)
+	b = append(b, `,"due_date":`...)
+	if t.Content.DueDate == nil {
+		b = append(b, "null"...)
+	} else {
+		b = (*t.Content.DueDate).AppendJSON(b)
+	}
+	b = append(b, `,"estimate":`...)
+	if t.Content.Estimate == nil {
+		b = append(b, "null"...)
+	} else {
+		b = (*t.Content.Estimate).AppendJSON(b)
+	}
 	b = append(b, `,"assignee_id":`...)
 	if t.AssigneeID == nil {
 		b = append(b, "null"...)

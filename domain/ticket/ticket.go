@@ -13,6 +13,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/statusflow"
+	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -113,7 +114,25 @@ func checkContent(pt *domain.Patch[Content]) error {
 		}
 		pt.Value.Priority = pr
 	}
+	CheckEstimate(&probs, pt.Value.Estimate)
 	return probs.Err()
+}
+
+// MaxEstimate is the largest estimate, in either unit: far past any real one,
+// well inside the column's numeric(12,2).
+const MaxEstimate = civil.Decimal(1_000_000_00)
+
+// CheckEstimate holds an estimate, when there is one, to 0-1,000,000 (the
+// decoder has refused more than two decimals): a request's and an imported
+// document's alike.
+func CheckEstimate(p *domain.Problems, e *civil.Decimal) {
+	switch {
+	case e == nil:
+	case *e < 0:
+		p.Add("estimate", "must be at least 0")
+	case *e > MaxEstimate:
+		p.Add("estimate", "must be at most 1000000")
+	}
 }
 
 // CheckTitle applies the spec's 1-500 characters (blank is empty): to a

@@ -43,12 +43,14 @@ const (
 	FieldTag      = "tag"
 	FieldHas      = "has"
 	FieldIs       = "is"
+	FieldDue      = "due"
+	FieldEstimate = "estimate"
 )
 
 // Fields lists the field names in the order docs/behaviour/search.md
 // documents them.
 var Fields = []string{FieldStatus, FieldCategory, FieldPriority, FieldAssignee, FieldReporter, FieldLabel,
-	FieldSprint, FieldProject, FieldCreated, FieldUpdated, FieldTag, FieldHas, FieldIs, "sort"}
+	FieldSprint, FieldProject, FieldCreated, FieldUpdated, FieldTag, FieldHas, FieldIs, FieldDue, FieldEstimate, "sort"}
 
 // Term is one field term, its value checked and normalized.
 type Term struct {
@@ -72,6 +74,11 @@ type Term struct {
 	Age  time.Duration
 	// Relative is set when Age is meaningful.
 	Relative bool
+	// Overdue: due:overdue. Days: due:<7d counts days from today.
+	Overdue bool
+	Days    int
+	// Hundredths is an estimate's value (estimate:>3 is 300).
+	Hundredths int64
 }
 
 func (And) isNode()  {}
@@ -93,6 +100,10 @@ const (
 	SortUpdated  = "updated"
 	SortPriority = "priority"
 	SortNumber   = "number"
+	// SortDue (soonest first) and SortEstimate (largest first) put the
+	// tickets without a value last in either direction.
+	SortDue      = "due"
+	SortEstimate = "estimate"
 	// SortRelevance ranks free-word matches (ts_rank, descending): the
 	// default when the query has free words and no sort:.
 	SortRelevance = "relevance"
@@ -113,17 +124,17 @@ func (s Sort) String() string {
 	return s.Key + "-asc"
 }
 
-// ParseSort reads a sort value: created, updated, priority, number or
-// relevance, with an optional -asc or -desc. Without a direction created,
-// updated, priority and relevance sort descending (newest, highest first)
-// and number ascending.
+// ParseSort reads a sort value: created, updated, priority, number, due,
+// estimate or relevance, with an optional -asc or -desc. Without a
+// direction created, updated, priority, estimate and relevance sort
+// descending (newest, highest first), number and due ascending.
 func ParseSort(v string) (Sort, bool) {
 	key, dir, _ := strings.Cut(strings.ToLower(v), "-")
 	s := Sort{Key: key}
 	switch key {
-	case SortCreated, SortUpdated, SortPriority:
+	case SortCreated, SortUpdated, SortPriority, SortEstimate:
 		s.Desc = true
-	case SortNumber:
+	case SortNumber, SortDue:
 	case SortRelevance:
 		s.Desc = true
 	default:

@@ -142,7 +142,7 @@ func (p *parser) sortTerm() error {
 	}
 	s, ok := ParseSort(t.value)
 	if !ok || t.op != "" {
-		return errAt(t.pos, "sort: must be created, updated, priority, number or relevance, optionally with -asc or -desc")
+		return errAt(t.pos, "sort: must be created, updated, priority, number, due, estimate or relevance, optionally with -asc or -desc")
 	}
 	p.sort = true
 	p.q.Sort = s
@@ -236,9 +236,9 @@ func checkField(t token) (Term, error) {
 		}
 		return out, errAt(t.pos, "%s: a value is required", name)
 	}
-	ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated
+	ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated || name == FieldDue || name == FieldEstimate
 	if out.Op != "" && !ordered && isField(name) {
-		return out, errAt(t.pos, "%s: does not take %s (only priority, created and updated compare)", name, out.Op)
+		return out, errAt(t.pos, "%s: does not take %s (only priority, created, updated, due and estimate compare)", name, out.Op)
 	}
 	v := t.value
 	lower := strings.ToLower(v)
@@ -285,6 +285,10 @@ func checkField(t token) (Term, error) {
 		}
 	case FieldCreated, FieldUpdated:
 		return when(out, name, v)
+	case FieldDue:
+		return due(out, lower, t.quoted)
+	case FieldEstimate:
+		return estimate(out, lower, t.quoted)
 	case FieldTag:
 		k, val, ok := strings.Cut(v, "=")
 		if strings.TrimSpace(k) == "" {
@@ -326,6 +330,52 @@ func when(out Term, name, v string) (Term, error) {
 		}
 	}
 	return out, errAt(out.Pos, "%s: must be a date (2026-01-01) or an age (30m, 12h, 7d, 2w), optionally after >, >=, < or <=", name)
+}
+
+// due reads a due: value: overdue, none, a date (2026-12-01) or a number
+// of days or weeks from today (7d, 2w).
+func due(out Term, v string, quoted bool) (Term, error) {
+	bare := out.Op == "" && !quoted
+	switch {
+	case v == "overdue" && bare:
+		out.Overdue = true
+		return out, nil
+	case v == "none" && bare:
+		out.None = true
+		return out, nil
+	}
+	if d, err := time.Parse("2006-01-02", v); err == nil {
+		out.Date = d.UTC()
+		return out, nil
+	}
+	if len(v) >= 2 {
+		n, err := strconv.Atoi(v[:len(v)-1])
+		unit := map[byte]int{'d': 1, 'w': 7}[v[len(v)-1]]
+		if err == nil && n >= 0 && unit != 0 && n <= 100*366/unit {
+			out.Days, out.Relative = n*unit, true
+			return out, nil
+		}
+	}
+	return out, errAt(out.Pos, "due: must be overdue, none, a date (2026-12-01) or days ahead (7d, 2w), optionally after >, >=, < or <=")
+}
+
+// estimate reads an estimate: value: none or a number of at most two
+// decimals (3, 0.5).
+func estimate(out Term, v string, quoted bool) (Term, error) {
+	if v == "none" && out.Op == "" && !quoted {
+		out.None = true
+		return out, nil
+	}
+	whole, frac, dot := strings.Cut(v, ".")
+	n, err := strconv.ParseInt(whole, 10, 64)
+	ok := err == nil && whole != "" && strings.Trim(whole, "0123456789") == "" && n <= 10_000_000 &&
+		len(frac) <= 2 && strings.Trim(frac, "0123456789") == "" && !(dot && frac == "")
+	if !ok {
+		return out, errAt(out.Pos, "estimate: must be none or a number of at least 0 with at most two decimals, optionally after >, >=, < or <=")
+	}
+	f, _ := strconv.ParseInt((frac + "00")[:2], 10, 64)
+	out.Hundredths = n*100 + f
+	return out, nil
 }
 
 func isField(name string) bool { return oneOf(name, Fields) }

@@ -30,6 +30,8 @@ type Content struct {
 	DevelopmentPhase   *string `db:"development_phase" json:"development_phase"`
 	CostCenterID       *string `db:"cost_center_id" json:"cost_center_id"`
 	AmortizationMonths *int64  `db:"amortization_months" json:"amortization_months"`
+	// EstimateUnit is what its tickets' estimates count: points or hours.
+	EstimateUnit string `db:"estimate_unit" json:"estimate_unit"`
 }
 
 // ContentFields is Content's column list, for the export and the import.

@@ -253,6 +253,13 @@ func term(t searchquery.Term, env Env) (sq.Sqlizer, error) {
 		return when("t.created_at", t, env.Now), nil
 	case searchquery.FieldUpdated:
 		return when("t.updated_at", t, env.Now), nil
+	case searchquery.FieldDue:
+		return dueTerm(t, env), nil
+	case searchquery.FieldEstimate:
+		if t.None {
+			return sq.Expr("t.estimate IS NULL"), nil
+		}
+		return sq.Expr("t.estimate "+orEq(t.Op)+" ?::numeric / 100", t.Hundredths), nil
 	case searchquery.FieldTag:
 		if t.TagAny {
 			return sq.Expr(`t.id IN (SELECT et.entity_id FROM entity_tags et
@@ -352,6 +359,48 @@ func when(col string, t searchquery.Term, now time.Time) sq.Sqlizer {
 		return sq.Expr(col+" < ?", next)
 	}
 	return sq.Expr(col+" >= ? AND "+col+" < ?", day, next)
+}
+
+// orEq is a term's comparison, = when it has none.
+func orEq(op string) string {
+	if op == "" {
+		return "="
+	}
+	return op
+}
+
+// dueTerm compares the due date with a day. Today is the UTC day of the
+// domain clock's now (env.Now), never the database's: overdue is due
+// before today on a ticket not of a closed status category (done,
+// cancelled) in its project's workflow; 7d is from today to 7 days
+// ahead (<7d excludes the seventh day, >7d is after it).
+func dueTerm(t searchquery.Term, env Env) sq.Sqlizer {
+	y, m, d := env.Now.UTC().Date()
+	today := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	switch {
+	case t.None:
+		return sq.Expr("t.due_date IS NULL")
+	case t.Overdue:
+		return sq.Expr(`t.due_date < ?::date AND (t.project_id, t.status) NOT IN (
+			SELECT cp.id, cs.value->>'name' FROM projects cp
+			LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
+				(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
+			CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
+			WHERE cp.org_id = ? AND cs.value->>'name' IS NOT NULL
+			  AND cs.value->>'category' IN ('done', 'cancelled'))`, today, string(env.DefaultStatuses), env.OrgID)
+	case t.Relative:
+		until := today.AddDate(0, 0, t.Days)
+		switch t.Op {
+		case "<":
+			return sq.Expr("t.due_date >= ?::date AND t.due_date < ?::date", today, until)
+		case ">":
+			return sq.Expr("t.due_date > ?::date", until)
+		case ">=":
+			return sq.Expr("t.due_date >= ?::date", until)
+		}
+		return sq.Expr("t.due_date >= ?::date AND t.due_date <= ?::date", today, until)
+	}
+	return sq.Expr("t.due_date "+orEq(t.Op)+" ?::date", t.Date)
 }
 
 // whereEach compiles each term of an AND or OR.

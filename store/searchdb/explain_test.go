@@ -31,7 +31,7 @@ INSERT INTO sprints (id, org_id, project_id, name, start_date, end_date, status)
 INSERT INTO labels (id, org_id, name, color) SELECT md5('l' || g)::uuid, $1, 'label' || g, '#000' FROM generate_series(1, 50) g;
 CREATE TEMP TABLE u AS SELECT id, row_number() OVER (ORDER BY email) AS n FROM users;
 CREATE TEMP TABLE pr AS SELECT id, row_number() OVER (ORDER BY key) - 1 AS n FROM projects;
-INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status, priority, assignee_id, reporter_id, sprint_id, created_at, updated_at)
+INSERT INTO tickets (id, org_id, project_id, ticket_number, title, description, status, priority, assignee_id, reporter_id, sprint_id, created_at, updated_at, due_date, estimate)
 SELECT md5('t' || g)::uuid, $1, pr.id, g, (ARRAY['login','billing','export','search','report'])[1 + g % 5] || ' problem w' || g || ' x' || (g % 997),
        'Description of ticket ' || g,
        (ARRAY['Backlog','Backlog','Backlog','Todo','InProgress','InReview','Done','Done','Done','Cancelled'])[1 + g % 10],
@@ -39,7 +39,8 @@ SELECT md5('t' || g)::uuid, $1, pr.id, g, (ARRAY['login','billing','export','sea
        CASE WHEN g % 5 = 0 THEN NULL ELSE (SELECT id FROM u WHERE u.n = 1 + (g * g) % 20) END,
        (SELECT id FROM u WHERE u.n = 1 + g % 20),
        CASE WHEN g % 4 = 0 THEN (SELECT s.id FROM sprints s WHERE s.project_id = pr.id ORDER BY s.name LIMIT 1 OFFSET g % 3) END,
-       '2025-01-01'::timestamptz + (g % 365) * interval '1 day', '2025-06-01'::timestamptz + (g % 400) * interval '1 day'
+       '2025-01-01'::timestamptz + (g % 365) * interval '1 day', '2025-06-01'::timestamptz + (g % 400) * interval '1 day',
+       CASE WHEN g % 5 = 0 THEN DATE '2026-01-01' + (g * 37) % 120 END, CASE WHEN g % 10 < 3 THEN (g * 7) % 13 END
 FROM generate_series(1, 30000) g JOIN pr ON pr.n = g % 10;
 INSERT INTO ticket_labels (org_id, ticket_id, label_id)
     SELECT $1, t.id, l.id FROM tickets t JOIN labels l ON l.name = 'label' || (1 + t.ticket_number % 50) WHERE t.ticket_number % 3 = 0;
@@ -100,6 +101,8 @@ func TestEveryFilterUsesAnIndex(t *testing.T) {
 		"assignee:me status:Todo", "label:label7 status:Done", "sprint:current status:InProgress", "billing status:Done",
 		"label:label3 OR label:label4", "(priority:High OR priority:Critical) category:todo",
 		"sort:updated", "sort:created-asc", "sort:priority", "sort:number", "status:Done sort:updated-desc",
+		"due:overdue", "due:<7d", "due:2026-03-05", "due:none", "estimate:>3", "estimate:none",
+		"sort:due", "sort:estimate", "status:Todo sort:due", "due:overdue sort:due",
 	}
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {

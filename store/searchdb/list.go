@@ -2,6 +2,8 @@ package searchdb
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -61,8 +63,36 @@ func KeyOf(r ticketdb.Row, rank float32, s searchquery.Sort) Key {
 				k.Int = int64(i)
 			}
 		}
+	case searchquery.SortDue:
+		k.Int = NoDue(s.Desc)
+		if r.DueDate != nil {
+			k.Int = int64(r.DueDate.Time().Unix() / 86400)
+		}
+	case searchquery.SortEstimate:
+		k.Int = NoEstimate(s.Desc)
+		if r.Estimate != nil {
+			k.Int = int64(*r.Estimate)
+		}
 	}
 	return k
+}
+
+// NoDue and NoEstimate are the sort keys of a ticket without a due date or
+// an estimate: past every value in the sort's direction, so those tickets
+// come last either way (due: days since 1970-01-01; estimate: hundredths).
+func NoDue(desc bool) int64 {
+	if desc {
+		return math.MinInt32
+	}
+	return math.MaxInt32
+}
+
+// NoEstimate: see NoDue.
+func NoEstimate(desc bool) int64 {
+	if desc {
+		return -1
+	}
+	return math.MaxInt64
 }
 
 // RankWindow is how many matches a relevance sort ranks: the most recently
@@ -85,6 +115,10 @@ func sortExpr(s searchquery.Sort) string {
 		return "t.ticket_number"
 	case searchquery.SortPriority:
 		return PriorityRank
+	case searchquery.SortDue:
+		return fmt.Sprintf("COALESCE(t.due_date - DATE '1970-01-01', %d)", NoDue(s.Desc))
+	case searchquery.SortEstimate:
+		return fmt.Sprintf("COALESCE((t.estimate * 100)::bigint, %d)", NoEstimate(s.Desc))
 	}
 	return ""
 }

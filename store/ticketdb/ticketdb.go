@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/internal/civil"
 	"tracker/store"
 )
 
@@ -28,6 +29,10 @@ type Content struct {
 	Description *string `db:"description" json:"description"`
 	Status      string  `db:"status" json:"status"`
 	Priority    string  `db:"priority" json:"priority"`
+	// DueDate and Estimate are nil for no value; the estimate counts in
+	// its project's estimate_unit.
+	DueDate  *civil.Date    `db:"due_date" json:"due_date"`
+	Estimate *civil.Decimal `db:"estimate" json:"estimate"`
 }
 
 // ContentFields is Content's column list, for the export's SQLite table.

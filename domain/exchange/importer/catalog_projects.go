@@ -45,6 +45,8 @@ func (c *catalogRun) importProjects(doc export.Document) error {
 			Description: p.Description, TicketCounter: int64(p.TicketCounter), Content: p.Content,
 			BudgetCents: p.BudgetCents, BudgetPeriod: p.BudgetPeriod, PlacedInService: inService, CreatedAt: orNow(p.CreatedAt, c.now)}
 		np.UpdatedAt = orNow(p.UpdatedAt, np.CreatedAt)
+		// A document written before projects had a unit has none: points.
+		np.EstimateUnit = project.NormalizeEstimateUnit(new(domain.Problems), np.EstimateUnit)
 		if p.Workflow != nil {
 			if wf, ok := c.wfs[*p.Workflow]; ok {
 				np.WorkflowID = &wf

@@ -318,6 +318,7 @@ func (c *checker) checkProjectFields(path string, p export.Project) {
 	c.length(path+".cost_center_id", p.CostCenterID, 1, project.MaxFinanceText)
 	c.rules(path, func(probs *domain.Problems) {
 		project.CheckAmortization(probs, p.AmortizationMonths)
+		project.NormalizeEstimateUnit(probs, p.EstimateUnit)
 		project.CheckInService(probs, p.PlacedInService)
 		project.CheckBudget(probs, p.BudgetCents)
 	})

@@ -60,7 +60,10 @@ func (c *checker) project(path string, p export.Project) {
 }
 
 func (c *checker) ticket(path, key string, t export.Ticket, statuses, sprints map[string]bool) {
-	c.rules(path, func(p *domain.Problems) { ticket.CheckTitle(p, t.Title) })
+	c.rules(path, func(p *domain.Problems) {
+		ticket.CheckTitle(p, t.Title)
+		ticket.CheckEstimate(p, t.Estimate)
+	})
 	if c.required(path+".status", t.Status) && statuses != nil && !statuses[t.Status] {
 		c.add(path+".status", "must be a status of the project's workflow")
 	}
