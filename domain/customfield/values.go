@@ -63,7 +63,8 @@ func Check(ctx context.Context, q store.Querier, defs Defs, orgID, projectID, ti
 			pr.Add(name, "the field is not enabled for the ticket's project")
 			continue
 		}
-		if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		// encoding/json leaves a null member of the map as a nil RawMessage.
+		if t := bytes.TrimSpace(raw); len(t) == 0 || bytes.Equal(t, []byte("null")) {
 			if create && f.Required {
 				pr.Add(name, "required")
 			}
@@ -292,6 +293,9 @@ func Read(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uui
 // Apply writes w for its ticket and returns the activity trail's changes
 // (field custom_fields.<key>, old and new as rendered).
 func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid.UUID, w Write) ([]domain.FieldChange, error) {
+	if len(w.Put) == 0 && len(w.Clear) == 0 {
+		return nil, nil
+	}
 	before, err := Read(ctx, q, orgID, []uuid.UUID{ticketID})
 	if err != nil {
 		return nil, err
