@@ -3,6 +3,8 @@ package tickets_test
 import (
 	"context"
 	"encoding/json"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,6 +121,39 @@ func TestCustomFieldValues(t *testing.T) {
 	for _, it := range page.Items {
 		if it.CustomFields["severity"] != "Low" {
 			t.Fatalf("%+v", page.Items)
+		}
+	}
+
+	// Search: cf.<key>:value, comparisons, none; an unknown key is a 422
+	// naming its position.
+	third := f.create(t, f.member.Token, f.project, map[string]any{"title": "third", "custom_fields": map[string]any{"story_points": 3}})
+	search := func(q string) []uuid.UUID {
+		var res struct{ Items []cfTicket }
+		f.env.Do("GET", path("/orgs/%s/tickets?q=%s", f.owner.OrgID, url.QueryEscape(q)), f.viewer.Token, nil).Expect(t, 200).Decode(t, &res)
+		var ids []uuid.UUID
+		for _, it := range res.Items {
+			ids = append(ids, it.ID)
+		}
+		return ids
+	}
+	first, second := page.Items[0].ID, page.Items[1].ID
+	for q, want := range map[string][]uuid.UUID{
+		"cf.severity:LOW":                      {first, second},
+		"cf.severity:Urgent":                   nil,
+		"cf.severity:none":                     {third.ID},
+		"cf.story_points:>=3":                  {third.ID},
+		"cf.story_points:<3":                   {second},
+		"cf.story_points:none cf.severity:low": {first},
+		"-cf.severity:none":                    {first, second},
+	} {
+		if got := search(q); !slices.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", q, got, want)
+		}
+	}
+	for q, pos := range map[string]string{"cf.nope:x": "position 1", "crash cf.story_points:abc": "position 7", "cf.severity:>a": "position 1"} {
+		res := f.env.Do("GET", path("/orgs/%s/tickets?q=%s", f.owner.OrgID, url.QueryEscape(q)), f.viewer.Token, nil).Expect(t, 422)
+		if !strings.Contains(string(res.Body), pos) {
+			t.Errorf("%s: %s", q, res.Body)
 		}
 	}
 }

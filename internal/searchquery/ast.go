@@ -72,6 +72,10 @@ type Term struct {
 	Age  time.Duration
 	// Relative is set when Age is meaningful.
 	Relative bool
+	// Custom is the field key of a cf.<key> term; its Value is checked
+	// against the field's type once the org's fields are known
+	// (domain/search), None is cf.<key>:none.
+	Custom string
 }
 
 func (And) isNode()  {}

@@ -236,6 +236,14 @@ func checkField(t token) (Term, error) {
 		}
 		return out, errAt(t.pos, "%s: a value is required", name)
 	}
+	if key, ok := CustomKey(name); ok {
+		out.Field, out.Custom = "cf."+key, key
+		out.None = strings.EqualFold(t.value, "none") && !t.quoted
+		if len(out.Value) > 500 {
+			return out, errAt(t.pos, "%s: the value is longer than 500 bytes", out.Field)
+		}
+		return out, nil
+	}
 	ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated
 	if out.Op != "" && !ordered && isField(name) {
 		return out, errAt(t.pos, "%s: does not take %s (only priority, created and updated compare)", name, out.Op)
