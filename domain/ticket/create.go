@@ -144,7 +144,7 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	if err != nil {
 		return Ticket{}, domain.NotFoundAs(err, "project")
 	}
-	if _, err := customfield.Apply(ctx, q, in.custom.defs, row.OrgID, row.ID, in.custom.write); err != nil {
+	if err := customfield.Insert(ctx, q, in.custom.write); err != nil {
 		return Ticket{}, err
 	}
 	out := toTicket(created)
