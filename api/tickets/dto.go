@@ -4,6 +4,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/customfield"
 	"tracker/domain/ticket"
 )
 
@@ -11,13 +12,14 @@ import (
 // which decode under their json keys as they render.
 type createReq struct {
 	ticket.Content
-	AssigneeID *string `json:"assignee_id"`
-	ParentID   *string `json:"parent_id"`
+	AssigneeID   *string            `json:"assignee_id"`
+	ParentID     *string            `json:"parent_id"`
+	CustomFields customfield.Values `json:"custom_fields"`
 	// reporter_id is deprecated and ignored: the reporter is the caller.
 }
 
 func (r createReq) toDomain() (ticket.NewTicket, error) {
-	out := ticket.NewTicket{Content: r.Content}
+	out := ticket.NewTicket{Content: r.Content, CustomFields: r.CustomFields}
 	if r.Title == "" {
 		var p domain.Problems
 		p.Add("title", "required")
@@ -46,12 +48,13 @@ func (r createReq) toDomain() (ticket.NewTicket, error) {
 // null and value are told apart (of Content, by the body's keys).
 type patchReq struct {
 	ticket.Content
-	AssigneeID domain.Opt[string] `json:"assignee_id"`
-	ParentID   domain.Opt[string] `json:"parent_id"`
+	AssigneeID   domain.Opt[string] `json:"assignee_id"`
+	ParentID     domain.Opt[string] `json:"parent_id"`
+	CustomFields customfield.Values `json:"custom_fields"`
 }
 
 func (r patchReq) toDomain(body []byte) (ticket.Patch, error) {
-	out := ticket.Patch{Content: domain.PatchOf(body, r.Content)}
+	out := ticket.Patch{Content: domain.PatchOf(body, r.Content), CustomFields: r.CustomFields}
 	var err error
 	if out.AssigneeID, err = optID("assignee_id", r.AssigneeID); err != nil {
 		return out, err

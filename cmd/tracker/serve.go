@@ -18,6 +18,7 @@ import (
 	chatapi "tracker/api/chat"
 	codehostapi "tracker/api/codehost"
 	"tracker/api/comments"
+	customfieldapi "tracker/api/customfield"
 	"tracker/api/exchange"
 	"tracker/api/labels"
 	laborrateapi "tracker/api/laborrate"
@@ -40,6 +41,7 @@ import (
 	"tracker/domain/chat"
 	"tracker/domain/codehost"
 	"tracker/domain/comment"
+	"tracker/domain/customfield"
 	"tracker/domain/exchange/export"
 	"tracker/domain/exchange/importer"
 	"tracker/domain/idempotency"
@@ -84,6 +86,7 @@ type services struct {
 	Tags        *tag.Service
 	Tickets     *ticket.Service
 	Views       *view.Service
+	Fields      *customfield.Service
 	Webhooks    *webhook.Service
 	Comments    *comment.Service
 	Labels      *label.Service
@@ -143,6 +146,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 		Tags:        tag.New(db, clock),
 		Tickets:     tickets,
 		Views:       view.New(db, clock),
+		Fields:      customfield.New(db, clock),
 		Webhooks:    webhook.New(db, clock),
 		Comments:    comment.New(db, clock),
 		Labels:      label.New(db, clock),
@@ -175,6 +179,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		tags.New(s.Tags),
 		tickets.New(s.Tickets, s.Views.Search),
 		views.New(s.Views),
+		customfieldapi.New(s.Fields),
 		webhooks.New(s.Webhooks),
 		comments.New(s.Comments),
 		labels.New(s.Labels),

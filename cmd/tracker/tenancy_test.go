@@ -22,7 +22,7 @@ import (
 // secrets are strings only org A's data contains; no answer to anyone else
 // may carry them.
 var secrets = []string{"SECRET-TITLE", "Secret Project", "Secret View", "secret body", "secret-label", "hook.example.com", "Secret Sprint",
-	"secret-file.txt", "Secret Team"}
+	"secret-file.txt", "Secret Team", "Secret Field"}
 
 // tenancyDomain is an email domain org A has added (pending verification).
 const tenancyDomain = "tenancy.example"
@@ -45,7 +45,7 @@ type tenantFixture struct {
 	slack                                        *chattest.SlackAPI
 	owner, viewer, outsider                      apitest.User
 	org, project, ticket, comment, label, sprint uuid.UUID
-	view                                         uuid.UUID
+	view, field                                  uuid.UUID
 	workflow, webhook, invite, entry, rate       uuid.UUID
 	export, imp                                  uuid.UUID
 	attachment                                   uuid.UUID
@@ -107,6 +107,7 @@ func newTenantFixtureWith(t *testing.T, configure func(*Config)) *tenantFixture 
 	f.comment = f.create("/api/v1/tickets/"+f.ticket.String()+"/comments", map[string]any{"body": "secret body"})
 	f.label = f.create("/api/v1/orgs/"+org+"/labels", map[string]any{"name": "secret-label", "color": "#abc"})
 	f.view = f.create("/api/v1/orgs/"+org+"/views", map[string]any{"name": "Secret View", "q": "SECRET", "visibility": "shared"})
+	f.field = f.create("/api/v1/orgs/"+org+"/fields", map[string]any{"name": "Secret Field", "type": "select", "options": []string{"Secret Option"}})
 	env.Do("POST", "/api/v1/tickets/"+f.ticket.String()+"/labels/"+f.label.String(), f.owner.Token, nil).Expect(t, 200)
 	f.sprint = f.create("/api/v1/projects/"+f.project.String()+"/sprints", map[string]any{"name": "Secret Sprint",
 		"start_date": "2026-11-01", "end_date": "2026-11-14"})
@@ -167,7 +168,7 @@ func (f *tenantFixture) fill(path string) string {
 	byResource := map[string]uuid.UUID{"projects": f.project, "tickets": f.ticket, "comments": f.comment,
 		"labels": f.label, "sprints": f.sprint, "workflows": f.workflow, "webhooks": f.webhook, "time-entries": f.entry,
 		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite,
-		"attachments": f.attachment, "views": f.view, "teams": f.team, "codehost": f.codehost, "notifications": f.notification}
+		"attachments": f.attachment, "views": f.view, "fields": f.field, "teams": f.team, "codehost": f.codehost, "notifications": f.notification}
 	for i, p := range parts {
 		switch p {
 		case ":id":
@@ -258,7 +259,8 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT accept_unconnected_workspaces::text FROM chat_settings WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
-		(SELECT auto_close_periods FROM organizations WHERE id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)
+		(SELECT auto_close_periods FROM organizations WHERE id = $1),
+		(SELECT string_agg(key || name || options::text || project_ids::text || required::text, ';') FROM custom_fields WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,6 +152,9 @@ func (s *Service) search(p domain.Principal, orgID uuid.UUID, pq searchquery.Que
 }
 
 func (s *Service) run(ctx context.Context, q store.Querier, sr searchdb.Search, r Request) (Result, error) {
+	if err := resolveCustom(ctx, q, &sr); err != nil {
+		return Result{}, err
+	}
 	if r.Cursor != "" {
 		k, ok := DecodeCursor(r.Cursor, sr.Sort)
 		if !ok {
@@ -172,6 +175,9 @@ func (s *Service) run(ctx context.Context, q store.Querier, sr searchdb.Search, 
 	out := Result{Items: make([]ticket.Ticket, 0, len(rows))}
 	for _, row := range rows {
 		out.Items = append(out.Items, ticket.FromRow(row))
+	}
+	if err := ticket.WithCustomFields(ctx, q, sr.Env.OrgID, out.Items); err != nil {
+		return Result{}, err
 	}
 	if next != nil {
 		c := EncodeCursor(*next, sr.Sort)
@@ -323,5 +329,8 @@ func (s *Service) SprintTickets(ctx context.Context, p domain.Principal, orgID, 
 	}
 	sr := s.search(p, orgID, pq, Request{})
 	sr.ProjectID, sr.SprintID = &projectID, &sprintID
+	if err := resolveCustom(ctx, s.DB.Q(), &sr); err != nil {
+		return nil, err
+	}
 	return searchdb.All(ctx, s.DB.Q(), sr, max)
 }

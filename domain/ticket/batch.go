@@ -123,7 +123,13 @@ func (s *Service) BatchUpdate(ctx context.Context, p domain.Principal, ids []str
 			}
 			if plans[i], err = planFor(t.Row, rules, pt); err != nil {
 				probs.Add("ticket_ids", t.Row.ID.String()+": "+reason(err))
+				continue
 			}
+			cfChanges, err := setCustomFields(ctx, q, t.Row, pt.CustomFields)
+			if err != nil {
+				return err
+			}
+			plans[i].Changes = append(plans[i].Changes, cfChanges...)
 		}
 		if err := probs.Err(); err != nil {
 			return err

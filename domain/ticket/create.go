@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/customfield"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -19,6 +20,17 @@ type NewTicket struct {
 	// ParentRef names the parent by reference instead (KEY-NUMBER, or a
 	// bare number in the project); it wins over ParentID.
 	ParentRef string
+	// CustomFields are custom values by field key; a required field enabled
+	// for the project must be among them.
+	CustomFields customfield.Values
+	custom       customValues
+}
+
+// customValues are a create's checked custom values with the definitions
+// they were checked against.
+type customValues struct {
+	defs  customfield.Defs
+	write customfield.Write
 }
 
 // Create adds a ticket to a project (Reporter assigned to the project, or
@@ -58,7 +70,24 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 			return Ticket{}, err
 		}
 	}
-	return s.create(ctx, q, pc, Actor{ID: p.UserID}, projectID, in)
+	defs, err := customfield.Load(ctx, q, pc.AccessRow.OrgID)
+	if err != nil {
+		return Ticket{}, err
+	}
+	w, err := customfield.Check(ctx, q, defs, pc.AccessRow.OrgID, projectID, uuid.Nil, in.CustomFields, true)
+	if err != nil {
+		return Ticket{}, err
+	}
+	if len(w.Put) == 0 {
+		return s.create(ctx, q, pc, Actor{ID: p.UserID}, projectID, in)
+	}
+	in.custom = customValues{defs: defs, write: w}
+	var out Ticket
+	err = s.DB.InTx(ctx, func(tq store.Querier) error {
+		out, err = s.create(ctx, tq, pc, Actor{ID: p.UserID}, projectID, in)
+		return err
+	})
+	return out, err
 }
 
 // CreateAs is Create for an integration acting on its own authority (a
@@ -99,10 +128,15 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID, Content: in.Content, AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(), ParentID: in.ParentID,
 	}
 	row.UpdatedAt = row.CreatedAt
+	data := toTicket(row)
+	for i := range in.custom.write.Put {
+		in.custom.write.Put[i].TicketID = row.ID
+	}
+	data.CustomFields = in.custom.defs.Render(in.custom.write)
 	// The event carries the ticket as rendered; its number is filled in by
 	// the statement that takes it from the counter.
 	audit, events, err := domain.PrepareChange(domain.Change{At: s.now(), OrgID: row.OrgID, ActorID: &by.ID, EntityType: "ticket", Via: by.Via,
-		EntityID: row.ID, Action: ActionCreated, Events: []string{domain.EventTicketCreated}, Data: toTicket(row)})
+		EntityID: row.ID, Action: ActionCreated, Events: []string{domain.EventTicketCreated}, Data: data})
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -110,5 +144,10 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	if err != nil {
 		return Ticket{}, domain.NotFoundAs(err, "project")
 	}
-	return toTicket(created), nil
+	if err := customfield.Insert(ctx, q, in.custom.write); err != nil {
+		return Ticket{}, err
+	}
+	out := toTicket(created)
+	out.CustomFields = data.CustomFields
+	return out, nil
 }

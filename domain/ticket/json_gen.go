@@ -61,5 +61,7 @@ func (t Ticket) AppendJSON(b []byte) []byte {
 	b = appendTime(b, t.CreatedAt)
 	b = append(b, `,"updated_at":`...)
 	b = appendTime(b, t.UpdatedAt)
+	b = append(b, `,"custom_fields":`...)
+	b = t.CustomFields.AppendJSON(b)
 	return append(b, '}')
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/customfield"
+	"tracker/store"
 	"tracker/store/ticketdb"
 )
 
@@ -21,7 +23,37 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Ti
 	if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleViewer, "ticket"); err != nil {
 		return Ticket{}, err
 	}
-	return toTicket(t.Row), nil
+	out := []Ticket{toTicket(t.Row)}
+	if err := withCustomFields(ctx, s.DB.Q(), t.AccessRow.OrgID, out); err != nil {
+		return Ticket{}, err
+	}
+	return out[0], nil
+}
+
+// WithCustomFields fills the custom_fields of ts, tickets of orgID the
+// caller may read (other features that list tickets: search).
+func WithCustomFields(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket) error {
+	return withCustomFields(ctx, q, orgID, ts)
+}
+
+// withCustomFields fills the custom_fields of ts, tickets of orgID (one
+// query for all of them).
+func withCustomFields(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(ts))
+	for i, t := range ts {
+		ids[i] = t.ID
+	}
+	objs, err := customfield.Objects(ctx, q, orgID, ids)
+	if err != nil {
+		return err
+	}
+	for i := range ts {
+		ts[i].CustomFields = objs[ts[i].ID]
+	}
+	return nil
 }
 
 // Filter narrows a project's ticket list; empty fields do not filter.
@@ -49,7 +81,8 @@ func (s *Service) List(ctx context.Context, p domain.Principal, projectID uuid.U
 	if _, err := domain.Authorize(p, domain.MembershipFrom(access), domain.RoleViewer, "project"); err != nil {
 		return domain.Paged[Ticket]{}, err
 	}
-	return domain.MapPage(rows, toTicket), nil
+	out := domain.MapPage(rows, toTicket)
+	return out, withCustomFields(ctx, s.DB.Q(), access.OrgID, out.Items)
 }
 
 // Activity is one entry of a ticket's activity feed: an audit row.

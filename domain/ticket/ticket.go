@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/customfield"
 	"tracker/domain/statusflow"
 	"tracker/internal/civil"
 	"tracker/store"
@@ -66,6 +67,9 @@ type Ticket struct {
 	ParentID   *uuid.UUID `json:"parent_id"`
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  time.Time  `json:"updated_at"`
+	// CustomFields are the ticket's custom values by field key ({} when
+	// none), read apart from the row (domain/customfield).
+	CustomFields customfield.Object `json:"custom_fields"`
 	// Version is the row's version, sent as the ETag (not in the body).
 	Version int64 `json:"-"`
 }

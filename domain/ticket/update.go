@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/customfield"
 	"tracker/domain/statusflow"
 	"tracker/store"
 	"tracker/store/ticketdb"
@@ -23,6 +24,8 @@ type Patch struct {
 	// from the reference in the ticket's org and project).
 	ParentID  domain.Opt[uuid.UUID]
 	ParentRef string
+	// CustomFields sets custom values by field key (null clears one).
+	CustomFields customfield.Values
 }
 
 // statusPatch is the patch of a move to status to.
@@ -31,7 +34,7 @@ func statusPatch(to string) Patch {
 }
 
 func (pt Patch) empty() bool {
-	return pt.Content.Empty() && !pt.AssigneeID.Set && !pt.SprintID.Set && !pt.ParentID.Set
+	return pt.Content.Empty() && !pt.AssigneeID.Set && !pt.SprintID.Set && !pt.ParentID.Set && len(pt.CustomFields) == 0
 }
 
 // plan is the change of one ticket: columns to set, the audit changes other
@@ -68,12 +71,13 @@ func planFor(t ticketdb.Row, rules statusflow.Rules, pt Patch) (plan, error) {
 // changes as ticket.updated, a status change as ticket.status_changed.
 func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticketdb.Row, pl plan) (Ticket, error) {
 	versions := domain.Versions(ctx)
-	if len(pl.Set) == 0 {
+	if len(pl.Set) == 0 && len(pl.Changes) == 0 {
 		// Nothing to write: the version read under the row lock decides.
 		if err := domain.CheckIfMatch(ctx, "ticket", t.RowVersion); err != nil {
 			return Ticket{}, err
 		}
-		return toTicket(t), nil
+		out := []Ticket{toTicket(t)}
+		return out[0], withCustomFields(ctx, q, t.OrgID, out)
 	}
 	var rows []ticketdb.Row
 	var err error
@@ -93,7 +97,11 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 	if len(rows) == 0 {
 		return Ticket{}, domain.NotFound("ticket")
 	}
-	after := toTicket(rows[0])
+	page := []Ticket{toTicket(rows[0])}
+	if err := withCustomFields(ctx, q, t.OrgID, page); err != nil {
+		return Ticket{}, err
+	}
+	after := page[0]
 	if len(pl.Changes) > 0 {
 		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
 			EntityID: t.ID, Action: ActionUpdated, Changes: pl.Changes, Via: by.Via,
@@ -149,10 +157,15 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if err != nil {
 			return err
 		}
+		cfChanges, err := setCustomFields(ctx, q, t.Row, pt.CustomFields)
+		if err != nil {
+			return err
+		}
 		pl, err := planFor(t.Row, rules, pt)
 		if err != nil {
 			return err
 		}
+		pl.Changes = append(pl.Changes, cfChanges...)
 		res.Warning = pl.warning
 		res.Ticket, err = s.apply(ctx, q, Person(p), t.Row, pl)
 		return err
@@ -182,4 +195,21 @@ func samePtr[T comparable](a, b *T) bool {
 		return a == nil && b == nil
 	}
 	return *a == *b
+}
+
+// setCustomFields checks and writes a patch's custom values on ticket t and
+// answers the activity trail's changes (custom_fields.<key>).
+func setCustomFields(ctx context.Context, q store.Querier, t ticketdb.Row, in customfield.Values) ([]domain.FieldChange, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	defs, err := customfield.Load(ctx, q, t.OrgID)
+	if err != nil {
+		return nil, err
+	}
+	w, err := customfield.Check(ctx, q, defs, t.OrgID, t.ProjectID, t.ID, in, false)
+	if err != nil {
+		return nil, err
+	}
+	return customfield.Apply(ctx, q, defs, t.OrgID, t.ID, w)
 }

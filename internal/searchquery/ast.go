@@ -79,6 +79,10 @@ type Term struct {
 	Days    int
 	// Hundredths is an estimate's value (estimate:>3 is 300).
 	Hundredths int64
+	// Custom is the field key of a cf.<key> term; its Value is checked
+	// against the field's type once the org's fields are known
+	// (domain/search), None is cf.<key>:none.
+	Custom string
 }
 
 func (And) isNode()  {}

@@ -148,6 +148,9 @@ func isName(s string) bool {
 	if s == "" {
 		return false
 	}
+	if key, ok := CustomKey(s); ok {
+		return isCustomKey(key)
+	}
 	for _, c := range []byte(s) {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
 			return false

@@ -236,7 +236,15 @@ func checkField(t token) (Term, error) {
 		}
 		return out, errAt(t.pos, "%s: a value is required", name)
 	}
-	ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated || name == FieldDue || name == FieldEstimate
+	if key, ok := CustomKey(name); ok {
+		out.Field, out.Custom = "cf."+key, key
+		out.None = strings.EqualFold(t.value, "none") && !t.quoted
+		if len(out.Value) > 500 {
+			return out, errAt(t.pos, "%s: the value is longer than 500 bytes", out.Field)
+		}
+		return out, nil
+	}
+		ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated || name == FieldDue || name == FieldEstimate
 	if out.Op != "" && !ordered && isField(name) {
 		return out, errAt(t.pos, "%s: does not take %s (only priority, created, updated, due and estimate compare)", name, out.Op)
 	}

@@ -31,6 +31,9 @@ type Env struct {
 	// ids, the typo fallback's words, the phrases' pair prefilters. A
 	// query compiles only with them (nil: ErrUnresolved).
 	Names *Names
+	// Custom are the org's custom fields the query's cf.<key> terms name,
+	// by key (domain/search resolves them).
+	Custom map[string]CustomField
 }
 
 // ErrUnresolved is Where's error for a query whose names were not
@@ -210,6 +213,9 @@ func stripQuotes(s string) string {
 const PriorityRank = ticketdb.PriorityRank
 
 func term(t searchquery.Term, env Env) (sq.Sqlizer, error) {
+	if t.Custom != "" {
+		return customTerm(t, env)
+	}
 	switch t.Field {
 	case searchquery.FieldStatus:
 		return sq.Expr("lower(t.status) = lower(?)", t.Value), nil

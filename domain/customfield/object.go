@@ -1,0 +1,60 @@
+package customfield
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Object is a ticket's custom_fields as the API answers it: by key, each
+// value as Field.Render gives it; empty (or nil) is {}.
+type Object map[string]any
+
+// AppendJSON appends the object; keys in order (as encoding/json writes a
+// map), so the ticket's generated encoder and encoding/json agree.
+func (o Object) AppendJSON(b []byte) []byte {
+	if len(o) == 0 {
+		return append(b, "{}"...)
+	}
+	out, err := json.Marshal(map[string]any(o))
+	if err != nil { // rendered values are strings, numbers, booleans and lists of strings
+		return append(b, "{}"...)
+	}
+	return append(b, out...)
+}
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (o Object) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
+
+// Objects reads the custom_fields of ticketIDs of orgID, by ticket.
+func Objects(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) (map[uuid.UUID]Object, error) {
+	r, err := Read(ctx, q, orgID, ticketIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]Object, len(r))
+	for id, m := range r {
+		out[id] = Object(m)
+	}
+	return out, nil
+}
+
+// Render is the custom_fields a write leaves on a new ticket.
+func (d Defs) Render(w Write) Object {
+	byID := make(map[uuid.UUID]Field, len(d))
+	for _, f := range d {
+		byID[f.ID] = f
+	}
+	out := Object{}
+	for _, v := range w.Put {
+		if f, ok := byID[v.FieldID]; ok {
+			if r := f.Render(v); r != nil {
+				out[f.Key] = r
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+// Package customfielddb holds the SQL of custom field definitions.
+package customfielddb
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Option is one choice of a select field, as the options column keeps it.
+type Option struct {
+	ID       uuid.UUID `json:"id"`
+	Name     string    `json:"name"`
+	Color    *string   `json:"color"`
+	Archived bool      `json:"archived"`
+}
+
+// Row is a custom_fields row.
+type Row struct {
+	ID         uuid.UUID   `db:"id"`
+	OrgID      uuid.UUID   `db:"org_id"`
+	Key        string      `db:"key"`
+	Name       string      `db:"name"`
+	Type       string      `db:"type"`
+	Options    []Option    `db:"options"`
+	ProjectIDs []uuid.UUID `db:"project_ids"`
+	Required   bool        `db:"required"`
+	CreatedAt  time.Time   `db:"created_at"`
+	UpdatedAt  time.Time   `db:"updated_at"`
+}
+
+var cols = []string{"id", "org_id", "key", "name", "type", "options", "project_ids", "required", "created_at", "updated_at"}
+
+// KeyConstraint is the unique index of a field's key in its org.
+const KeyConstraint = "custom_fields_org_key_key"
+
+func optionsJSON(o []Option) string {
+	if o == nil {
+		o = []Option{}
+	}
+	b, _ := json.Marshal(o) // plain structs: never fails
+	return string(b)
+}
+
+func ids(v []uuid.UUID) []uuid.UUID {
+	if v == nil {
+		return []uuid.UUID{}
+	}
+	return v
+}
+
+// Insert writes a definition; a key taken in the org is a store.ErrConflict
+// on KeyConstraint.
+func Insert(ctx context.Context, q store.Querier, r Row) error {
+	_, err := store.Exec(ctx, q, store.SQL.Insert("custom_fields").Columns(cols...).
+		Values(r.ID, r.OrgID, r.Key, r.Name, r.Type, optionsJSON(r.Options), ids(r.ProjectIDs), r.Required, r.CreatedAt, r.UpdatedAt))
+	return err
+}
+
+// Get reads a definition by id.
+func Get(ctx context.Context, q store.Querier, id uuid.UUID) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"id": id}))
+}
+
+// GetForUpdate reads a definition by id under its row lock.
+func GetForUpdate(ctx context.Context, q store.Querier, id uuid.UUID) (Row, error) {
+	return store.Get[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"id": id}).Suffix("FOR UPDATE"))
+}
+
+// Page lists the definitions of orgID by id.
+func Page(ctx context.Context, q store.Querier, orgID uuid.UUID, p store.Page) (store.Paged[Row], error) {
+	b := store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"org_id": orgID})
+	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
+}
+
+// All reads every definition of orgID (an org has few), by key.
+func All(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Row, error) {
+	return store.Select[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"org_id": orgID}).OrderBy("key"))
+}
+
+// Update writes a definition's changeable fields.
+func Update(ctx context.Context, q store.Querier, r Row) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("custom_fields").
+		SetMap(map[string]any{"name": r.Name, "options": optionsJSON(r.Options), "project_ids": ids(r.ProjectIDs),
+			"required": r.Required, "updated_at": r.UpdatedAt}).
+		Where(sq.Eq{"id": r.ID, "org_id": r.OrgID}))
+	return err
+}
+
+// Delete removes a definition.
+func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+	_, err := store.Exec(ctx, q, store.SQL.Delete("custom_fields").Where(sq.Eq{"id": id, "org_id": orgID}))
+	return err
+}
+
+// LiveProjects returns which of ids are live projects of orgID.
+func LiveProjects(ctx context.Context, q store.Querier, orgID uuid.UUID, ids []uuid.UUID) ([]uuid.UUID, error) {
+	type idRow struct {
+		ID uuid.UUID `db:"id"`
+	}
+	rows, err := store.Select[idRow](ctx, q, store.SQL.Select("id").From("projects").
+		Where(sq.Eq{"org_id": orgID, "deleted_at": nil}).Where("id = ANY(?)", ids))
+	out := make([]uuid.UUID, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r.ID)
+	}
+	return out, err
+}

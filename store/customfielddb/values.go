@@ -1,0 +1,80 @@
+package customfielddb
+
+import (
+	"context"
+
+	sq "github.com/Masterminds/squirrel"
+	"github.com/google/uuid"
+
+	"tracker/store"
+)
+
+// Value is a ticket_custom_values row: one ticket's value of one field, in
+// the column of the field's type (numbers and dates as their SQL text).
+type Value struct {
+	TicketID  uuid.UUID   `db:"ticket_id"`
+	FieldID   uuid.UUID   `db:"field_id"`
+	OrgID     uuid.UUID   `db:"org_id"`
+	Text      *string     `db:"text_value"`
+	Num       *string     `db:"num_value"`
+	Date      *string     `db:"date_value"`
+	Bool      *bool       `db:"bool_value"`
+	User      *uuid.UUID  `db:"user_value"`
+	OptionIDs []uuid.UUID `db:"option_ids"`
+}
+
+var valueCols = []string{"ticket_id", "field_id", "org_id", "text_value", "num_value::text AS num_value",
+	"date_value::text AS date_value", "bool_value", "user_value", "option_ids"}
+
+// Put writes values, each replacing its ticket's earlier value of its field.
+func Put(ctx context.Context, q store.Querier, vs []Value) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	b := store.SQL.Insert("ticket_custom_values").Columns("ticket_id", "field_id", "org_id", "text_value", "num_value",
+		"date_value", "bool_value", "user_value", "option_ids")
+	for _, v := range vs {
+		var opts any
+		if v.OptionIDs != nil {
+			opts = v.OptionIDs
+		}
+		b = b.Values(v.TicketID, v.FieldID, v.OrgID, v.Text, sq.Expr("?::numeric", v.Num), sq.Expr("?::date", v.Date), v.Bool, v.User, opts)
+	}
+	_, err := store.Exec(ctx, q, b.Suffix(`ON CONFLICT (ticket_id, field_id) DO UPDATE SET text_value = EXCLUDED.text_value,
+		num_value = EXCLUDED.num_value, date_value = EXCLUDED.date_value, bool_value = EXCLUDED.bool_value,
+		user_value = EXCLUDED.user_value, option_ids = EXCLUDED.option_ids`))
+	return err
+}
+
+// Clear removes a ticket's values of fieldIDs.
+func Clear(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, fieldIDs []uuid.UUID) error {
+	if len(fieldIDs) == 0 {
+		return nil
+	}
+	_, err := store.Exec(ctx, q, store.SQL.Delete("ticket_custom_values").
+		Where(sq.Eq{"org_id": orgID, "ticket_id": ticketID}).Where("field_id = ANY(?)", fieldIDs))
+	return err
+}
+
+// Of reads the values of ticketIDs in orgID.
+func Of(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) ([]Value, error) {
+	if len(ticketIDs) == 0 {
+		return nil, nil
+	}
+	return store.Select[Value](ctx, q, store.SQL.Select(valueCols...).From("ticket_custom_values").
+		Where(sq.Eq{"org_id": orgID}).Where("ticket_id = ANY(?)", ticketIDs))
+}
+
+// Members returns which of userIDs are members of orgID.
+func Members(ctx context.Context, q store.Querier, orgID uuid.UUID, userIDs []uuid.UUID) (map[uuid.UUID]bool, error) {
+	type row struct {
+		UserID uuid.UUID `db:"user_id"`
+	}
+	rows, err := store.Select[row](ctx, q, store.SQL.Select("user_id").From("memberships").
+		Where(sq.Eq{"org_id": orgID}).Where("user_id = ANY(?)", userIDs))
+	out := map[uuid.UUID]bool{}
+	for _, r := range rows {
+		out[r.UserID] = true
+	}
+	return out, err
+}
