@@ -258,6 +258,7 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT accept_unconnected_workspaces::text FROM chat_settings WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
+		(SELECT count(*) FROM capitalization_policies WHERE org_id = $1),
 		(SELECT auto_close_periods FROM organizations WHERE id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)
 	if err != nil {
 		t.Fatal(err)

@@ -82,6 +82,7 @@ type drill struct {
 	cols   map[uuid.UUID]capexdb.Line // project columns (live, or frozen at close)
 	names  map[uuid.UUID]string       // frozen names of a closed month
 	closed *CloseInfo
+	pol    *PolicyRef // the policy the month is classified under (nil: none)
 }
 
 // The aggregate is as coarse as the answer allows: (project, activity type)
@@ -99,23 +100,28 @@ func (s *Service) prepareDrill(ctx context.Context, q store.Querier, p domain.Pr
 		return drill{}, err
 	}
 	if ok {
-		d.src = capexdb.EntrySource{CloseID: cl.info.ID, Frozen: &cl.doc.Frozen}
-		d.lines, err = capexdb.AggregateClosed(ctx, q, cl.info.ID, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, cl.doc.Frozen)
+		d.src, d.pol = capexdb.EntrySource{CloseID: cl.info.ID, Frozen: &cl.doc.Frozen}, cl.doc.Policy
+		d.lines, err = classified(ctx, q, cl.aggregate, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, d.pol)
 		info := toCloseInfo(cl.info)
 		d.closed, d.names = &info, cl.doc.Frozen.Names
 	} else {
-		d.lines, err = capexdb.Aggregate(ctx, q, f, capexdb.Grouping{WithUsers: eq.IncludeUsers})
+		if d.pol, err = policyInForce(ctx, q, eq.OrgID, eq.Period); err != nil {
+			return drill{}, err
+		}
+		d.lines, err = classified(ctx, q, capexdb.Aggregate, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, d.pol)
 	}
 	if err != nil {
 		return drill{}, err
 	}
 	for _, l := range d.lines {
+		l.Class = "" // a project's columns; its entries are classified by date
 		d.cols[l.ProjectID] = l
 	}
 	return d, nil
 }
 
-// line renders one entry with its project's classification.
+// line renders one entry with its classification: its project's, dated
+// by the entry under a policy's framework.
 func (d drill) line(r capexdb.EntryRow) EntryLine {
 	pc := d.cols[r.ProjectID]
 	name := r.DisplayName
@@ -125,7 +131,7 @@ func (d drill) line(r capexdb.EntryRow) EntryLine {
 	return EntryLine{EntryID: r.ID, Date: r.Date.Format("2006-01-02"), UserID: r.UserID, DisplayName: name,
 		TicketID: r.TicketID, TicketRef: r.TicketRef, TicketTitle: r.TicketTitle, ProjectID: r.ProjectID,
 		ProjectKey: pc.ProjectKey, ActivityType: r.ActivityType, DurationMinutes: r.Minutes, Hours: HoursOf(r.Minutes),
-		RateCents: r.RateCents, AmountCents: r.AmountCents, CapExOpEx: Classify(pc.CapitalizationType, pc.DevelopmentPhase)}
+		RateCents: r.RateCents, AmountCents: r.AmountCents, CapExOpEx: classOn(d.pol.framework(), &pc, r.Date)}
 }
 
 // users sums the selection per person, with their capitalized share.
@@ -142,7 +148,7 @@ func (d drill) users() []EntryUser {
 		}
 		minutes[l.UserID] += l.Minutes
 		u.TotalAmountCents += l.AmountCents
-		if Classify(l.CapitalizationType, l.DevelopmentPhase) == CapEx {
+		if classOf(l) == CapEx {
 			u.CapExAmountCents += l.AmountCents
 		} else {
 			u.OpExAmountCents += l.AmountCents

@@ -11,6 +11,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
 
+	"tracker/internal/civil"
 	"tracker/store"
 )
 
@@ -30,6 +31,14 @@ type Content struct {
 	DevelopmentPhase   *string `db:"development_phase" json:"development_phase"`
 	CostCenterID       *string `db:"cost_center_id" json:"cost_center_id"`
 	AmortizationMonths *int64  `db:"amortization_months" json:"amortization_months"`
+	// The facts the capitalization frameworks decide by (see
+	// domain/capex.Policy): ASU 2025-06 reads the first three, IAS 38 the
+	// last two.
+	FundingAuthorizedOn              *civil.Date `db:"funding_authorized_on" json:"funding_authorized_on"`
+	CompletionProbable               *bool       `db:"completion_probable" json:"completion_probable"`
+	SignificantUncertaintyResolvedOn *civil.Date `db:"significant_uncertainty_resolved_on" json:"significant_uncertainty_resolved_on"`
+	ResearchEndsOn                   *civil.Date `db:"research_ends_on" json:"research_ends_on"`
+	IAS38CriteriaMetOn               *civil.Date `db:"ias38_criteria_met_on" json:"ias38_criteria_met_on"`
 }
 
 // ContentFields is Content's column list, for the export and the import.
