@@ -33,6 +33,10 @@ func TestPolicies(t *testing.T) {
 	if _, ok := before["policy"]; ok || before["capex_amount_cents"] != 36000.0 {
 		t.Fatalf("no policy: %v", before)
 	}
+	plain := w.env.Do("GET", "/api/v1/reports/capitalization/entries?"+q("period", "2026-03"), w.owner.Token, nil).Expect(t, 200)
+	if strings.Contains(string(plain.Body), "reason") || strings.Contains(string(plain.Body), "rule_id") {
+		t.Fatalf("no policy: entries carry a rationale: %s", plain.Body)
+	}
 	created := w.env.Do("POST", path, w.admin.Token, body).Expect(t, 201).Map(t)
 	if created["version"] != 1.0 || created["framework"] != "asu_2025_06" || created["effective_from"] != "2026-03" ||
 		created["standard_hours_per_month"] != 160.0 || created["created_by"] != w.admin.ID.String() {
@@ -68,6 +72,18 @@ func TestPolicies(t *testing.T) {
 		if e["capex_opex"] != want {
 			t.Errorf("entry %v, want %s", e, want)
 		}
+		reason := map[string]string{"2026-03-02": "ASU 2025-06: before funding was authorized on 2026-03-03",
+			"2026-03-03": "ASU 2025-06: funding authorized, completion probable, no significant development uncertainty",
+			"2026-03-04": "ASU 2025-06: funding authorized, completion probable, no significant development uncertainty"}[e["date"].(string)]
+		if e["classification"] != want || e["rule_id"] != "framework" || e["reason"] != reason {
+			t.Errorf("entry %v, want %s because %s", e, want, reason)
+		}
+	}
+	entriesCSV := string(w.env.Do("GET", "/api/v1/reports/capitalization/entries?"+q("period", "2026-03", "project_id", w.core.String(),
+		"format", "csv"), w.owner.Token, nil).Expect(t, 200).Body)
+	if !strings.HasPrefix(entriesCSV, "Period,EntryID,Date,Employee,UserID,TicketRef,TicketTitle,ProjectKey,ActivityType,Minutes,Hours,Rate,Amount,CapExOpEx,Classification,RuleID,Reason\r\n") ||
+		!strings.Contains(entriesCSV, ",OpEx,OpEx,framework,ASU 2025-06: before funding was authorized on 2026-03-03\r\n") {
+		t.Errorf("entries CSV:\n%s", entriesCSV)
 	}
 	csv := string(w.env.Do("GET", "/api/v1/reports/capitalization/export?"+q("period", "2026-03"), w.owner.Token, nil).Expect(t, 200).Body)
 	if !strings.Contains(csv, ",CORE,") || strings.Count(csv, ",CapEx,") != 2 || strings.Count(csv, ",OpEx,") != 3 {
