@@ -14,6 +14,23 @@ import (
 func (h Handlers) policyRoutes(r api.Router) {
 	r.Get("/orgs/:org_id/capitalization/policies", h.listPolicies)
 	r.Post("/orgs/:org_id/capitalization/policies", h.createPolicy)
+	r.Get("/orgs/:org_id/capitalization/policies/:id/preview", h.previewPolicy)
+}
+
+func (h Handlers) previewPolicy(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	id, err := api.PathID(c, "id", "capitalization policy")
+	if err != nil {
+		return err
+	}
+	out, err := h.reports.PreviewPolicy(c.UserContext(), api.Principal(c), orgID, id, c.Query("period"))
+	if err != nil {
+		return err
+	}
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) listPolicies(c *fiber.Ctx) error {

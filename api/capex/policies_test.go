@@ -148,3 +148,23 @@ func TestPeopleRoute(t *testing.T) {
 	}
 	w.env.Do("GET", path+q("period", "2026-03", "org_id", org, "format", "xlsx"), w.admin.Token, nil).Expect(t, 200)
 }
+
+// TestPolicyPreviewRoute previews an IAS 38 policy over the world's March
+// (no facts: nothing capitalized) next to the phase's 36000 in force.
+func TestPolicyPreviewRoute(t *testing.T) {
+	t.Parallel()
+	w := setup(t)
+	base := "/api/v1/orgs/" + w.owner.OrgID.String() + "/capitalization/policies"
+	pol := w.env.Do("POST", base, w.admin.Token, map[string]any{"framework": "ias_38", "effective_from": "2027-01"}).Expect(t, 201).Map(t)
+	path := base + "/" + pol["id"].(string) + "/preview?period=2026-03"
+	w.env.Do("GET", path, w.member.Token, nil).Expect(t, 403)
+	w.env.Do("GET", path, w.outsider.Token, nil).Expect(t, 404)
+	w.env.Do("GET", base+"/"+w.core.String()+"/preview?period=2026-03", w.admin.Token, nil).Expect(t, 404)
+	w.env.Do("GET", base+"/"+pol["id"].(string)+"/preview", w.admin.Token, nil).Expect(t, 422)
+	pv := w.env.Do("GET", path, w.admin.Token, nil).Expect(t, 200).Map(t)
+	totals, inForce := pv["totals"].(map[string]any), pv["in_force_totals"].(map[string]any)
+	if pv["in_force"] != nil || totals["capex_amount_cents"] != 0.0 || inForce["capex_amount_cents"] != 36000.0 ||
+		pv["changed_entries"] != 3.0 || len(pv["entries"].([]any)) != 3 {
+		t.Fatalf("preview %v", pv)
+	}
+}

@@ -351,3 +351,56 @@ func TestPeopleReport(t *testing.T) {
 	member := domain.Principal{UserID: o.ann, OrgID: o.id, Scopes: []string{domain.ScopeAll}}
 	testfactory.WantKind(t, testfactory.Err(svc.People(ctx, member, capex.Query{Period: march})), domain.KindForbidden)
 }
+
+// TestPolicyPreview previews the golden month under ASU 2025-06 (taking
+// effect only in April, so not in force) next to the phase's
+// classification in force: CapEx 21000 instead of 36000, and the four
+// entries before the 20th change from CapEx to OpEx, with both reasons.
+func TestPolicyPreview(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	o := newOrg(t, db, testfactory.ProjectOpts{DevelopmentPhase: testfactory.Ptr(capex.PhaseApplicationDevelopment)})
+	addRate(t, db, o.id, o.ann, 6000, "2026-01-01")
+	for _, e := range goldenEntries {
+		o.entry(o.ann, e.date, e.minutes, "Coding", "")
+	}
+	svc := capex.New(db, domain.SystemClock{})
+	ctx := context.Background()
+	if _, err := db.Pool.Exec(ctx, `UPDATE projects SET funding_authorized_on = '2026-03-10',
+		significant_uncertainty_resolved_on = '2026-03-20', completion_probable = true WHERE id = $1`, o.ticket.ProjectID); err != nil {
+		t.Fatal(err)
+	}
+	pol, err := svc.CreatePolicy(ctx, o.caller, o.id, capex.PolicyInput{Framework: capex.FrameworkASU202506, EffectiveFrom: "2026-04"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, err := svc.PreviewPolicy(ctx, o.caller, o.id, pol.ID, "2026-03")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pv.InForce != nil || pv.Policy.ID != pol.ID || pv.Totals.CapExAmountCents != 21000 || pv.Totals.OpExAmountCents != 15000 ||
+		pv.InForceTotals.CapExAmountCents != 36000 || pv.ChangedEntries != 4 || len(pv.Entries) != 4 {
+		t.Fatalf("preview %+v", pv)
+	}
+	dates := map[string]bool{}
+	for _, e := range pv.Entries {
+		dates[e.Date] = true
+		if e.Classification != capex.OpEx || e.InForceClassification != capex.CapEx ||
+			e.InForceReason != "ASC 350-40: application development stage" || !strings.HasPrefix(e.Reason, "ASU 2025-06: before ") {
+			t.Errorf("entry %+v", e)
+		}
+	}
+	if !dates["2026-03-09"] || !dates["2026-03-19"] || dates["2026-03-20"] {
+		t.Errorf("changed dates %v", dates)
+	}
+	// The report itself is unchanged: nothing was written.
+	march, _ := capex.ParsePeriod("period", "2026-03")
+	if r, err := svc.Report(ctx, o.caller, capex.Query{Period: march}); err != nil || r.Policy != nil || r.CapExAmountCents != 36000 {
+		t.Fatalf("report %+v %v", r, err)
+	}
+	other := newOrg(t, db, testfactory.ProjectOpts{})
+	testfactory.WantKind(t, testfactory.Err(svc.PreviewPolicy(ctx, other.caller, other.id, pol.ID, "2026-03")), domain.KindNotFound)
+	member := domain.Principal{UserID: o.ann, OrgID: o.id, Scopes: []string{domain.ScopeAll}}
+	testfactory.WantKind(t, testfactory.Err(svc.PreviewPolicy(ctx, member, o.id, pol.ID, "2026-03")), domain.KindForbidden)
+	testfactory.WantKind(t, testfactory.Err(svc.PreviewPolicy(ctx, o.caller, o.id, pol.ID, "March")), domain.KindValidation)
+}
