@@ -32,6 +32,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/reports/capitalization", h.report)
 	r.Get("/reports/capitalization/export", h.exportCSV)
 	r.Get("/reports/capitalization/entries", h.entries)
+	r.Get("/reports/capitalization/people", h.people)
 	r.Get("/reports/capitalization/trend.svg", h.trendSVG)
 	r.Get("/reports/capitalization/exports", h.listExports)
 	r.Post("/reports/capitalization/exports", api.Body(fiber.StatusAccepted, h.requestExport))
@@ -39,6 +40,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Get("/reports/capitalization/exports/:id/download", h.download)
 	r.Get("/reports/amortization", h.amortization)
 	h.periodRoutes(r)
+	h.policyRoutes(r)
 }
 
 // query reads the report's query string; withGroup also reads group_by

@@ -77,6 +77,7 @@ func (f *tenantFixture) namesBodies() map[string][]byte {
 	valid["version"], valid["source"], valid["exported_at"] = 1, "walk", time.Now().UTC()
 	valid["refresh_token"], valid["repositories"] = "x", []string{"acme/app"}
 	valid["issuer_url"], valid["client_id"], valid["client_secret"] = "https://idp.example.test", "x", "x"
+	valid["framework"], valid["effective_from"] = "ias_38", "2026-10"
 	keys := make([]string, 0, len(valid))
 	for k := range valid {
 		keys = append(keys, k)

@@ -52,6 +52,7 @@ type tenantFixture struct {
 	attachmentKey                                string
 	team                                         uuid.UUID
 	codehost, notification                       uuid.UUID
+	policy                                       uuid.UUID
 	dns                                          *dnstest.Server
 }
 
@@ -138,6 +139,7 @@ func newTenantFixtureWith(t *testing.T, configure func(*Config)) *tenantFixture 
 	env.InstallChat(sa, f.owner, f.org, "TTEN").Expect(t, 201)
 	env.Do("PUT", "/api/v1/integrations/chat/identities/me", f.owner.Token, map[string]any{"org_id": org, "slack_user_id": "UOWNER"}).Expect(t, 200)
 	f.create("/api/v1/orgs/"+org+"/domains", map[string]any{"domain": tenancyDomain})
+	f.policy = f.create("/api/v1/orgs/"+org+"/capitalization/policies", map[string]any{"framework": "asu_2025_06", "effective_from": "2026-01"})
 	return f
 }
 
@@ -168,7 +170,8 @@ func (f *tenantFixture) fill(path string) string {
 	byResource := map[string]uuid.UUID{"projects": f.project, "tickets": f.ticket, "comments": f.comment,
 		"labels": f.label, "sprints": f.sprint, "workflows": f.workflow, "webhooks": f.webhook, "time-entries": f.entry,
 		"labor-rates": f.rate, "orgs": f.org, "imports": f.imp, "exports": f.export, "invites": f.invite,
-		"attachments": f.attachment, "views": f.view, "fields": f.field, "teams": f.team, "codehost": f.codehost, "notifications": f.notification}
+		"attachments": f.attachment, "views": f.view, "fields": f.field, "teams": f.team, "codehost": f.codehost, "notifications": f.notification,
+		"policies": f.policy}
 	for i, p := range parts {
 		switch p {
 		case ":id":
@@ -259,6 +262,7 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT accept_unconnected_workspaces::text FROM chat_settings WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
+		(SELECT count(*) FROM capitalization_policies WHERE org_id = $1),
 		(SELECT auto_close_periods FROM organizations WHERE id = $1),
 		(SELECT string_agg(key || name || options::text || project_ids::text || required::text, ';') FROM custom_fields WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)
 	if err != nil {

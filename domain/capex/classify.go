@@ -13,6 +13,9 @@ import (
 const (
 	CapEx = "CapEx"
 	OpEx  = "OpEx"
+	// Mixed is a project's classification in a month that a policy's
+	// framework capitalizes from a date inside it.
+	Mixed = "Mixed"
 )
 
 // Development phases, compared without case, spaces, '-' or '_'.

@@ -58,6 +58,10 @@ type snapshot struct {
 	Spent       map[uuid.UUID]int64               `json:"spent"`
 	ProjectTags map[uuid.UUID][]capexdb.EntityTag `json:"project_tags"`
 	Departments map[uuid.UUID]string              `json:"departments"`
+	// Policy is the capitalization policy in force at close (absent: none
+	// was, or the month closed before policies existed); with the projects'
+	// frozen facts it fixes every entry's classification.
+	Policy *PolicyRef `json:"policy,omitempty"`
 }
 
 // Close freezes orgID's month (Owner or Admin): the approved entries are
@@ -111,8 +115,12 @@ func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID,
 	if doc.Frozen, err = capexdb.FreezeColumns(ctx, q, c.ID, orgID); err != nil {
 		return c, err
 	}
+	if doc.Policy, err = policyInForce(ctx, q, orgID, per); err != nil {
+		return c, err
+	}
 	qr := Query{OrgID: orgID, Period: per}
-	lines, err := capexdb.AggregateClosed(ctx, q, c.ID, filterOf(qr), capexdb.Grouping{Full: true}, doc.Frozen)
+	cl := closed{info: c, doc: doc}
+	lines, err := classified(ctx, q, cl.aggregate, filterOf(qr), capexdb.Grouping{Full: true}, doc.Policy)
 	if err != nil {
 		return c, err
 	}

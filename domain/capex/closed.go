@@ -43,11 +43,11 @@ func closedOf(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period)
 // report builds the report of qr from the snapshot, with the close's
 // metadata.
 func (c closed) report(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) (Report, error) {
-	lines, err := capexdb.AggregateClosed(ctx, q, c.info.ID, f, GroupingFor(qr), c.doc.Frozen)
+	lines, err := classified(ctx, q, c.aggregate, f, GroupingFor(qr), c.doc.Policy)
 	if err != nil {
 		return Report{}, err
 	}
-	r := Build(lines, qr, c.doc.Spent)
+	r := build(lines, qr, c.doc.Spent, c.doc.Policy)
 	info := toCloseInfo(c.info)
 	r.Close = &info
 	return r, nil
@@ -59,11 +59,17 @@ func (c closed) csv(ctx context.Context, q store.Querier, qr Query, f capexdb.Fi
 	if whole(f) {
 		return c.file, nil
 	}
-	lines, err := capexdb.AggregateClosed(ctx, q, c.info.ID, f, capexdb.Grouping{Full: true}, c.doc.Frozen)
+	lines, err := classified(ctx, q, c.aggregate, f, capexdb.Grouping{Full: true}, c.doc.Policy)
 	if err != nil {
 		return nil, err
 	}
 	return WriteCSV(qr.Period, lines, CSVExtras{ProjectTags: c.doc.ProjectTags, Departments: c.doc.Departments, Spent: c.doc.Spent})
+}
+
+// aggregate is AggregateClosed over the close's entries with its frozen
+// columns.
+func (c closed) aggregate(ctx context.Context, q store.Querier, f capexdb.Filter, g capexdb.Grouping) ([]capexdb.Line, error) {
+	return capexdb.AggregateClosed(ctx, q, c.info.ID, f, g, c.doc.Frozen)
 }
 
 // whole reports whether f has no filter beyond org and month.

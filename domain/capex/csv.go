@@ -55,7 +55,7 @@ func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) 
 		if pc == nil {
 			b := budgetOf(*l, x.Spent)
 			pc = &[17]string{1: l.ProjectName, 2: l.ProjectKey, 5: deref(l.CostCenterID), 8: deref(l.DevelopmentPhase),
-				9: Classify(l.CapitalizationType, l.DevelopmentPhase), 12: deref(l.TeamName),
+				12: deref(l.TeamName),
 				13: tagsCell(x.ProjectTags[l.ProjectID]), 14: intCell(b.BudgetCents), 15: intCell(b.SpentCents),
 				16: decCell(b.BudgetUtilizationPct)}
 			SafeRow(pc[:])
@@ -68,6 +68,7 @@ func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) 
 		}
 		copy(row, pc[:])
 		row[0], row[3], row[4] = ps, SafeCell(l.DisplayName), dept
+		row[9] = classOf(l) // a policy may split a project's month
 		row[6], row[7] = HoursOf(l.Minutes).String(), SafeCell(l.ActivityType)
 		row[10], row[11] = SafeCell(loadedRate(*l)), SafeCell(CentsAsDecimal(l.AmountCents).String())
 		if err := w.Write(row); err != nil {
@@ -81,7 +82,8 @@ func WriteCSV(period Period, lines []capexdb.Line, x CSVExtras) ([]byte, error) 
 // exportOrder sorts the lines by project key, employee and activity type
 // (the row order of the CSV and XLSX exports), as pointers: a line is a
 // large struct and a month grouped by user is tens of thousands of them.
-// The order is total (project, user and activity type are a line's key),
+// The order is total (project, user and activity type are a line's key;
+// a policy's split adds the class),
 // so an unstable sort gives the one order a stable sort would. Projects
 // (by key, then id) and users (by name, then id) are ranked once, so the
 // sort of the lines compares three integers.
@@ -125,7 +127,8 @@ func exportOrder(lines []capexdb.Line) []*capexdb.Line {
 		rs[i] = ranked{l, projects[l.ProjectID], users[person{l.UserID, l.DisplayName}], activityRank(l.ActivityType)}
 	}
 	slices.SortFunc(rs, func(a, b ranked) int {
-		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.user, b.user), cmp.Compare(a.kind, b.kind))
+		return cmp.Or(cmp.Compare(a.project, b.project), cmp.Compare(a.user, b.user), cmp.Compare(a.kind, b.kind),
+			cmp.Compare(b.l.Class, a.l.Class)) // a split project's OpEx part (before its date) first
 	})
 	rows := make([]*capexdb.Line, len(rs))
 	for i, r := range rs {

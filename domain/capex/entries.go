@@ -38,6 +38,12 @@ type EntryLine struct {
 	RateCents       *int64    `json:"rate_cents"` // null: no rate in effect on the date (priced at 0)
 	AmountCents     int64     `json:"amount_cents"`
 	CapExOpEx       string    `json:"capex_opex"`
+	// Under a policy: the entry's classification, what decided it
+	// ("framework": the policy's framework read from the project's facts)
+	// and why, for the auditor; absent without one.
+	Classification string `json:"classification,omitempty"`
+	RuleID         string `json:"rule_id,omitempty"`
+	Reason         string `json:"reason,omitempty"`
 }
 
 // EntryUser is one person's share of the drill-down's entries
@@ -82,6 +88,7 @@ type drill struct {
 	cols   map[uuid.UUID]capexdb.Line // project columns (live, or frozen at close)
 	names  map[uuid.UUID]string       // frozen names of a closed month
 	closed *CloseInfo
+	pol    *PolicyRef // the policy the month is classified under (nil: none)
 }
 
 // The aggregate is as coarse as the answer allows: (project, activity type)
@@ -99,33 +106,49 @@ func (s *Service) prepareDrill(ctx context.Context, q store.Querier, p domain.Pr
 		return drill{}, err
 	}
 	if ok {
-		d.src = capexdb.EntrySource{CloseID: cl.info.ID, Frozen: &cl.doc.Frozen}
-		d.lines, err = capexdb.AggregateClosed(ctx, q, cl.info.ID, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, cl.doc.Frozen)
+		d.src, d.pol = capexdb.EntrySource{CloseID: cl.info.ID, Frozen: &cl.doc.Frozen}, cl.doc.Policy
+		d.lines, err = classified(ctx, q, cl.aggregate, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, d.pol)
 		info := toCloseInfo(cl.info)
 		d.closed, d.names = &info, cl.doc.Frozen.Names
 	} else {
-		d.lines, err = capexdb.Aggregate(ctx, q, f, capexdb.Grouping{WithUsers: eq.IncludeUsers})
+		if d.pol, err = policyInForce(ctx, q, eq.OrgID, eq.Period); err != nil {
+			return drill{}, err
+		}
+		d.lines, err = classified(ctx, q, capexdb.Aggregate, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, d.pol)
 	}
 	if err != nil {
 		return drill{}, err
 	}
 	for _, l := range d.lines {
+		l.Class = "" // a project's columns; its entries are classified by date
 		d.cols[l.ProjectID] = l
 	}
 	return d, nil
 }
 
-// line renders one entry with its project's classification.
+// line renders one entry with its classification: its project's, dated
+// by the entry under a policy's framework.
 func (d drill) line(r capexdb.EntryRow) EntryLine {
 	pc := d.cols[r.ProjectID]
 	name := r.DisplayName
 	if n, ok := d.names[r.UserID]; ok {
 		name = n
 	}
+	l := d.plain(r, &pc, name)
+	if d.pol != nil {
+		l.Classification, l.RuleID, l.Reason = l.CapExOpEx, RuleFramework, reasonOn(d.pol.Framework, &pc, r.Date)
+	}
+	return l
+}
+
+// RuleID of an entry the framework classified (no rule or override did).
+const RuleFramework = "framework"
+
+func (d drill) plain(r capexdb.EntryRow, pc *capexdb.Line, name string) EntryLine {
 	return EntryLine{EntryID: r.ID, Date: r.Date.Format("2006-01-02"), UserID: r.UserID, DisplayName: name,
 		TicketID: r.TicketID, TicketRef: r.TicketRef, TicketTitle: r.TicketTitle, ProjectID: r.ProjectID,
 		ProjectKey: pc.ProjectKey, ActivityType: r.ActivityType, DurationMinutes: r.Minutes, Hours: HoursOf(r.Minutes),
-		RateCents: r.RateCents, AmountCents: r.AmountCents, CapExOpEx: Classify(pc.CapitalizationType, pc.DevelopmentPhase)}
+		RateCents: r.RateCents, AmountCents: r.AmountCents, CapExOpEx: classOn(d.pol.framework(), pc, r.Date)}
 }
 
 // users sums the selection per person, with their capitalized share.
@@ -142,7 +165,7 @@ func (d drill) users() []EntryUser {
 		}
 		minutes[l.UserID] += l.Minutes
 		u.TotalAmountCents += l.AmountCents
-		if Classify(l.CapitalizationType, l.DevelopmentPhase) == CapEx {
+		if classOf(l) == CapEx {
 			u.CapExAmountCents += l.AmountCents
 		} else {
 			u.OpExAmountCents += l.AmountCents
@@ -200,6 +223,10 @@ func (s *Service) Entries(ctx context.Context, p domain.Principal, eq EntriesQue
 var EntriesCSVHeader = []string{"Period", "EntryID", "Date", "Employee", "UserID", "TicketRef", "TicketTitle", "ProjectKey",
 	"ActivityType", "Minutes", "Hours", "Rate", "Amount", "CapExOpEx"}
 
+// EntriesCSVRationale are the columns the drill-down CSV adds under a
+// policy.
+var EntriesCSVRationale = []string{"Classification", "RuleID", "Reason"}
+
 // EntriesCSV writes every selected entry as CSV to w, one row at a time
 // (RFC 4180, CRLF, formula-like cells escaped); Rate and Amount are in
 // currency units with two decimals, Rate empty for an entry without one.
@@ -216,7 +243,11 @@ func (s *Service) EntriesCSV(ctx context.Context, p domain.Principal, eq Entries
 	return func(out io.Writer) error {
 		w := csv.NewWriter(out)
 		w.UseCRLF = true
-		if err := w.Write(EntriesCSVHeader); err != nil {
+		header := EntriesCSVHeader
+		if d.pol != nil { // the rationale's columns, under a policy only
+			header = append(header[:len(header):len(header)], EntriesCSVRationale...)
+		}
+		if err := w.Write(header); err != nil {
 			return err
 		}
 		err := s.DB.ReadOnly(ctx, func(q store.Querier) error {
@@ -226,9 +257,13 @@ func (s *Service) EntriesCSV(ctx context.Context, p domain.Principal, eq Entries
 				if l.RateCents != nil {
 					rate = CentsAsDecimal(*l.RateCents).String()
 				}
-				return w.Write(SafeRow([]string{period, l.EntryID.String(), l.Date, l.DisplayName, l.UserID.String(),
+				row := []string{period, l.EntryID.String(), l.Date, l.DisplayName, l.UserID.String(),
 					l.TicketRef, l.TicketTitle, l.ProjectKey, l.ActivityType, strconv.FormatInt(l.DurationMinutes, 10),
-					l.Hours.String(), rate, CentsAsDecimal(l.AmountCents).String(), l.CapExOpEx}))
+					l.Hours.String(), rate, CentsAsDecimal(l.AmountCents).String(), l.CapExOpEx}
+				if d.pol != nil {
+					row = append(row, l.Classification, l.RuleID, l.Reason)
+				}
+				return w.Write(SafeRow(row))
 			})
 		})
 		if err != nil {

@@ -19,6 +19,9 @@ type Report struct {
 	Projects *[]ProjectReport `json:"projects,omitempty"`
 	Teams    *[]TeamReport    `json:"teams,omitempty"`
 	Users    *[]UserReport    `json:"users,omitempty"`
+	// Policy names the capitalization policy in force for the period (for
+	// a closed month, the one its snapshot recorded); absent when none is.
+	Policy *PolicyRef `json:"policy,omitempty"`
 	// Close is set when the period is closed: the report comes from the
 	// snapshot taken then.
 	Close *CloseInfo `json:"close,omitempty"`
@@ -36,18 +39,23 @@ type Totals struct {
 
 // ProjectReport is one project of the report.
 type ProjectReport struct {
-	ProjectID          uuid.UUID      `json:"project_id"`
-	ProjectKey         string         `json:"project_key"`
-	ProjectName        string         `json:"project_name"`
-	CapitalizationType *string        `json:"capitalization_type"`
-	DevelopmentPhase   *string        `json:"development_phase"`
-	CostCenterID       *string        `json:"cost_center_id"`
-	CapExOpEx          string         `json:"capex_opex"`
-	TotalHours         Decimal2       `json:"total_hours"`
-	TotalAmountCents   int64          `json:"total_amount_cents"`
-	UnpricedEntries    int64          `json:"unpriced_entries"`
-	Breakdown          []ActivityLine `json:"breakdown"`
-	Users              []UserLine     `json:"users,omitempty"`
+	ProjectID          uuid.UUID `json:"project_id"`
+	ProjectKey         string    `json:"project_key"`
+	ProjectName        string    `json:"project_name"`
+	CapitalizationType *string   `json:"capitalization_type"`
+	DevelopmentPhase   *string   `json:"development_phase"`
+	CostCenterID       *string   `json:"cost_center_id"`
+	CapExOpEx          string    `json:"capex_opex"`
+	TotalHours         Decimal2  `json:"total_hours"`
+	TotalAmountCents   int64     `json:"total_amount_cents"`
+	UnpricedEntries    int64     `json:"unpriced_entries"`
+	// CapExAmountCents and OpExAmountCents split the project's amount
+	// when a policy is in force (a framework may capitalize part of a
+	// month); absent otherwise.
+	CapExAmountCents *int64         `json:"capex_amount_cents,omitempty"`
+	OpExAmountCents  *int64         `json:"opex_amount_cents,omitempty"`
+	Breakdown        []ActivityLine `json:"breakdown"`
+	Users            []UserLine     `json:"users,omitempty"`
 	// BudgetFields is nil unless include_budget: its fields are then absent.
 	*BudgetFields
 }
@@ -110,15 +118,21 @@ func GroupingFor(q Query) capexdb.Grouping {
 // and a month grouped by user holds tens of thousands of them, so copying
 // them into every group cost more than the rest of the report.
 func Build(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) Report {
+	return build(lines, q, spent, nil)
+}
+
+// build is Build under pol (nil: no policy in force).
+func build(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64, pol *PolicyRef) Report {
 	all := refs(lines)
-	r := Report{Period: q.Period.String(), Totals: totalsOfRefs(all)}
+	r := Report{Period: q.Period.String(), Totals: totalsOfRefs(all), Policy: pol}
+	split := pol != nil
 	switch q.GroupBy {
 	case GroupTeam:
 		teams := []TeamReport{}
 		for _, g := range groupBy(all, func(l *capexdb.Line) uuid.UUID { return ptrID(l.TeamID) }) {
 			minutes, amount := sums(byActivity(g))
 			teams = append(teams, TeamReport{TeamID: g[0].TeamID, TeamName: g[0].TeamName, TotalHours: HoursOf(minutes),
-				TotalAmountCents: amount, Projects: buildProjects(g, q, spent)})
+				TotalAmountCents: amount, Projects: buildProjects(g, q, spent, split)})
 		}
 		slices.SortStableFunc(teams, func(a, b TeamReport) int {
 			if (a.TeamName == nil) != (b.TeamName == nil) {
@@ -132,14 +146,14 @@ func Build(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) Report {
 		for _, g := range groupBy(all, func(l *capexdb.Line) uuid.UUID { return l.UserID }) {
 			minutes, amount := sums(byActivity(g))
 			users = append(users, UserReport{UserID: g[0].UserID, DisplayName: g[0].DisplayName, TotalHours: HoursOf(minutes),
-				TotalAmountCents: amount, Projects: buildProjects(g, q, spent)})
+				TotalAmountCents: amount, Projects: buildProjects(g, q, spent, split)})
 		}
 		slices.SortStableFunc(users, func(a, b UserReport) int {
 			return cmp.Or(cmp.Compare(a.DisplayName, b.DisplayName), cmpID(a.UserID, b.UserID))
 		})
 		r.Users = &users
 	default:
-		projects := buildProjects(all, q, spent)
+		projects := buildProjects(all, q, spent, split)
 		r.Projects = &projects
 	}
 	return r
@@ -188,7 +202,7 @@ func totalsOfRefs(lines []*capexdb.Line) Totals {
 		minutes += l.Minutes
 		t.TotalAmountCents += l.AmountCents
 		t.UnpricedEntries += l.UnpricedEntries
-		if Classify(l.CapitalizationType, l.DevelopmentPhase) == CapEx {
+		if classOf(l) == CapEx {
 			t.CapExAmountCents += l.AmountCents
 		} else {
 			t.OpExAmountCents += l.AmountCents
@@ -198,8 +212,9 @@ func totalsOfRefs(lines []*capexdb.Line) Totals {
 	return t
 }
 
-// buildProjects sums lines into one report per project, sorted by key.
-func buildProjects(lines []*capexdb.Line, q Query, spent map[uuid.UUID]int64) []ProjectReport {
+// buildProjects sums lines into one report per project, sorted by key;
+// split adds each project's CapEx and OpEx amounts.
+func buildProjects(lines []*capexdb.Line, q Query, spent map[uuid.UUID]int64, split bool) []ProjectReport {
 	out := []ProjectReport{}
 	for _, g := range groupBy(lines, func(l *capexdb.Line) uuid.UUID { return l.ProjectID }) {
 		l0 := g[0]
@@ -208,8 +223,22 @@ func buildProjects(lines []*capexdb.Line, q Query, spent map[uuid.UUID]int64) []
 		p := ProjectReport{
 			ProjectID: l0.ProjectID, ProjectKey: l0.ProjectKey, ProjectName: l0.ProjectName,
 			CapitalizationType: l0.CapitalizationType, DevelopmentPhase: l0.DevelopmentPhase, CostCenterID: l0.CostCenterID,
-			CapExOpEx: Classify(l0.CapitalizationType, l0.DevelopmentPhase), TotalHours: HoursOf(minutes),
+			CapExOpEx: classOf(l0), TotalHours: HoursOf(minutes),
 			TotalAmountCents: amount, Breakdown: []ActivityLine{},
+		}
+		if split {
+			var capex, opex int64
+			for _, l := range base {
+				if c := classOf(l); c == CapEx {
+					capex += l.AmountCents
+				} else {
+					opex += l.AmountCents
+				}
+				if classOf(l) != p.CapExOpEx {
+					p.CapExOpEx = Mixed
+				}
+			}
+			p.CapExAmountCents, p.OpExAmountCents = &capex, &opex
 		}
 		for _, a := range groupBy(base, func(l *capexdb.Line) string { return l.ActivityType }) {
 			m, c := sums(a)

@@ -50,6 +50,14 @@ func (r Report) AppendJSON(b []byte) ([]byte, error) {
 			return appendGroupProjects(b, u.Projects)
 		})
 	}
+	if r.Policy != nil {
+		c, err := json.Marshal(r.Policy)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"policy":`...)
+		b = append(b, c...)
+	}
 	if r.Close != nil {
 		c, err := json.Marshal(r.Close)
 		if err != nil {
@@ -117,6 +125,12 @@ func appendProject(b []byte, p *ProjectReport) []byte {
 	b = jsonw.AppendString(b, p.CapExOpEx)
 	b = appendTotals(b, p.TotalHours, p.TotalAmountCents)
 	b = appendIntField(b, `,"unpriced_entries":`, p.UnpricedEntries)
+	if p.CapExAmountCents != nil { // omitempty
+		b = appendIntField(b, `,"capex_amount_cents":`, *p.CapExAmountCents)
+	}
+	if p.OpExAmountCents != nil {
+		b = appendIntField(b, `,"opex_amount_cents":`, *p.OpExAmountCents)
+	}
 	b = append(b, `,"breakdown":`...)
 	b = appendArray(b, p.Breakdown, func(b []byte, a *ActivityLine) []byte {
 		b = append(b, `{"activity_type":`...)

@@ -159,14 +159,16 @@ func TestRollupReportEqualsDirect(t *testing.T) {
 			return json.Marshal(rep)
 		}
 		report := func(src source, qr Query, fl capexdb.Filter) ([]byte, error) {
-			rep, err := src.report(ctx, db.Q(), qr, fl)
+			rep, err := src.report(ctx, db.Q(), qr, fl, nil)
 			if err != nil {
 				return nil, err
 			}
 			return json.Marshal(rep)
 		}
 		servedCSV := func(qr Query) ([]byte, error) { return svc.ExportCSV(ctx, caller, qr) }
-		csv := func(src source, qr Query, fl capexdb.Filter) ([]byte, error) { return src.csv(ctx, db.Q(), qr, fl) }
+		csv := func(src source, qr Query, fl capexdb.Filter) ([]byte, error) {
+			return src.csv(ctx, db.Q(), qr, fl, nil)
+		}
 		tags := []string{"", "k:a", "k:b", "k:b,j:x", "j:x", "none:x"}
 		narrow := []RawQuery{{}, {UserID: o.users[2]}, {ActivityType: "Meeting"}, {TeamID: o.teams[1]}, {CostCenterID: "CC-1"}}
 		for _, month := range []string{"2026-02", "2026-03", "2026-04"} {

@@ -82,12 +82,16 @@ func (s *Service) Report(ctx context.Context, p domain.Principal, qr Query) (Rep
 		}
 		return cl.report(ctx, q, qr, f)
 	}
-	return rollup.report(ctx, q, qr, f)
+	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period)
+	if err != nil {
+		return Report{}, err
+	}
+	return rollup.report(ctx, q, qr, f, pol)
 }
 
-// report computes the report of an open month.
-func (src source) report(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) (Report, error) {
-	lines, err := src.aggregate(ctx, q, f, GroupingFor(qr))
+// report computes the report of an open month under pol.
+func (src source) report(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter, pol *PolicyRef) (Report, error) {
+	lines, err := classified(ctx, q, src.aggregate, f, GroupingFor(qr), pol)
 	if err != nil {
 		return Report{}, err
 	}
@@ -97,7 +101,7 @@ func (src source) report(ctx context.Context, q store.Querier, qr Query, f capex
 			return Report{}, err
 		}
 	}
-	return Build(lines, qr, spent), nil
+	return build(lines, qr, spent, pol), nil
 }
 
 // ExportCSV renders the report of qr as the finance CSV.
@@ -119,12 +123,16 @@ func renderCSV(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter)
 		}
 		return cl.csv(ctx, q, qr, f)
 	}
-	return rollup.csv(ctx, q, qr, f)
+	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period)
+	if err != nil {
+		return nil, err
+	}
+	return rollup.csv(ctx, q, qr, f, pol)
 }
 
-// csv renders the CSV of an open month.
-func (src source) csv(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) ([]byte, error) {
-	lines, err := src.aggregate(ctx, q, f, capexdb.Grouping{Full: true})
+// csv renders the CSV of an open month under pol.
+func (src source) csv(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter, pol *PolicyRef) ([]byte, error) {
+	lines, err := classified(ctx, q, src.aggregate, f, capexdb.Grouping{Full: true}, pol)
 	if err != nil {
 		return nil, err
 	}

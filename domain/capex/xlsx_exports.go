@@ -47,7 +47,7 @@ func WriteXLSX(w io.Writer, period Period, lines []capexdb.Line, x CSVExtras) er
 			rate = c
 		}
 		if err := xw.add(period, l.ProjectName, l.ProjectKey, l.DisplayName, x.Departments[l.UserID], deref(l.CostCenterID),
-			HoursOf(l.Minutes), l.ActivityType, deref(l.DevelopmentPhase), Classify(l.CapitalizationType, l.DevelopmentPhase),
+			HoursOf(l.Minutes), l.ActivityType, deref(l.DevelopmentPhase), classOf(l),
 			rate, l.AmountCents, deref(l.TeamName), tagsCell(x.ProjectTags[l.ProjectID]), optInt(b.BudgetCents),
 			optInt(b.SpentCents), optDec(b.BudgetUtilizationPct)); err != nil {
 			xw.close()
@@ -112,10 +112,14 @@ func exportLines(ctx context.Context, q store.Querier, qr Query, f capexdb.Filte
 		return nil, CSVExtras{}, err
 	}
 	if ok {
-		lines, err := capexdb.AggregateClosed(ctx, q, cl.info.ID, f, capexdb.Grouping{Full: true}, cl.doc.Frozen)
+		lines, err := classified(ctx, q, cl.aggregate, f, capexdb.Grouping{Full: true}, cl.doc.Policy)
 		return lines, CSVExtras{ProjectTags: cl.doc.ProjectTags, Departments: cl.doc.Departments, Spent: cl.doc.Spent}, err
 	}
-	lines, err := capexdb.Aggregate(ctx, q, f, capexdb.Grouping{Full: true})
+	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period)
+	if err != nil {
+		return nil, CSVExtras{}, err
+	}
+	lines, err := classified(ctx, q, capexdb.Aggregate, f, capexdb.Grouping{Full: true}, pol)
 	if err != nil {
 		return nil, CSVExtras{}, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/internal/civil"
 	"tracker/store"
 )
 
@@ -31,6 +32,9 @@ type Filter struct {
 	// Projects restricts to these projects when Restricted (API keys).
 	Restricted bool
 	Projects   []uuid.UUID
+	// ExcludeProjects leaves these projects out (the parts of a month a
+	// policy classifies apart).
+	ExcludeProjects []uuid.UUID
 }
 
 // Line is the aggregate of one (project, user, activity type), or of one
@@ -58,6 +62,15 @@ type Line struct {
 	RateMinutes     int64 `db:"rate_minutes"`
 	Entries         int64 `db:"entries"`
 	UnpricedEntries int64 `db:"unpriced_entries"`
+	// The project's facts that the capitalization frameworks read.
+	FundingAuthorizedOn              *civil.Date `db:"funding_authorized_on"`
+	CompletionProbable               *bool       `db:"completion_probable"`
+	SignificantUncertaintyResolvedOn *civil.Date `db:"significant_uncertainty_resolved_on"`
+	ResearchEndsOn                   *civil.Date `db:"research_ends_on"`
+	IAS38CriteriaMetOn               *civil.Date `db:"ias38_criteria_met_on"`
+	// Class is CapEx or OpEx when a policy classified the line apart from
+	// its project's phase ("" otherwise).
+	Class string `db:"-" json:",omitempty"`
 }
 
 // Grouping is the grain of the aggregate. The JSON report needs only
@@ -131,6 +144,9 @@ func (f Filter) narrow(a *args, org string) []string {
 	}
 	if f.Restricted {
 		w = append(w, "te.project_id = ANY("+a.add(f.Projects)+")")
+	}
+	if len(f.ExcludeProjects) > 0 {
+		w = append(w, "te.project_id <> ALL("+a.add(f.ExcludeProjects)+")")
 	}
 	return w
 }
@@ -278,7 +294,9 @@ func projectsByID(ctx context.Context, q store.Querier, orgID uuid.UUID, ids []u
 		p.capitalization_type, p.development_phase, p.cost_center_id, p.team_id, t.name AS team_name,
 		p.budget_cents, p.budget_period, false AS by_user, '00000000-0000-0000-0000-000000000000'::uuid AS user_id,
 		'' AS display_name, false AS by_activity, '' AS activity_type, 0::bigint AS minutes, 0::bigint AS amount_cents,
-		0::bigint AS rate_minutes, 0::bigint AS entries, 0::bigint AS unpriced_entries
+		0::bigint AS rate_minutes, 0::bigint AS entries, 0::bigint AS unpriced_entries,
+		p.funding_authorized_on, p.completion_probable, p.significant_uncertainty_resolved_on, p.research_ends_on,
+		p.ias38_criteria_met_on
 		FROM projects p LEFT JOIN teams t ON t.id = p.team_id WHERE p.org_id = $1 AND p.id = ANY($2)`, orgID, ids)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
 
+	"tracker/internal/civil"
 	"tracker/store"
 )
 
@@ -32,6 +33,14 @@ type Content struct {
 	AmortizationMonths *int64  `db:"amortization_months" json:"amortization_months"`
 	// EstimateUnit is what its tickets' estimates count: points or hours.
 	EstimateUnit string `db:"estimate_unit" json:"estimate_unit"`
+	// The facts the capitalization frameworks decide by (see
+	// domain/capex.Policy): ASU 2025-06 reads the first three, IAS 38 the
+	// last two.
+	FundingAuthorizedOn              *civil.Date `db:"funding_authorized_on" json:"funding_authorized_on"`
+	CompletionProbable               *bool       `db:"completion_probable" json:"completion_probable"`
+	SignificantUncertaintyResolvedOn *civil.Date `db:"significant_uncertainty_resolved_on" json:"significant_uncertainty_resolved_on"`
+	ResearchEndsOn                   *civil.Date `db:"research_ends_on" json:"research_ends_on"`
+	IAS38CriteriaMetOn               *civil.Date `db:"ias38_criteria_met_on" json:"ias38_criteria_met_on"`
 }
 
 // ContentFields is Content's column list, for the export and the import.

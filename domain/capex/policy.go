@@ -1,0 +1,365 @@
+package capex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/internal/civil"
+	"tracker/store"
+	"tracker/store/capexdb"
+)
+
+// Capitalization frameworks a policy names.
+const (
+	// FrameworkASC35040 is ASC 350-40's project stages: the project's
+	// development_phase decides (the classification of an org without a
+	// policy).
+	FrameworkASC35040 = "asc_350_40_stages"
+	// FrameworkASU202506 capitalizes from the later of the project's
+	// funding authorization and the resolution of its significant
+	// development uncertainty, while completion is probable.
+	FrameworkASU202506 = "asu_2025_06"
+	// FrameworkIAS38 capitalizes development: from the later of the day
+	// after research ends and the day the criteria are met.
+	FrameworkIAS38 = "ias_38"
+)
+
+// Frameworks lists the frameworks in the order the API documents them.
+var Frameworks = []string{FrameworkASC35040, FrameworkASU202506, FrameworkIAS38}
+
+// Policy limits.
+const (
+	DefaultStandardHours = 160
+	MaxStandardHours     = 744 // every hour of a 31-day month
+	MaxPolicyNote        = 2000
+)
+
+// Policy is one version of an org's capitalization policy as the API
+// renders it.
+type Policy struct {
+	ID                    uuid.UUID       `json:"id"`
+	OrgID                 uuid.UUID       `json:"org_id"`
+	Version               int64           `json:"version"`
+	Framework             string          `json:"framework"`
+	EffectiveFrom         string          `json:"effective_from"`
+	StandardHoursPerMonth int64           `json:"standard_hours_per_month"`
+	Rules                 json.RawMessage `json:"rules"`
+	Note                  *string         `json:"note"`
+	CreatedBy             *uuid.UUID      `json:"created_by"`
+	CreatedAt             time.Time       `json:"created_at"`
+}
+
+func toPolicy(p capexdb.Policy) Policy {
+	rules := p.Rules
+	if len(rules) == 0 {
+		rules = json.RawMessage("[]")
+	}
+	return Policy{ID: p.ID, OrgID: p.OrgID, Version: p.Version, Framework: p.Framework,
+		EffectiveFrom: PeriodOf(p.EffectiveFrom).String(), StandardHoursPerMonth: p.StandardHoursPerMonth, Rules: rules,
+		Note: p.Note, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt.UTC()}
+}
+
+// PolicyRef names the policy a report (or a close's snapshot) was
+// classified under.
+type PolicyRef struct {
+	ID                    uuid.UUID `json:"id"`
+	Version               int64     `json:"version"`
+	Framework             string    `json:"framework"`
+	StandardHoursPerMonth int64     `json:"standard_hours_per_month"`
+}
+
+// PolicyInput is the body of a policy's creation.
+type PolicyInput struct {
+	Framework             string          `json:"framework"`
+	EffectiveFrom         string          `json:"effective_from"`
+	StandardHoursPerMonth *int64          `json:"standard_hours_per_month"`
+	Rules                 json.RawMessage `json:"rules"`
+	Note                  *string         `json:"note"`
+}
+
+// CreatePolicy stores a new version of orgID's policy (Owner or Admin). It
+// may not take effect in a closed month (409: reopen it first); a month
+// closed before it keeps the classification of its snapshot.
+func (s *Service) CreatePolicy(ctx context.Context, p domain.Principal, orgID uuid.UUID, in PolicyInput) (Policy, error) {
+	var out Policy
+	err := s.DB.InTx(ctx, func(q store.Querier) error {
+		if _, err := domain.OrgAccess(ctx, q, p, orgID, MinRole, "organization"); err != nil {
+			return err
+		}
+		row, err := checkPolicy(in)
+		if err != nil {
+			return err
+		}
+		per := PeriodOf(row.EffectiveFrom)
+		// The month's lock orders the policy against a close of it.
+		if err := capexdb.Lock(ctx, q, orgID, per.String(), false); err != nil {
+			return err
+		}
+		if c, err := capexdb.InForce(ctx, q, orgID, per.String()); err == nil {
+			return domain.Conflict("effective_from: period "+per.String()+" is closed; reopen it first",
+				"period: "+per.String(), "closed_at: "+c.ClosedAt.UTC().Format(time.RFC3339))
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err := capexdb.LockPolicies(ctx, q, orgID); err != nil {
+			return err
+		}
+		row.ID, row.OrgID, row.CreatedBy, row.CreatedAt = domain.NewID(), orgID, &p.UserID, s.now()
+		if row.Version, err = capexdb.InsertPolicy(ctx, q, row); err != nil {
+			return err
+		}
+		out = toPolicy(row)
+		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID,
+			EntityType: "capitalization_policy", EntityID: out.ID, Action: "created", Data: out})
+	})
+	return out, err
+}
+
+// checkPolicy applies the rules of a policy's body.
+func checkPolicy(in PolicyInput) (capexdb.Policy, error) {
+	var pr domain.Problems
+	row := capexdb.Policy{Framework: in.Framework, StandardHoursPerMonth: DefaultStandardHours, Rules: json.RawMessage("[]")}
+	known := false
+	for _, f := range Frameworks {
+		known = known || in.Framework == f
+	}
+	if !known {
+		pr.Add("framework", "must be one of "+strings.Join(Frameworks, ", "))
+	}
+	if per, err := ParsePeriod("effective_from", in.EffectiveFrom); err != nil {
+		pr = append(pr, domain.AsError(err).Details...)
+	} else {
+		row.EffectiveFrom = per.Start()
+	}
+	if h := in.StandardHoursPerMonth; h != nil {
+		if *h < 1 || *h > MaxStandardHours {
+			pr.Add("standard_hours_per_month", "must be 1-744")
+		}
+		row.StandardHoursPerMonth = *h
+	}
+	if r := strings.TrimSpace(string(in.Rules)); r != "" && r != "null" && r != "[]" {
+		// Ticket-level rules are part of the policy's shape but not yet
+		// evaluated: storing them unapplied would let a report claim a
+		// classification it never made.
+		pr.Add("rules", "ticket-level rules are not supported yet; send [] or leave it out")
+	}
+	if n := in.Note; n != nil {
+		if utf8.RuneCountInString(*n) > MaxPolicyNote {
+			pr.Add("note", "must be at most 2000 characters")
+		}
+		row.Note = n
+	}
+	return row, pr.Err()
+}
+
+// ListPolicies lists orgID's policies, newest version first (Admin).
+func (s *Service) ListPolicies(ctx context.Context, p domain.Principal, orgID uuid.UUID) ([]Policy, error) {
+	q := s.DB.Q()
+	if _, err := domain.OrgAccess(ctx, q, p, orgID, MinRole, "organization"); err != nil {
+		return nil, err
+	}
+	rows, err := capexdb.Policies(ctx, q, orgID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Policy, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, toPolicy(r))
+	}
+	return out, nil
+}
+
+// policyInForce is the reference of orgID's policy in force in per; nil
+// when none is (the project-phase classification).
+func policyInForce(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period) (*PolicyRef, error) {
+	p, err := capexdb.PolicyInForce(ctx, q, orgID, per.Start())
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &PolicyRef{ID: p.ID, Version: p.Version, Framework: p.Framework, StandardHoursPerMonth: p.StandardHoursPerMonth}, nil
+}
+
+// framework is the framework of pol; ASC 350-40's stages when none.
+func (pol *PolicyRef) framework() string {
+	if pol == nil {
+		return FrameworkASC35040
+	}
+	return pol.Framework
+}
+
+// capexFrom is the first date on which a project's time is capitalized
+// under framework, read from the project's columns l; ok is false when
+// none of it is. Under ASC 350-40 (and without a policy) the project's
+// classification holds for every date. A project whose
+// capitalization_type says expensed is OpEx under every framework: it is
+// the project's own declaration that nothing of it is capitalized.
+func capexFrom(framework string, l *capexdb.Line) (from time.Time, ok bool) {
+	if framework == FrameworkASC35040 {
+		return time.Time{}, Classify(l.CapitalizationType, l.DevelopmentPhase) == CapEx
+	}
+	if expensed(l.CapitalizationType) {
+		return time.Time{}, false
+	}
+	switch framework {
+	case FrameworkASU202506:
+		if l.CompletionProbable == nil || !*l.CompletionProbable || l.FundingAuthorizedOn == nil ||
+			l.SignificantUncertaintyResolvedOn == nil {
+			return time.Time{}, false
+		}
+		return later(*l.FundingAuthorizedOn, *l.SignificantUncertaintyResolvedOn).Time(), true
+	case FrameworkIAS38:
+		if l.ResearchEndsOn == nil || l.IAS38CriteriaMetOn == nil {
+			return time.Time{}, false
+		}
+		return later(l.ResearchEndsOn.AddDays(1), *l.IAS38CriteriaMetOn).Time(), true
+	}
+	return time.Time{}, false
+}
+
+func later(a, b civil.Date) civil.Date {
+	if a.Before(b) {
+		return b
+	}
+	return a
+}
+
+// classOn is the classification of a project's time dated day.
+func classOn(framework string, l *capexdb.Line, day time.Time) string {
+	if from, ok := capexFrom(framework, l); ok && !day.Before(from) {
+		return CapEx
+	}
+	return OpEx
+}
+
+// reasonOn says why a project's time dated day is classified as it is, for
+// the drill-down.
+func reasonOn(framework string, l *capexdb.Line, day time.Time) string {
+	c := classOn(framework, l, day)
+	switch framework {
+	case FrameworkASU202506:
+		if expensed(l.CapitalizationType) {
+			return "ASU 2025-06: the project's capitalization_type is expensed"
+		}
+		switch {
+		case l.CompletionProbable == nil || !*l.CompletionProbable:
+			return "ASU 2025-06: completion is not probable"
+		case l.FundingAuthorizedOn == nil:
+			return "ASU 2025-06: funding is not authorized"
+		case l.SignificantUncertaintyResolvedOn == nil:
+			return "ASU 2025-06: significant development uncertainty is unresolved"
+		case c == OpEx && day.Before(l.FundingAuthorizedOn.Time()):
+			return "ASU 2025-06: before funding was authorized on " + l.FundingAuthorizedOn.String()
+		case c == OpEx:
+			return "ASU 2025-06: before significant development uncertainty was resolved on " +
+				l.SignificantUncertaintyResolvedOn.String()
+		}
+		return "ASU 2025-06: funding authorized, completion probable, no significant development uncertainty"
+	case FrameworkIAS38:
+		if expensed(l.CapitalizationType) {
+			return "IAS 38: the project's capitalization_type is expensed"
+		}
+		switch {
+		case l.ResearchEndsOn == nil || !day.After(l.ResearchEndsOn.Time()):
+			return "IAS 38: research phase"
+		case l.IAS38CriteriaMetOn == nil:
+			return "IAS 38: development criteria not met"
+		case c == OpEx:
+			return "IAS 38: before the development criteria were met on " + l.IAS38CriteriaMetOn.String()
+		}
+		return "IAS 38: development phase with the criteria met"
+	}
+	if c == CapEx {
+		return "ASC 350-40: application development stage"
+	}
+	if expensed(l.CapitalizationType) {
+		return "ASC 350-40: the project's capitalization_type is expensed"
+	}
+	return "ASC 350-40: not in the application development stage"
+}
+
+func expensed(capitalizationType *string) bool {
+	return capitalizationType != nil && (sameNorm(*capitalizationType, "expensed") ||
+		sameNorm(*capitalizationType, "opex") || sameNorm(*capitalizationType, "expense"))
+}
+
+// aggregator sums the entries a filter selects at a grouping: live
+// (the rollup) or from a close's snapshot.
+type aggregator func(context.Context, store.Querier, capexdb.Filter, capexdb.Grouping) ([]capexdb.Line, error)
+
+// classified aggregates f under pol: every line carries its class. A
+// project that starts capitalizing inside the month is aggregated in two
+// parts, before and from that date, so each line is wholly CapEx or OpEx;
+// the rest of the month is one aggregate as before. Without a policy (or
+// under ASC 350-40's stages) the lines are exactly those of agg.
+func classified(ctx context.Context, q store.Querier, agg aggregator, f capexdb.Filter, g capexdb.Grouping,
+	pol *PolicyRef) ([]capexdb.Line, error) {
+	lines, err := agg(ctx, q, f, g)
+	if err != nil || pol == nil || pol.Framework == FrameworkASC35040 {
+		return lines, err
+	}
+	fw := pol.Framework
+	split := map[uuid.UUID]time.Time{}
+	var order []uuid.UUID
+	for i := range lines {
+		l := &lines[i]
+		from, ok := capexFrom(fw, l)
+		if ok && from.After(f.From) && from.Before(f.To) {
+			if _, seen := split[l.ProjectID]; !seen {
+				split[l.ProjectID] = from
+				order = append(order, l.ProjectID)
+			}
+			continue
+		}
+		l.Class = classOn(fw, l, f.From)
+	}
+	if len(order) == 0 {
+		return lines, nil
+	}
+	rest := f
+	rest.ExcludeProjects = append(append([]uuid.UUID{}, f.ExcludeProjects...), order...)
+	out, err := agg(ctx, q, rest, g)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		out[i].Class = classOn(fw, &out[i], f.From)
+	}
+	for _, id := range order {
+		from := split[id]
+		for _, part := range []struct {
+			from, to time.Time
+			class    string
+		}{{f.From, from, OpEx}, {from, f.To, CapEx}} {
+			pf := f
+			pf.ProjectID, pf.From, pf.To = id, part.from, part.to
+			ls, err := agg(ctx, q, pf, g)
+			if err != nil {
+				return nil, err
+			}
+			for i := range ls {
+				ls[i].Class = part.class
+			}
+			out = append(out, ls...)
+		}
+	}
+	return out, nil
+}
+
+// classOf is a line's class: the one classified gave it, else its
+// project's (ASC 350-40's stages).
+func classOf(l *capexdb.Line) string {
+	if l.Class != "" {
+		return l.Class
+	}
+	return Classify(l.CapitalizationType, l.DevelopmentPhase)
+}
