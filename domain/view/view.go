@@ -102,7 +102,7 @@ func (in Input) apply(r *viewdb.Row) error {
 		if !in.Sort.Null && in.Sort.Value != "" {
 			s, ok := searchquery.ParseSort(in.Sort.Value)
 			if !ok {
-				pr.Add("sort", "must be created, updated, priority, number or relevance, optionally with -asc or -desc")
+				pr.Add("sort", "must be created, updated, priority, number, due, estimate or relevance, optionally with -asc or -desc")
 			}
 			r.Sort = s.String()
 		}

@@ -27,3 +27,9 @@ CREATE INDEX tickets_project_estimate_idx ON tickets (project_id,
 -- which the id order would otherwise find only by reading every ticket.
 CREATE INDEX tickets_org_due_date_idx ON tickets (org_id, due_date)
     WHERE deleted_at IS NULL AND due_date IS NOT NULL;
+-- due:overdue and due:<7d in the default (id) order read only the tickets
+-- that have a due date: measured on the 1,000,000-ticket benchmark
+-- (cmd/benchsearch), the first page of due:overdue read 313 tickets through
+-- tickets_org_idx and 59 through this one (p95 39.8 -> 24.5 ms).
+CREATE INDEX tickets_org_due_id_idx ON tickets (org_id, id)
+    WHERE deleted_at IS NULL AND due_date IS NOT NULL;
