@@ -118,8 +118,22 @@ func checkContent(pt *domain.Patch[Content]) error {
 		}
 		pt.Value.Priority = pr
 	}
-	CheckEstimate(&probs, pt.Value.Estimate)
+	checkValues(&probs, pt.Value)
 	return probs.Err()
+}
+
+// CheckImported holds an imported document's ticket to the rules of a
+// request's own values that need neither its workflow nor a patch: the
+// importer's one call, so a rule added to checkValues reaches imports too.
+func CheckImported(p *domain.Problems, c Content) {
+	CheckTitle(p, c.Title)
+	checkValues(p, c)
+}
+
+// checkValues holds the values whose rule reads only the value itself (an
+// absent one passes), a request's and an imported document's alike.
+func checkValues(p *domain.Problems, c Content) {
+	CheckEstimate(p, c.Estimate)
 }
 
 // MaxEstimate is the largest estimate, in either unit: far past any real one,
@@ -127,8 +141,7 @@ func checkContent(pt *domain.Patch[Content]) error {
 const MaxEstimate = civil.Decimal(1_000_000_00)
 
 // CheckEstimate holds an estimate, when there is one, to 0-1,000,000 (the
-// decoder has refused more than two decimals): a request's and an imported
-// document's alike.
+// decoder has refused more than two decimals).
 func CheckEstimate(p *domain.Problems, e *civil.Decimal) {
 	switch {
 	case e == nil:

@@ -60,10 +60,7 @@ func (c *checker) project(path string, p export.Project) {
 }
 
 func (c *checker) ticket(path, key string, t export.Ticket, statuses, sprints map[string]bool) {
-	c.rules(path, func(p *domain.Problems) {
-		ticket.CheckTitle(p, t.Title)
-		ticket.CheckEstimate(p, t.Estimate)
-	})
+	c.rules(path, func(p *domain.Problems) { ticket.CheckImported(p, t.Content) })
 	if c.required(path+".status", t.Status) && statuses != nil && !statuses[t.Status] {
 		c.add(path+".status", "must be a status of the project's workflow")
 	}
