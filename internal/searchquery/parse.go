@@ -142,8 +142,9 @@ func (p *parser) sortTerm() error {
 	}
 	s, ok := ParseSort(t.value)
 	if !ok || t.op != "" {
-		return errAt(t.pos, "sort: must be created, updated, priority, number, due, estimate or relevance, optionally with -asc or -desc")
+		return errAt(t.pos, "sort: must be created, updated, priority, number, due, estimate, relevance or cf.<key>, optionally with -asc or -desc")
 	}
+	s.Pos = t.pos
 	p.sort = true
 	p.q.Sort = s
 	return p.advance()
