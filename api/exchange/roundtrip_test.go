@@ -154,8 +154,8 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"attachments", "comments", "export_meta", "labels", "project_members", "projects", "sprints", "team_members",
-			"teams", "ticket_labels", "ticket_links", "ticket_parents", "tickets", "time_entries", "users", "workflows"}
+		want := []string{"attachments", "comments", "custom_fields", "export_meta", "labels", "project_members", "projects", "sprints", "team_members",
+			"teams", "ticket_custom_values", "ticket_labels", "ticket_links", "ticket_parents", "tickets", "time_entries", "users", "workflows"}
 		if !slices.Equal(tables, want) {
 			t.Fatalf("tables %v", tables)
 		}

@@ -72,7 +72,7 @@ func Check(ctx context.Context, q store.Querier, defs Defs, orgID, projectID, ti
 			continue
 		}
 		v := customfielddb.Value{TicketID: ticketID, FieldID: f.ID, OrgID: orgID}
-		if problem := f.decode(raw, &v); problem != "" {
+		if problem := f.decode(raw, &v, false); problem != "" {
 			pr.Add(name, problem)
 			continue
 		}
@@ -105,8 +105,15 @@ func Check(ctx context.Context, q store.Querier, defs Defs, orgID, projectID, ti
 	return w, pr.Err()
 }
 
-// decode reads raw as a value of f into v; it answers the problem, if any.
-func (f Field) decode(raw json.RawMessage, v *customfielddb.Value) string {
+// DecodeStored reads raw as a value of f that was stored before (an
+// import's): as decode, but an archived option is a value too.
+func (f Field) DecodeStored(raw json.RawMessage, v *customfielddb.Value) string {
+	return f.decode(raw, v, true)
+}
+
+// decode reads raw as a value of f into v (an archived option only when
+// archived is true); it answers the problem, if any.
+func (f Field) decode(raw json.RawMessage, v *customfielddb.Value, archived bool) string {
 	switch f.Type {
 	case Text:
 		var s string
@@ -172,7 +179,7 @@ func (f Field) decode(raw json.RawMessage, v *customfielddb.Value) string {
 		if json.Unmarshal(raw, &s) != nil {
 			return "must be one of the field's options"
 		}
-		o, ok := f.option(s)
+		o, ok := f.option(s, archived)
 		if !ok {
 			return "must be one of the field's options: " + s + " is not"
 		}
@@ -185,7 +192,7 @@ func (f Field) decode(raw json.RawMessage, v *customfielddb.Value) string {
 		v.OptionIDs = []uuid.UUID{}
 		seen := map[uuid.UUID]bool{}
 		for _, s := range ss {
-			o, ok := f.option(s)
+			o, ok := f.option(s, archived)
 			if !ok {
 				return "must be the field's options: " + s + " is not one"
 			}
@@ -198,10 +205,11 @@ func (f Field) decode(raw json.RawMessage, v *customfielddb.Value) string {
 	return ""
 }
 
-// option finds a live option by name (ignoring case) or id.
-func (f Field) option(s string) (uuid.UUID, bool) {
+// option finds a live option (or, with archived, any option) by name
+// (ignoring case) or id.
+func (f Field) option(s string, archived bool) (uuid.UUID, bool) {
 	for _, o := range f.Options {
-		if !o.Archived && (strings.EqualFold(o.Name, s) || o.ID.String() == strings.ToLower(s)) {
+		if (archived || !o.Archived) && (strings.EqualFold(o.Name, s) || o.ID.String() == strings.ToLower(s)) {
 			return o.ID, true
 		}
 	}

@@ -41,7 +41,8 @@ func customTerms(n searchquery.Node, out []searchquery.Term) []searchquery.Term 
 // value the type cannot hold is a 422 naming the term's position.
 func resolveCustom(ctx context.Context, q store.Querier, sr *searchdb.Search) error {
 	terms := customTerms(sr.Root, nil)
-	if len(terms) == 0 {
+	sorted := sr.Sort.Key == searchquery.SortCustom
+	if len(terms) == 0 && !sorted {
 		return nil
 	}
 	defs, err := customfield.Load(ctx, q, sr.Env.OrgID)
@@ -49,6 +50,19 @@ func resolveCustom(ctx context.Context, q store.Querier, sr *searchdb.Search) er
 		return err
 	}
 	sr.Env.Custom = map[string]searchdb.CustomField{}
+	if sorted {
+		// Only number and date fields sort: their values have one order
+		// and an index of (field, value) to read it from.
+		f, ok := defs[sr.Sort.Custom]
+		if !ok {
+			return QueryError(&searchquery.Error{Pos: sr.Sort.Pos, Msg: "sort: unknown custom field \"" + sr.Sort.Custom + "\""})
+		}
+		if f.Type != customfield.Number && f.Type != customfield.Date {
+			return QueryError(&searchquery.Error{Pos: sr.Sort.Pos, Msg: "sort: cf." + f.Key + " is a " + f.Type + " field; only number and date fields sort"})
+		}
+		sr.Sort.CustomType = f.Type
+		sr.Env.SortField = f.ID
+	}
 	for _, t := range terms {
 		f, ok := defs[t.Custom]
 		if !ok {

@@ -204,6 +204,7 @@ type cursor struct {
 	Time time.Time `json:"t,omitzero"`
 	Int  int64     `json:"n,omitempty"`
 	Rank float32   `json:"r,omitempty"`
+	Num  string    `json:"v,omitempty"`
 	ID   uuid.UUID `json:"i"`
 }
 
@@ -213,7 +214,7 @@ func EncodeCursor(k searchdb.Key, s searchquery.Sort) string {
 	if s.Key == searchquery.SortID && !s.Desc {
 		return base64.RawURLEncoding.EncodeToString(k.ID[:])
 	}
-	b, _ := json.Marshal(cursor{Sort: s.String(), Time: k.Time.UTC(), Int: k.Int, Rank: k.Rank, ID: k.ID})
+	b, _ := json.Marshal(cursor{Sort: s.String(), Time: k.Time.UTC(), Int: k.Int, Rank: k.Rank, Num: k.Num, ID: k.ID})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
@@ -240,7 +241,7 @@ func DecodeCursor(c string, s searchquery.Sort) (searchdb.Key, bool) {
 	if err := json.Unmarshal(b, &cu); err != nil || cu.Sort != s.String() || cu.ID == uuid.Nil {
 		return searchdb.Key{}, false
 	}
-	k := searchdb.Key{ID: cu.ID, Time: cu.Time, Int: cu.Int, Rank: cu.Rank}
+	k := searchdb.Key{ID: cu.ID, Time: cu.Time, Int: cu.Int, Rank: cu.Rank, Num: cu.Num}
 	if !inRange(k, s) || EncodeCursor(k, s) != c {
 		return searchdb.Key{}, false
 	}
@@ -253,7 +254,18 @@ func DecodeCursor(c string, s searchquery.Sort) (searchdb.Key, bool) {
 func inRange(k searchdb.Key, s searchquery.Sort) bool {
 	// A time decodes from JSON only within years 0000-9999, which
 	// timestamptz holds; a rank only as a finite float32.
+	if s.Key != searchquery.SortCustom || s.CustomType != "number" {
+		if k.Num != "" {
+			return false
+		}
+	}
 	switch s.Key {
+	case searchquery.SortCustom:
+		if s.CustomType == "number" {
+			return (numberRE.MatchString(k.Num) && len(k.Num) <= 200 || k.Num == "Infinity" || k.Num == "-Infinity") &&
+				k.Int == 0 && k.Time.IsZero() && k.Rank == 0
+		}
+		return k.Int >= math.MinInt32 && k.Int <= math.MaxInt32 && k.Time.IsZero() && k.Rank == 0
 	case searchquery.SortNumber:
 		return k.Int >= math.MinInt32 && k.Int <= math.MaxInt32 && k.Time.IsZero() && k.Rank == 0
 	case searchquery.SortPriority:

@@ -8,6 +8,7 @@ import (
 	"tracker/domain"
 	"tracker/domain/customfield"
 	"tracker/store"
+	"tracker/store/customfielddb"
 	"tracker/store/ticketdb"
 )
 
@@ -78,16 +79,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, projectID uuid
 	if err != nil {
 		return Ticket{}, err
 	}
-	if len(w.Put) == 0 {
-		return s.create(ctx, q, pc, Actor{ID: p.UserID}, projectID, in)
-	}
+	// The values go in the ticket's insert statement: no transaction.
 	in.custom = customValues{defs: defs, write: w}
-	var out Ticket
-	err = s.DB.InTx(ctx, func(tq store.Querier) error {
-		out, err = s.create(ctx, tq, pc, Actor{ID: p.UserID}, projectID, in)
-		return err
-	})
-	return out, err
+	return s.create(ctx, q, pc, Actor{ID: p.UserID}, projectID, in)
 }
 
 // CreateAs is Create for an integration acting on its own authority (a
@@ -140,12 +134,9 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	if err != nil {
 		return Ticket{}, err
 	}
-	created, err := ticketdb.InsertNext(ctx, q, row, audit, events)
+	created, err := ticketdb.InsertNextWith(ctx, q, row, audit, events, customfielddb.NewValuesJSON(in.custom.write.Put))
 	if err != nil {
 		return Ticket{}, domain.NotFoundAs(err, "project")
-	}
-	if err := customfield.Insert(ctx, q, in.custom.write); err != nil {
-		return Ticket{}, err
 	}
 	out := toTicket(created)
 	out.CustomFields = data.CustomFields

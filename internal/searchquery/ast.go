@@ -111,6 +111,9 @@ const (
 	// SortRelevance ranks free-word matches (ts_rank, descending): the
 	// default when the query has free words and no sort:.
 	SortRelevance = "relevance"
+	// SortCustom is sort:cf.<key> on a number or date field (largest
+	// first), the tickets without a value last in either direction.
+	SortCustom = "cf"
 )
 
 // Sort is the order of the results; ties are broken by ticket id in the
@@ -118,14 +121,23 @@ const (
 type Sort struct {
 	Key  string
 	Desc bool
+	// Custom is the field key of sort:cf.<key>; CustomType its field's
+	// type, set once the org's fields are resolved; Pos the term's position.
+	Custom     string
+	CustomType string
+	Pos        int
 }
 
 // String renders the sort as the query spells it ("updated-desc").
 func (s Sort) String() string {
-	if s.Desc {
-		return s.Key + "-desc"
+	key := s.Key
+	if s.Key == SortCustom {
+		key = "cf." + s.Custom
 	}
-	return s.Key + "-asc"
+	if s.Desc {
+		return key + "-desc"
+	}
+	return key + "-asc"
 }
 
 // ParseSort reads a sort value: created, updated, priority, number, due,
@@ -135,7 +147,12 @@ func (s Sort) String() string {
 func ParseSort(v string) (Sort, bool) {
 	key, dir, _ := strings.Cut(strings.ToLower(v), "-")
 	s := Sort{Key: key}
+	if c, ok := strings.CutPrefix(key, "cf."); ok && c != "" {
+		s.Key, s.Custom, key = SortCustom, c, SortCustom
+	}
 	switch key {
+	case SortCustom:
+		s.Desc = true
 	case SortCreated, SortUpdated, SortPriority, SortEstimate:
 		s.Desc = true
 	case SortNumber, SortDue:

@@ -142,8 +142,9 @@ func (p *parser) sortTerm() error {
 	}
 	s, ok := ParseSort(t.value)
 	if !ok || t.op != "" {
-		return errAt(t.pos, "sort: must be created, updated, priority, number, due, estimate or relevance, optionally with -asc or -desc")
+		return errAt(t.pos, "sort: must be created, updated, priority, number, due, estimate, relevance or cf.<key>, optionally with -asc or -desc")
 	}
+	s.Pos = t.pos
 	p.sort = true
 	p.q.Sort = s
 	return p.advance()
@@ -244,7 +245,7 @@ func checkField(t token) (Term, error) {
 		}
 		return out, nil
 	}
-		ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated || name == FieldDue || name == FieldEstimate
+	ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated || name == FieldDue || name == FieldEstimate
 	if out.Op != "" && !ordered && isField(name) {
 		return out, errAt(t.pos, "%s: does not take %s (only priority, created, updated, due and estimate compare)", name, out.Op)
 	}

@@ -2,6 +2,7 @@ package customfielddb
 
 import (
 	"context"
+	"encoding/json"
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
@@ -77,4 +78,27 @@ func Members(ctx context.Context, q store.Querier, orgID uuid.UUID, userIDs []uu
 		out[r.UserID] = true
 	}
 	return out, err
+}
+
+// NewValuesJSON is vs as ticketdb.InsertNextWith takes them: a JSON array
+// of rows without ticket and org.
+func NewValuesJSON(vs []Value) []byte {
+	if len(vs) == 0 {
+		return nil
+	}
+	type row struct {
+		FieldID   uuid.UUID   `json:"field_id"`
+		Text      *string     `json:"text_value"`
+		Num       *string     `json:"num_value"`
+		Date      *string     `json:"date_value"`
+		Bool      *bool       `json:"bool_value"`
+		User      *uuid.UUID  `json:"user_value"`
+		OptionIDs []uuid.UUID `json:"option_ids"`
+	}
+	rows := make([]row, len(vs))
+	for i, v := range vs {
+		rows[i] = row{v.FieldID, v.Text, v.Num, v.Date, v.Bool, v.User, v.OptionIDs}
+	}
+	b, _ := json.Marshal(rows) // plain values: never fails
+	return b
 }

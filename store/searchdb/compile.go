@@ -34,6 +34,9 @@ type Env struct {
 	// Custom are the org's custom fields the query's cf.<key> terms name,
 	// by key (domain/search resolves them).
 	Custom map[string]CustomField
+	// SortField is the field of sort:cf.<key> (its type is the sort's
+	// CustomType).
+	SortField uuid.UUID
 }
 
 // ErrUnresolved is Where's error for a query whose names were not

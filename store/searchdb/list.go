@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -43,13 +44,27 @@ type Search struct {
 type Key struct {
 	ID   uuid.UUID
 	Time time.Time // created, updated
-	Int  int64     // number, priority rank
+	Int  int64     // number, priority rank, due, estimate, a date field's days
 	Rank float32   // relevance
+	Num  string    // a number field's value (numeric text; ±Infinity: none)
 }
 
 // KeyOf is the position of r in sort s (relevance: rank is the row's).
 func KeyOf(r ticketdb.Row, rank float32, s searchquery.Sort) Key {
+	return keyOf(r, rank, nil, s)
+}
+
+// keyOf is KeyOf with the row's value of the sort's custom field as the
+// page query read it (its sort expression as text).
+func keyOf(r ticketdb.Row, rank float32, custom *string, s searchquery.Sort) Key {
 	k := Key{ID: r.ID, Rank: rank}
+	if s.Key == searchquery.SortCustom && custom != nil {
+		if s.CustomType == "number" {
+			k.Num = *custom
+		} else {
+			k.Int, _ = strconv.ParseInt(*custom, 10, 64)
+		}
+	}
 	switch s.Key {
 	case searchquery.SortCreated:
 		k.Time = r.CreatedAt
@@ -87,6 +102,15 @@ func NoDue(desc bool) int64 {
 	return math.MaxInt32
 }
 
+// NoNumber is the sort key of a ticket without a value of the number field
+// sort:cf.<key> sorts by: past every value in the sort's direction.
+func NoNumber(desc bool) string {
+	if desc {
+		return "-Infinity"
+	}
+	return "Infinity"
+}
+
 // NoEstimate: see NoDue.
 func NoEstimate(desc bool) int64 {
 	if desc {
@@ -102,9 +126,19 @@ const RankWindow = 200
 // rankExpr is the relevance of t to the rank text (bound once per use).
 const rankExpr = "ts_rank(t.search_vector, websearch_to_tsquery('" + TextConfig + "', ?))"
 
-// sortExpr is the SQL of a sort key (relevance: rankExpr, one argument).
-func sortExpr(s searchquery.Sort) string {
+// sortExpr is the SQL of a sort key (relevance: rankExpr, one argument);
+// field is the field of a sort:cf.<key>.
+func sortExpr(s searchquery.Sort, field uuid.UUID) string {
 	switch s.Key {
+	case searchquery.SortCustom:
+		// A uuid's text needs no quoting; inlined, the ORDER BY and the
+		// keyset comparison bind no argument of their own.
+		value := "(SELECT cv.num_value FROM ticket_custom_values cv WHERE cv.ticket_id = t.id AND cv.field_id = '" + field.String() + "')"
+		if s.CustomType == "number" {
+			return fmt.Sprintf("COALESCE(%s, '%s'::numeric)", value, NoNumber(s.Desc))
+		}
+		value = "(SELECT cv.date_value - DATE '1970-01-01' FROM ticket_custom_values cv WHERE cv.ticket_id = t.id AND cv.field_id = '" + field.String() + "')"
+		return fmt.Sprintf("COALESCE(%s, %d)", value, NoDue(s.Desc))
 	case searchquery.SortRelevance:
 		return rankExpr
 	case searchquery.SortCreated:
@@ -168,6 +202,12 @@ func Page(s Search) (sq.SelectBuilder, error) {
 	if !rel {
 		cols = append(cols, "0::real AS rank")
 	}
+	expr := sortExpr(s.Sort, s.Env.SortField)
+	if s.Sort.Key == searchquery.SortCustom {
+		cols = append(cols, "("+expr+")::text AS sort_value")
+	} else {
+		cols = append(cols, "NULL::text AS sort_value")
+	}
 	b, err := base(s, cols...)
 	if err != nil {
 		return b, err
@@ -185,7 +225,6 @@ func Page(s Search) (sq.SelectBuilder, error) {
 	if s.Sort.Desc {
 		dir, cmp = " DESC", "<"
 	}
-	expr := sortExpr(s.Sort)
 	if s.After != nil {
 		switch s.Sort.Key {
 		case searchquery.SortID:
@@ -194,6 +233,12 @@ func Page(s Search) (sq.SelectBuilder, error) {
 			b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Time, s.After.ID)
 		case searchquery.SortRelevance:
 			b = b.Where("("+expr+", t.id) "+cmp+" (?::real, ?)", s.RankText, s.After.Rank, s.After.ID)
+		case searchquery.SortCustom:
+			if s.Sort.CustomType == "number" {
+				b = b.Where("("+expr+", t.id) "+cmp+" (?::numeric, ?)", s.After.Num, s.After.ID)
+			} else {
+				b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Int, s.After.ID)
+			}
 		default:
 			b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Int, s.After.ID)
 		}
@@ -220,7 +265,8 @@ func customPlan(args []any) []any {
 
 type rankedRow struct {
 	ticketdb.Row
-	Rank float32 `db:"rank"`
+	Rank      float32 `db:"rank"`
+	SortValue *string `db:"sort_value"`
 }
 
 // List reads one page of s, in its sort order, and the key to continue
@@ -250,7 +296,7 @@ func List(ctx context.Context, q store.Querier, s Search) ([]ticketdb.Row, *Key,
 		return rows, nil, nil
 	}
 	rows = rows[:s.Limit]
-	k := KeyOf(rows[s.Limit-1], ranked[s.Limit-1].Rank, s.Sort)
+	k := keyOf(rows[s.Limit-1], ranked[s.Limit-1].Rank, ranked[s.Limit-1].SortValue, s.Sort)
 	return rows, &k, nil
 }
 

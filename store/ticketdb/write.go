@@ -25,6 +25,18 @@ import (
 // data.ticket_number. r.TicketNumber and r.OrgID are taken from the project;
 // a project that is gone is store.ErrNotFound.
 func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRow, events []store.OutboxRow) (Row, error) {
+	return InsertNextWith(ctx, q, r, audit, events, nil)
+}
+
+// InsertNextWith is InsertNext that also writes the new ticket's custom
+// values, given as a JSON array of ticket_custom_values rows without
+// ticket and org ({field_id, text_value, num_value, date_value, bool_value,
+// user_value, option_ids}; numbers and dates as text), in the same
+// statement: one round trip and no transaction around the create.
+func InsertNextWith(ctx context.Context, q store.Querier, r Row, audit store.AuditRow, events []store.OutboxRow, values []byte) (Row, error) {
+	if len(values) == 0 {
+		values = []byte("[]")
+	}
 	ids := make([]uuid.UUID, len(events))
 	topics := make([]string, len(events))
 	payloads := make([]string, len(events))
@@ -35,7 +47,7 @@ func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRo
 		"audit_id": audit.ID, "audit_actor": audit.ActorID, "audit_entity": audit.EntityType,
 		"audit_action": audit.Action, "audit_changes": string(audit.Changes), "audit_via": via(audit.Via),
 		"event_ids": ids, "event_topics": topics, "event_payloads": payloads,
-		"traceparent": traceparent.Arg(ctx),
+		"traceparent": traceparent.Arg(ctx), "custom_values": string(values),
 	})
 	row, err := getRow(ctx, q, insertNextSQL, args)
 	if err != nil {
@@ -72,7 +84,12 @@ var insertNextSQL = `WITH c AS (
 	        o AS (
 	            INSERT INTO outbox (id, org_id, topic, payload, created_at, traceparent)
 	            SELECT e.id, t.org_id, e.topic, jsonb_set(e.payload, '{data,ticket_number}', to_jsonb(t.ticket_number)), @created_at, @traceparent::text
-	            FROM t, unnest(@event_ids::uuid[], @event_topics::text[], @event_payloads::jsonb[]) AS e(id, topic, payload))
+	            FROM t, unnest(@event_ids::uuid[], @event_topics::text[], @event_payloads::jsonb[]) AS e(id, topic, payload)),
+	        v AS (
+	            INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, text_value, num_value, date_value, bool_value, user_value, option_ids)
+	            SELECT t.id, x.field_id, t.org_id, x.text_value, x.num_value::numeric, x.date_value::date, x.bool_value, x.user_value, x.option_ids
+	            FROM t, jsonb_to_recordset(@custom_values::jsonb) AS x(field_id uuid, text_value text, num_value text, date_value text,
+	                bool_value boolean, user_value uuid, option_ids uuid[]))
 	        SELECT ` + store.Cols(Columns()) + ` FROM t`
 
 // insertFilled are the columns a create takes from its project (org, next

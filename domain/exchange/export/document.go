@@ -9,6 +9,7 @@
 package export
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -34,8 +35,32 @@ type Document struct {
 	Labels     []Label    `json:"labels"`
 	// Teams is an additive part of version 1: documents without it import
 	// as before (no teams).
-	Teams    []Team    `json:"teams"`
-	Projects []Project `json:"projects"`
+	Teams []Team `json:"teams"`
+	// Fields (additive to version 1, left out when the org has none) are
+	// the org's custom field definitions; tickets carry their values by
+	// the field's key. Documents without it import as before.
+	Fields   []CustomField `json:"fields,omitempty"`
+	Projects []Project     `json:"projects"`
+}
+
+// CustomField is a custom field definition of the org. Projects are the
+// keys of the projects it is enabled for (empty: every project); in a
+// project's export only the fields enabled for that project, naming it.
+type CustomField struct {
+	Key      string              `json:"key"`
+	Name     string              `json:"name"`
+	Type     string              `json:"type"`
+	Options  []CustomFieldOption `json:"options"`
+	Projects []string            `json:"projects"`
+	Required bool                `json:"required"`
+}
+
+// CustomFieldOption is an option of a select or multi_select field, named
+// (values name it too).
+type CustomFieldOption struct {
+	Name     string  `json:"name"`
+	Color    *string `json:"color"`
+	Archived bool    `json:"archived"`
 }
 
 // Team is an org team; Members are user emails (members of the org).
@@ -149,6 +174,12 @@ type Ticket struct {
 	// KEY-NUMBER; the other end's blocked_by/duplicated_by is the same
 	// link and is not repeated there. Left out when there are none.
 	Links []Link `json:"links,omitempty"`
+	// CustomFields (additive to version 1, left out when the ticket has
+	// none) are its custom values by field key, as the API answers them
+	// except a user field's value, which is the user's email: text, url
+	// and date as strings, number as a number, checkbox as a boolean,
+	// select as the option's name, multi_select as a list of names.
+	CustomFields map[string]json.RawMessage `json:"custom_fields,omitempty"`
 }
 
 // Link is a link from its ticket to another of the org: Type is blocks,

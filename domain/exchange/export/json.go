@@ -12,7 +12,7 @@ import (
 // WriteJSON streams the scope's export document to w: each element is
 // encoded as it is read, so memory holds one batch of tickets at a time.
 // The top-level keys come in the order version, source, exported_at,
-// users, workflows, labels, teams, projects (the largest last).
+// users, workflows, labels, teams, fields, projects (the largest last).
 func (s *Service) WriteJSON(ctx context.Context, sc Scope, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	js := &jsonSink{w: bw}
@@ -71,9 +71,15 @@ func (j *jsonSink) workflows(w []Workflow) error { return j.field("workflows", w
 
 func (j *jsonSink) labels(l []Label) error { return j.field("labels", l, false) }
 
-func (j *jsonSink) teams(t []Team) error {
-	if err := j.field("teams", t, false); err != nil {
-		return err
+func (j *jsonSink) teams(t []Team) error { return j.field("teams", t, false) }
+
+// fields writes the custom field definitions (left out when there are
+// none) and opens the projects array.
+func (j *jsonSink) fields(f []CustomField) error {
+	if len(f) > 0 {
+		if err := j.field("fields", f, false); err != nil {
+			return err
+		}
 	}
 	return j.raw(`,"projects":[`)
 }

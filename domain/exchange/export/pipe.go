@@ -51,8 +51,11 @@ func (p *pipe) users(u []User) error  { return p.send(func() error { return p.ou
 func (p *pipe) workflows(w []Workflow) error {
 	return p.send(func() error { return p.out.workflows(w) })
 }
-func (p *pipe) labels(l []Label) error   { return p.send(func() error { return p.out.labels(l) }) }
-func (p *pipe) teams(t []Team) error     { return p.send(func() error { return p.out.teams(t) }) }
+func (p *pipe) labels(l []Label) error { return p.send(func() error { return p.out.labels(l) }) }
+func (p *pipe) teams(t []Team) error   { return p.send(func() error { return p.out.teams(t) }) }
+func (p *pipe) fields(f []CustomField) error {
+	return p.send(func() error { return p.out.fields(f) })
+}
 func (p *pipe) project(pr Project) error { return p.send(func() error { return p.out.project(pr) }) }
 func (p *pipe) endProject() error        { return p.send(p.out.endProject) }
 func (p *pipe) end() error               { return p.send(p.out.end) }

@@ -86,6 +86,7 @@ type sink interface {
 	workflows([]Workflow) error
 	labels([]Label) error
 	teams([]Team) error
+	fields([]CustomField) error
 	project(Project) error
 	ticket(projectKey string, t Ticket) error
 	endProject() error
@@ -136,7 +137,11 @@ func (s *Service) read(ctx context.Context, sc Scope, out sink) error {
 		if err != nil {
 			return err
 		}
-		pw := projectWalker{ctx: ctx, q: q, emails: emails, batch: s.batch(), out: out}
+		fields, err := s.customFields(ctx, q, sc, projects, out)
+		if err != nil {
+			return err
+		}
+		pw := projectWalker{ctx: ctx, q: q, emails: emails, batch: s.batch(), out: out, fields: fields}
 		for _, p := range projects {
 			if err := pw.walk(p); err != nil {
 				return err

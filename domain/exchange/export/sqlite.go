@@ -106,6 +106,19 @@ func (s *sqliteSink) teams(ts []Team) error {
 	return nil
 }
 
+// fields writes the custom field definitions, options and project keys as
+// JSON text.
+func (s *sqliteSink) fields(fs []CustomField) error {
+	for _, f := range fs {
+		opts, _ := json.Marshal(f.Options)
+		projects, _ := json.Marshal(f.Projects)
+		if err := s.insert("custom_fields", f.Key, f.Name, f.Type, string(opts), string(projects), f.Required); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *sqliteSink) project(p Project) error {
 	v := append([]any{p.Key, p.Name, p.Description, p.Workflow, p.TicketCounter}, sqliteValues(projectdb.ContentFields, &p.Content)...)
 	err := s.insert("projects", append(v, p.BudgetCents, p.BudgetPeriod, ts(p.CreatedAt), ts(p.UpdatedAt), p.Team, p.PlacedInService)...)
@@ -163,6 +176,11 @@ func (s *sqliteSink) ticket(key string, t Ticket) error {
 	}
 	for i, l := range t.Links {
 		if err := s.insert("ticket_links", key, t.Number, i, l.Type, l.Ticket); err != nil {
+			return err
+		}
+	}
+	for k, v := range t.CustomFields {
+		if err := s.insert("ticket_custom_values", key, t.Number, k, string(v)); err != nil {
 			return err
 		}
 	}

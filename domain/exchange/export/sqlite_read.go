@@ -33,14 +33,16 @@ func ReadSQLite(ctx context.Context, path string) (Document, error) {
 		{"ticket_labels", r.ticketLabel}, {"comments", r.comment}, {"time_entries", r.timeEntry},
 		{"teams", r.team}, {"team_members", r.teamMember}, {"attachments", r.attachment},
 		{"ticket_parents", r.parent}, {"ticket_links", r.link},
+		{"custom_fields", r.customField}, {"ticket_custom_values", r.customValue},
 	}
 	tables, err := exportdb.TableNames(ctx, path)
 	if err != nil {
 		return Document{}, err
 	}
 	for _, s := range steps {
-		if !slices.Contains(tables, s.table) && (s.table == "ticket_parents" || s.table == "ticket_links") {
-			continue // written before relations were exported
+		if !slices.Contains(tables, s.table) && (s.table == "ticket_parents" || s.table == "ticket_links" ||
+			s.table == "custom_fields" || s.table == "ticket_custom_values") {
+			continue // written before relations (or custom fields) were exported
 		}
 		if err := exportdb.ReadTable(ctx, path, s.table, s.fn); err != nil {
 			return Document{}, fmt.Errorf("read %s: %w", s.table, err)
@@ -335,4 +337,24 @@ func setColumn(f reflect.Value, v any) error {
 		}
 	}
 	return fmt.Errorf("tickets: cannot read %T into %s", v, f.Type())
+}
+
+func (r *sqliteReader) customField(v []any) error {
+	f := CustomField{Key: str(v[0]), Name: str(v[1]), Type: str(v[2]), Required: num(v[5]) != 0}
+	r.fail(json.Unmarshal([]byte(str(v[3])), &f.Options))
+	r.fail(json.Unmarshal([]byte(str(v[4])), &f.Projects))
+	r.doc.Fields = append(r.doc.Fields, f)
+	return nil
+}
+
+func (r *sqliteReader) customValue(v []any) error {
+	t, err := r.tick(v[0], v[1])
+	if err != nil {
+		return err
+	}
+	if t.CustomFields == nil {
+		t.CustomFields = map[string]json.RawMessage{}
+	}
+	t.CustomFields[str(v[2])] = json.RawMessage(str(v[3]))
+	return nil
 }

@@ -97,7 +97,7 @@ var entities = []entity{{
 		"ticket_number": "number", "assignee_id": "assignee", "reporter_id": "reporter", "sprint_id": "sprint",
 		"parent_id": "parent",
 	}),
-	docOnly:     []string{"labels", "comments", "time_entries", "attachments", "links"},
+	docOnly:     []string{"labels", "comments", "time_entries", "attachments", "links", "custom_fields"},
 	notInSQLite: []string{"parent"}, // table ticket_parents
 	sqliteOnly:  []string{"project_key"},
 }, {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/domain/customfield"
 	"tracker/store"
 	"tracker/store/exchangedb/exportdb"
 	"tracker/store/sprintdb"
@@ -21,6 +22,7 @@ type projectWalker struct {
 	emails map[uuid.UUID]string
 	batch  int
 	out    sink
+	fields map[uuid.UUID]customfield.Field // the exported definitions, by id
 }
 
 func (w *projectWalker) email(id uuid.UUID) (string, error) {
@@ -157,10 +159,14 @@ func (w *projectWalker) tickets(key string, rows []ticketdb.Row, sprints map[uui
 	if err != nil {
 		return err
 	}
+	values, err := w.customValues(ids)
+	if err != nil {
+		return err
+	}
 	for _, r := range rows {
 		t := Ticket{Number: int(r.TicketNumber), Content: r.Content, Labels: byTicket[r.ID], CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 			Comments: comments[r.ID], TimeEntries: entries[r.ID], Attachments: files[r.ID],
-			Parent: parents[r.ID], Links: links[r.ID]}
+			Parent: parents[r.ID], Links: links[r.ID], CustomFields: values[r.ID]}
 		if t.Reporter, err = w.email(r.ReporterID); err != nil {
 			return err
 		}

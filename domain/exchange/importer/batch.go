@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/customfield"
 	"tracker/domain/exchange/export"
 	"tracker/domain/ticket"
 	"tracker/store"
@@ -72,6 +73,9 @@ type batchRun struct {
 	labels  map[string]uuid.UUID
 	proj    map[string]uuid.UUID
 	sprints map[string]uuid.UUID
+	// fields are the org's custom fields by key, read once a ticket of the
+	// batch has values.
+	fields customfield.Defs
 	// requester is the importing admin's email, read once it is needed.
 	requester string
 }

@@ -8,6 +8,7 @@ import (
 	"tracker/domain"
 	"tracker/internal/civil"
 	"tracker/store/commentdb"
+	"tracker/store/customfielddb"
 	"tracker/store/exchangedb/importdb"
 	"tracker/store/timeentrydb"
 )
@@ -22,6 +23,7 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 		comments         []commentdb.Row
 		entries          []timeentrydb.Row
 		audTickets       []uuid.UUID
+		values           []customfielddb.Value
 	)
 	for k, id := range matched {
 		keys = append(keys, importdb.Key{Kind: importdb.KindTicket, Key: k, ID: id})
@@ -33,6 +35,11 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 		id := p.row.ID
 		keys = append(keys, importdb.Key{Kind: importdb.KindTicket, Key: ticketKey(p.key, p.t.Number), ID: id, Created: true})
 		audTickets = append(audTickets, id)
+		vals, err := b.customValues(p)
+		if err != nil {
+			return err
+		}
+		values = append(values, vals...)
 		for _, l := range p.t.Labels {
 			lid, ok := b.labels[strings.ToLower(l)]
 			if !ok {
@@ -79,6 +86,14 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 	b.counts.TimeEntriesCreated += len(entries)
 	if err := importdb.InsertTicketLabels(b.ctx, b.q, b.row.OrgID, ltickets, labels, b.now); err != nil {
 		return err
+	}
+	// One statement holds at most 65,535 parameters, nine a value.
+	for len(values) > 0 {
+		n := min(len(values), 5000)
+		if err := customfielddb.Put(b.ctx, b.q, values[:n]); err != nil {
+			return err
+		}
+		values = values[n:]
 	}
 	if err := commentdb.InsertMany(b.ctx, b.q, comments); err != nil {
 		return err

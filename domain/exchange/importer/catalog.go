@@ -67,7 +67,7 @@ func (r *Runner) Catalog(ctx context.Context, id uuid.UUID) (Step, error) {
 		if err := importdb.PutKeys(ctx, q, row.OrgID, row.Source, id, c.keys); err != nil {
 			return err
 		}
-		for _, et := range []string{"invite", "workflow", "label", "team", "project", "sprint"} {
+		for _, et := range []string{"invite", "workflow", "label", "team", "project", "sprint", "custom_field"} {
 			if err := importdb.InsertAudits(ctx, q, row.OrgID, row.RequestedBy, ActionImported, c.now,
 				importdb.Audit{EntityType: et, IDs: c.audits[et]}, domain.NewID); err != nil {
 				return err
@@ -88,7 +88,7 @@ func (c *catalogRun) key(kind, key string, id uuid.UUID, created bool) {
 }
 
 func (c *catalogRun) run(doc export.Document) error {
-	steps := []func(export.Document) error{c.importUsers, c.importWorkflows, c.importLabels, c.importTeams, c.importProjects}
+	steps := []func(export.Document) error{c.importUsers, c.importWorkflows, c.importLabels, c.importTeams, c.importProjects, c.importFields}
 	for _, step := range steps {
 		if err := step(doc); err != nil {
 			return err

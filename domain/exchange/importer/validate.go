@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"tracker/domain"
+	"tracker/domain/customfield"
 	"tracker/domain/exchange/export"
 	"tracker/domain/label"
 	"tracker/domain/project"
@@ -51,6 +52,10 @@ type checker struct {
 	docWF    map[string]map[string]bool
 	labels   map[string]bool
 	teams    map[string]bool // lower-cased names of teams[]
+	// fields are the document's custom fields by key; projectKeys the
+	// upper-cased keys of its projects.
+	fields      map[string]customfield.Field
+	projectKeys map[string]bool
 }
 
 func (c *checker) add(path, problem string) {
@@ -161,6 +166,11 @@ func validate(ctx context.Context, d decoded, known Known) ([]string, error) {
 	c.workflows(doc.Workflows)
 	c.labelList(doc.Labels)
 	c.teamList(doc.Teams)
+	c.projectKeys = map[string]bool{}
+	for _, p := range doc.Projects {
+		c.projectKeys[strings.ToUpper(p.Key)] = true
+	}
+	c.fieldList(doc.Fields)
 	keys := map[string]int{}
 	for i, p := range doc.Projects {
 		path := fmt.Sprintf("projects[%d]", i)

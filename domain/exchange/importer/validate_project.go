@@ -74,6 +74,7 @@ func (c *checker) ticket(path, key string, t export.Ticket, statuses, sprints ma
 	if t.Sprint != nil && !sprints[*t.Sprint] {
 		c.add(path+".sprint", "must be the name of a sprint of the project")
 	}
+	c.customValues(path, t.CustomFields)
 	for i, l := range t.Labels {
 		if !c.labels[strings.ToLower(l)] {
 			c.add(fmt.Sprintf("%s.labels[%d]", path, i), "must be the name of a label in labels")

@@ -74,7 +74,8 @@ func Users(ctx context.Context, q store.Querier, orgID, projectID uuid.UUID) ([]
 	    UNION SELECT author_id FROM comments WHERE ticket_id IN (SELECT id FROM t)
 	    UNION SELECT user_id FROM time_entries WHERE ticket_id IN (SELECT id FROM t)
 	    UNION SELECT approved_by FROM time_entries WHERE ticket_id IN (SELECT id FROM t)
-	    UNION SELECT user_id FROM project_members WHERE project_id IN (SELECT id FROM scope))
+	    UNION SELECT user_id FROM project_members WHERE project_id IN (SELECT id FROM scope)
+	    UNION SELECT user_value FROM ticket_custom_values WHERE ticket_id IN (SELECT id FROM t))
 	SELECT u.id, u.email, u.display_name, COALESCE(m.role, '') AS role
 	FROM users u LEFT JOIN memberships m ON m.org_id = $1 AND m.user_id = u.id
 	WHERE m.user_id IS NOT NULL OR u.id IN (SELECT uid FROM refs WHERE uid IS NOT NULL)

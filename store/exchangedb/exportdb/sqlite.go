@@ -64,6 +64,12 @@ var Tables = []Table{
 	{"ticket_parents", []string{"project_key", "ticket_number", "parent"}, "project_key, ticket_number"},
 	{"ticket_links", []string{"project_key", "ticket_number", "position", "type", "target"},
 		"project_key, ticket_number, position"},
+	// Additive to version 1: the org's custom field definitions (options
+	// and project keys as JSON text) and each ticket's values by field key
+	// (the value as JSON text, as the JSON document carries it). Files
+	// written before have neither table; ReadSQLite reads them as none.
+	{"custom_fields", []string{"key", "name", "type", "options", "projects", "required"}, "key"},
+	{"ticket_custom_values", []string{"project_key", "ticket_number", "field_key", "value"}, "project_key, ticket_number, field_key"},
 }
 
 // integerColumns are stored as INTEGER; every other column is TEXT
@@ -73,7 +79,7 @@ var Tables = []Table{
 var integerColumns = func() map[string]bool {
 	m := map[string]bool{
 		"ticket_counter": true, "amortization_months": true, "budget_cents": true, "position": true,
-		"number": true, "ticket_number": true, "parent": true, "size_bytes": true,
+		"number": true, "ticket_number": true, "parent": true, "size_bytes": true, "required": true,
 	}
 	for _, f := range []interface {
 		Names() []string

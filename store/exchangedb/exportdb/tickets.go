@@ -7,6 +7,7 @@ import (
 
 	"tracker/store"
 	"tracker/store/commentdb"
+	"tracker/store/customfielddb"
 	"tracker/store/timeentrydb"
 )
 
@@ -60,4 +61,11 @@ func Links(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]Relat
 	    FROM ticket_links l JOIN tickets o ON o.id = l.target_id AND o.deleted_at IS NULL
 	    JOIN projects p ON p.id = o.project_id AND p.deleted_at IS NULL
 	    WHERE l.source_id = ANY($1) ORDER BY l.source_id, l.id`, ticketIDs)
+}
+
+// CustomValues reads the custom values of the given tickets.
+func CustomValues(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) ([]customfielddb.Value, error) {
+	return store.SelectRaw[customfielddb.Value](ctx, q, `SELECT ticket_id, field_id, org_id, text_value,
+	    num_value::text AS num_value, date_value::text AS date_value, bool_value, user_value, option_ids
+	    FROM ticket_custom_values WHERE ticket_id = ANY($1) ORDER BY ticket_id, field_id`, ticketIDs)
 }
