@@ -11,9 +11,11 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/capex"
+	"tracker/domain/search"
 	"tracker/domain/testfactory"
 	"tracker/store/projectdb"
 	"tracker/store/storetest"
+	"tracker/store/ticketdb"
 
 	"github.com/google/uuid"
 )
@@ -225,5 +227,80 @@ func TestPolicyRulesInput(t *testing.T) {
 	testfactory.WantKind(t, create(`{"match":"x"}`), domain.KindValidation, "rules: must be an array")
 	if ps, err := svc.ListPolicies(ctx, o.caller, o.id); err != nil || len(ps) != 0 {
 		t.Fatalf("a refused policy was stored: %+v %v", ps, err)
+	}
+}
+
+// TestParentTermAndRule: parent:KEY-N finds every ticket under that one at
+// any depth (not the ticket itself), in plain search and in a policy's
+// rule. Epic E has child C1, C1 has child C2; X stands alone. Under ASC
+// 350-40 (development: all CapEx) at 60.00 an hour, entries E 15 min
+// (1500), C1 60 (6000), C2 30 (3000), X 90 (9000): the rule parent:E →
+// opex makes C1 and C2 OpEx, 9000 of 19500; CapEx 10500.
+func TestParentTermAndRule(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	o := newOrg(t, db, testfactory.ProjectOpts{DevelopmentPhase: testfactory.Ptr(capex.PhaseApplicationDevelopment)})
+	addRate(t, db, o.id, o.ann, 6000, "2026-01-01")
+	ctx := context.Background()
+	project := projectdb.Row{ID: o.ticket.ProjectID}
+	e := o.ticket
+	c1 := testfactory.Ticket(t, db, project, o.owner, testfactory.TicketOpts{Title: "child"})
+	c2 := testfactory.Ticket(t, db, project, o.owner, testfactory.TicketOpts{Title: "grandchild"})
+	x := testfactory.Ticket(t, db, project, o.owner, testfactory.TicketOpts{Title: "alone"})
+	for _, l := range [][2]uuid.UUID{{c1.ID, e.ID}, {c2.ID, c1.ID}} {
+		if _, err := db.Pool.Exec(ctx, `UPDATE tickets SET parent_id = $2 WHERE id = $1`, l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var key string
+	if err := db.Pool.QueryRow(ctx, `SELECT key FROM projects WHERE id = $1`, project.ID).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	ref := strings.ToLower(key) + "-" + strconv.Itoa(int(e.TicketNumber))
+	res, err := search.New(db, domain.SystemClock{}).Org(ctx, o.caller, o.id, search.Request{Q: "parent:" + ref, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uuid.UUID]bool{}
+	for _, it := range res.Items {
+		got[it.ID] = true
+	}
+	if len(got) != 2 || !got[c1.ID] || !got[c2.ID] {
+		t.Fatalf("parent:%s found %v, want the child and the grandchild", ref, got)
+	}
+	res, err = search.New(db, domain.SystemClock{}).Org(ctx, o.caller, o.id, search.Request{Q: "parent:" + key + "-999", Limit: 50})
+	if err != nil || len(res.Items) != 0 {
+		t.Fatalf("parent of no ticket: %+v %v", res.Items, err)
+	}
+
+	for _, en := range []struct {
+		tk      ticketdb.Row
+		minutes int
+	}{{e, 15}, {c1, 60}, {c2, 30}, {x, 90}} {
+		testfactory.TimeEntry(t, db, en.tk, o.ann, testfactory.TimeEntryOpts{Date: testfactory.Day("2026-03-05"),
+			Minutes: en.minutes, Activity: "Coding", Status: "Approved"})
+	}
+	svc := capex.New(db, domain.SystemClock{})
+	if _, err := svc.CreatePolicy(ctx, o.caller, o.id, capex.PolicyInput{Framework: capex.FrameworkASC35040, EffectiveFrom: "2026-03",
+		Rules: json.RawMessage(`[{"id":"epic","match":"parent:` + ref + `","classification":"opex","reason":"support epic"}]`)}); err != nil {
+		t.Fatal(err)
+	}
+	march, _ := capex.ParsePeriod("period", "2026-03")
+	r, err := svc.Report(ctx, o.caller, capex.Query{Period: march})
+	if err != nil || r.TotalAmountCents != 19500 || r.CapExAmountCents != 10500 || r.OpExAmountCents != 9000 {
+		t.Fatalf("report %+v %v", r.Totals, err)
+	}
+	es, err := svc.Entries(ctx, o.caller, capex.EntriesQuery{Query: capex.Query{Period: march}}, domain.Page{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range es.Items {
+		wantRule, wantClass := "framework", capex.CapEx
+		if it.TicketID == c1.ID || it.TicketID == c2.ID {
+			wantRule, wantClass = "epic", capex.OpEx
+		}
+		if it.RuleID != wantRule || it.Classification != wantClass {
+			t.Errorf("entry of %s: %s/%s, want %s/%s", it.TicketTitle, it.RuleID, it.Classification, wantRule, wantClass)
+		}
 	}
 }
