@@ -79,6 +79,8 @@ type PolicyRef struct {
 	// snapshot, so a closed month keeps the classification its rules
 	// gave; reports render the policy without it (public).
 	Tickets map[uuid.UUID]string `json:"rule_tickets,omitempty"`
+	// Overrides are the month's tickets' overrides, kept like Tickets.
+	Overrides map[uuid.UUID]decided `json:"overrides,omitempty"`
 }
 
 // PolicyInput is the body of a policy's creation.
@@ -208,11 +210,20 @@ func refOf(ctx context.Context, q store.Querier, p capexdb.Policy, per Period) (
 			return nil, err
 		}
 	}
+	os, err := capexdb.MonthOverrides(ctx, q, p.OrgID, per.Start(), per.End())
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range os {
+		if ref.Overrides == nil {
+			ref.Overrides = map[uuid.UUID]decided{}
+		}
+		ref.Overrides[o.TicketID] = decided{Classification: o.Classification, Reason: o.Reason}
+	}
 	if len(ref.Rules) == 0 {
 		ref.Rules = nil
 		return ref, nil
 	}
-	var err error
 	ref.Tickets, err = decideTickets(ctx, q, p.OrgID, per, ref.Rules)
 	return ref, err
 }

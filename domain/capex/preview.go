@@ -68,7 +68,7 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 	}
 	out.Policy = *cand
 	defer func() {
-		res.Policy.Tickets = nil
+		res.Policy.Tickets, res.Policy.Overrides = nil, nil
 		res.InForce = res.InForce.public()
 	}()
 	agg, src := aggregator(capexdb.Aggregate), capexdb.EntrySource{}
@@ -102,7 +102,8 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 	// Only projects whose classification can differ are read entry by
 	// entry.
 	var differ []uuid.UUID
-	byTicket := len(out.Policy.Tickets) > 0 || (out.InForce != nil && len(out.InForce.Tickets) > 0)
+	byTicket := len(out.Policy.Tickets) > 0 || len(out.Policy.Overrides) > 0 ||
+		(out.InForce != nil && (len(out.InForce.Tickets) > 0 || len(out.InForce.Overrides) > 0))
 	for id, l := range cols {
 		if byTicket { // a rule may change any project's entries
 			differ = append(differ, id)

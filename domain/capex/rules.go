@@ -178,9 +178,16 @@ func decideTickets(ctx context.Context, q store.Querier, orgID uuid.UUID, per Pe
 	return out, nil
 }
 
-// rule is the rule that decides ticket under pol, if any.
+// rule is what decides ticket under pol, if anything does: its override
+// (id RuleOverride), else the first rule that matched it.
 func (pol *PolicyRef) rule(ticket uuid.UUID) (Rule, bool) {
-	if pol == nil || len(pol.Tickets) == 0 {
+	if pol == nil {
+		return Rule{}, false
+	}
+	if o, ok := pol.Overrides[ticket]; ok {
+		return Rule{ID: RuleOverride, Classification: o.Classification, Reason: o.Reason}, true
+	}
+	if len(pol.Tickets) == 0 {
 		return Rule{}, false
 	}
 	id, ok := pol.Tickets[ticket]
@@ -198,7 +205,7 @@ func (pol *PolicyRef) rule(ticket uuid.UUID) (Rule, bool) {
 // opexTickets are the tickets pol's rules make OpEx whatever the framework
 // says.
 func (pol *PolicyRef) opexTickets() []uuid.UUID {
-	if pol == nil || len(pol.Tickets) == 0 {
+	if pol == nil || (len(pol.Tickets) == 0 && len(pol.Overrides) == 0) {
 		return nil
 	}
 	opex := map[string]bool{}
@@ -207,7 +214,12 @@ func (pol *PolicyRef) opexTickets() []uuid.UUID {
 	}
 	var out []uuid.UUID
 	for t, id := range pol.Tickets {
-		if opex[id] {
+		if _, over := pol.Overrides[t]; opex[id] && !over {
+			out = append(out, t)
+		}
+	}
+	for t, o := range pol.Overrides {
+		if o.Classification == "opex" {
 			out = append(out, t)
 		}
 	}
@@ -221,7 +233,7 @@ func (pol *PolicyRef) public() *PolicyRef {
 		return nil
 	}
 	c := *pol
-	c.Tickets = nil
+	c.Tickets, c.Overrides = nil, nil
 	return &c
 }
 

@@ -304,3 +304,121 @@ func TestParentTermAndRule(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrides: under the golden rules month (rules [bug → opex,
+// billing-or-bug → capex], CapEx 21000 of 30000), an override to capex on A
+// beats the bug rule (A's 20th: 6000 more CapEx, 27000), an override to
+// capex on B cannot capitalize B's 9th (before funding: OpEx, rule_id
+// framework, both reasons), an override to opex on C makes its 9000 OpEx.
+// Each change is on the ticket's activity trail; removing A's restores the
+// rule.
+func TestOverrides(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	o := newOrg(t, db, testfactory.ProjectOpts{DevelopmentPhase: testfactory.Ptr(capex.PhaseApplicationDevelopment)})
+	addRate(t, db, o.id, o.ann, 6000, "2026-01-01")
+	ctx := context.Background()
+	project := o.ticket.ProjectID
+	if _, err := db.Pool.Exec(ctx, `UPDATE projects SET funding_authorized_on = '2026-03-10',
+		significant_uncertainty_resolved_on = '2026-03-20', completion_probable = true WHERE id = $1`, project); err != nil {
+		t.Fatal(err)
+	}
+	a := o.ticket
+	b := testfactory.Ticket(t, db, projectdb.Row{ID: project}, o.owner, testfactory.TicketOpts{Title: "billing"})
+	c := testfactory.Ticket(t, db, projectdb.Row{ID: project}, o.owner, testfactory.TicketOpts{Title: "other"})
+	testfactory.Label(t, db, o.id, testfactory.LabelOpts{Name: "bug", Tickets: []uuid.UUID{a.ID}})
+	testfactory.Label(t, db, o.id, testfactory.LabelOpts{Name: "billing", Tickets: []uuid.UUID{b.ID}})
+	for _, e := range []struct {
+		tk      ticketdb.Row
+		date    string
+		minutes int
+	}{{a, "2026-03-20", 60}, {b, "2026-03-09", 30}, {b, "2026-03-21", 120}, {c, "2026-03-20", 90}} {
+		testfactory.TimeEntry(t, db, e.tk, o.ann, testfactory.TimeEntryOpts{Date: testfactory.Day(e.date), Minutes: e.minutes,
+			Activity: "Coding", Status: "Approved"})
+	}
+	svc := capex.New(db, domain.SystemClock{})
+	march, _ := capex.ParsePeriod("period", "2026-03")
+	if _, err := svc.CreatePolicy(ctx, o.caller, o.id, capex.PolicyInput{Framework: capex.FrameworkASU202506, EffectiveFrom: "2026-03",
+		Rules: json.RawMessage(`[{"id":"bug","match":"label:bug","classification":"opex","reason":"maintenance"},
+		{"id":"billing","match":"label:billing OR label:bug","classification":"capex","reason":"billing platform"}]`)}); err != nil {
+		t.Fatal(err)
+	}
+	str := func(s string) *string { return &s }
+	set := func(tk uuid.UUID, class, reason string) {
+		t.Helper()
+		if _, err := svc.SetOverride(ctx, o.caller, tk, capex.OverrideInput{Classification: str(class), Reason: str(reason)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type why struct{ class, rule, reason string }
+	check := func(name string, capexCents int64, want map[string]why) {
+		t.Helper()
+		r, err := svc.Report(ctx, o.caller, capex.Query{Period: march})
+		if err != nil || r.CapExAmountCents != capexCents || r.TotalAmountCents != 30000 {
+			t.Errorf("%s: report %+v %v, want CapEx %d", name, r.Totals, err, capexCents)
+		}
+		es, err := svc.Entries(ctx, o.caller, capex.EntriesQuery{Query: capex.Query{Period: march}}, domain.Page{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es.Items {
+			w := want[e.TicketTitle+"@"+e.Date]
+			if e.Classification != w.class || e.RuleID != w.rule || !strings.Contains(e.Reason, w.reason) {
+				t.Errorf("%s: %s@%s is %s/%s %q, want %s/%s with %q", name, e.TicketTitle, e.Date, e.Classification, e.RuleID,
+					e.Reason, w.class, w.rule, w.reason)
+			}
+		}
+	}
+	set(a.ID, "capex", "new billing screens")
+	set(b.ID, "capex", "billing engine")
+	set(c.ID, "opex", "support")
+	check("overrides", 6000+12000, map[string]why{
+		"ticket@2026-03-20":  {capex.CapEx, "override", "new billing screens"},
+		"billing@2026-03-09": {capex.OpEx, "framework", "billing engine; overruled by the framework: ASU 2025-06: before funding"},
+		"billing@2026-03-21": {capex.CapEx, "override", "billing engine"},
+		"other@2026-03-20":   {capex.OpEx, "override", "support"},
+	})
+	if err := svc.DeleteOverride(ctx, o.caller, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("A's override removed", 12000, map[string]why{
+		"ticket@2026-03-20":  {capex.OpEx, "bug", "maintenance"},
+		"billing@2026-03-09": {capex.OpEx, "framework", "billing engine; overruled"},
+		"billing@2026-03-21": {capex.CapEx, "override", "billing engine"},
+		"other@2026-03-20":   {capex.OpEx, "override", "support"},
+	})
+	testfactory.WantKind(t, svc.DeleteOverride(ctx, o.caller, a.ID), domain.KindNotFound)
+	var n int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM audit_log WHERE entity_type = 'ticket' AND entity_id = $1
+		AND action IN ('capitalization_override_set', 'capitalization_override_removed')`, a.ID).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("A's activity has %d override rows %v", n, err)
+	}
+	// Input and roles.
+	long := strings.Repeat("r", 2001)
+	testfactory.WantKind(t, testfactory.Err(svc.SetOverride(ctx, o.caller, a.ID, capex.OverrideInput{Classification: str("capitalize"), Reason: &long})),
+		domain.KindValidation, "classification: must be capex or opex", "reason: must be at most 2000")
+	testfactory.WantKind(t, testfactory.Err(svc.SetOverride(ctx, o.caller, a.ID, capex.OverrideInput{Classification: str("opex")})),
+		domain.KindValidation, "reason: required")
+	member := domain.Principal{UserID: o.ann, OrgID: o.id, Scopes: []string{domain.ScopeAll}}
+	testfactory.WantKind(t, testfactory.Err(svc.SetOverride(ctx, member, a.ID, capex.OverrideInput{Classification: str("opex"), Reason: str("x")})),
+		domain.KindForbidden)
+	testfactory.WantKind(t, svc.DeleteOverride(ctx, member, b.ID), domain.KindForbidden)
+	stranger := testfactory.User(t, db, testfactory.UserOpts{Name: "Stranger"}).ID
+	testfactory.WantKind(t, testfactory.Err(svc.SetOverride(ctx, domain.Principal{UserID: stranger, Scopes: []string{domain.ScopeAll}}, a.ID,
+		capex.OverrideInput{Classification: str("opex"), Reason: str("x")})), domain.KindNotFound)
+
+	// A close keeps the month's overrides: removing C's after it changes
+	// nothing.
+	if _, err := svc.Close(ctx, o.caller, o.id, "2026-03"); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.DeleteOverride(ctx, o.caller, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("closed, C's override removed since", 12000, map[string]why{
+		"ticket@2026-03-20":  {capex.OpEx, "bug", "maintenance"},
+		"billing@2026-03-09": {capex.OpEx, "framework", "billing engine; overruled"},
+		"billing@2026-03-21": {capex.CapEx, "override", "billing engine"},
+		"other@2026-03-20":   {capex.OpEx, "override", "support"},
+	})
+}
