@@ -244,7 +244,7 @@ func checkField(t token) (Term, error) {
 		}
 		return out, nil
 	}
-		ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated || name == FieldDue || name == FieldEstimate
+	ordered := name == FieldPriority || name == FieldCreated || name == FieldUpdated || name == FieldDue || name == FieldEstimate
 	if out.Op != "" && !ordered && isField(name) {
 		return out, errAt(t.pos, "%s: does not take %s (only priority, created, updated, due and estimate compare)", name, out.Op)
 	}
