@@ -15,6 +15,35 @@ func (h Handlers) policyRoutes(r api.Router) {
 	r.Get("/orgs/:org_id/capitalization/policies", h.listPolicies)
 	r.Post("/orgs/:org_id/capitalization/policies", h.createPolicy)
 	r.Get("/orgs/:org_id/capitalization/policies/:id/preview", h.previewPolicy)
+	r.Put("/tickets/:id/capitalization", h.setOverride)
+	r.Delete("/tickets/:id/capitalization", h.deleteOverride)
+}
+
+func (h Handlers) setOverride(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "ticket")
+	if err != nil {
+		return err
+	}
+	var req capex.OverrideInput
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.reports.SetOverride(c.UserContext(), api.Principal(c), id, req)
+	if err != nil {
+		return err
+	}
+	return api.Send(c, fiber.StatusOK, out)
+}
+
+func (h Handlers) deleteOverride(c *fiber.Ctx) error {
+	id, err := api.PathID(c, "id", "ticket")
+	if err != nil {
+		return err
+	}
+	if err := h.reports.DeleteOverride(c.UserContext(), api.Principal(c), id); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
 }
 
 func (h Handlers) previewPolicy(c *fiber.Ctx) error {

@@ -26,8 +26,12 @@ func TestPolicies(t *testing.T) {
 		!strings.Contains(d, "effective_from: must be a month") {
 		t.Fatalf("details %s", d)
 	}
-	w.env.Do("POST", path, w.admin.Token, map[string]any{"framework": "ias_38", "effective_from": "2026-03",
-		"rules": []map[string]string{{"match": "label:bug", "classification": "opex", "reason": "x"}}}).Expect(t, 422)
+	badRule := w.env.Do("POST", path, w.admin.Token, map[string]any{"framework": "ias_38", "effective_from": "2026-03",
+		"rules": []map[string]string{{"match": "label:bug", "classification": "opex", "reason": "x"},
+			{"match": "label:bug AND (", "classification": "opex", "reason": "x"}}}).Expect(t, 422)
+	if d := strings.Join(badRule.Error().Details, "; "); !strings.Contains(d, "rules[1].match: invalid query at position") {
+		t.Fatalf("details %s", d)
+	}
 
 	before := w.report(t, w.owner, q("period", "2026-03"), 200).Map(t)
 	if _, ok := before["policy"]; ok || before["capex_amount_cents"] != 36000.0 {

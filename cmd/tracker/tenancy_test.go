@@ -263,6 +263,7 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
 		(SELECT count(*) FROM capitalization_policies WHERE org_id = $1),
+		(SELECT count(*) FROM ticket_capitalization_overrides WHERE org_id = $1),
 		(SELECT auto_close_periods FROM organizations WHERE id = $1),
 		(SELECT string_agg(key || name || options::text || project_ids::text || required::text, ';') FROM custom_fields WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)
 	if err != nil {

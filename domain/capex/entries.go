@@ -136,7 +136,8 @@ func (d drill) line(r capexdb.EntryRow) EntryLine {
 	}
 	l := d.plain(r, &pc, name)
 	if d.pol != nil {
-		l.Classification, l.RuleID, l.Reason = l.CapExOpEx, RuleFramework, reasonOn(d.pol.Framework, &pc, r.Date)
+		l.Classification, l.RuleID, l.Reason = d.pol.decide(&pc, r.TicketID, r.Date)
+		l.CapExOpEx = l.Classification
 	}
 	return l
 }

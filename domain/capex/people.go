@@ -67,6 +67,7 @@ func (s *Service) People(ctx context.Context, p domain.Principal, qr Query) (Peo
 	if err != nil {
 		return out, err
 	}
+	out.Policy = out.Policy.public()
 	type sums struct {
 		name                                  string
 		minutes, capexMinutes, amount, capexA int64

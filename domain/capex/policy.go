@@ -73,6 +73,14 @@ type PolicyRef struct {
 	Version               int64     `json:"version"`
 	Framework             string    `json:"framework"`
 	StandardHoursPerMonth int64     `json:"standard_hours_per_month"`
+	Rules                 []Rule    `json:"rules,omitempty"`
+	// Tickets is, per ticket with approved time in the month that a rule
+	// matches, the id of the first rule that does. Kept in a close's
+	// snapshot, so a closed month keeps the classification its rules
+	// gave; reports render the policy without it (public).
+	Tickets map[uuid.UUID]string `json:"rule_tickets,omitempty"`
+	// Overrides are the month's tickets' overrides, kept like Tickets.
+	Overrides map[uuid.UUID]decided `json:"overrides,omitempty"`
 }
 
 // PolicyInput is the body of a policy's creation.
@@ -95,6 +103,13 @@ func (s *Service) CreatePolicy(ctx context.Context, p domain.Principal, orgID uu
 		}
 		row, err := checkPolicy(in)
 		if err != nil {
+			return err
+		}
+		var rules []Rule
+		if err := json.Unmarshal(row.Rules, &rules); err != nil {
+			return err
+		}
+		if err := checkRuleFields(ctx, q, orgID, rules); err != nil {
 			return err
 		}
 		per := PeriodOf(row.EffectiveFrom)
@@ -144,11 +159,8 @@ func checkPolicy(in PolicyInput) (capexdb.Policy, error) {
 		}
 		row.StandardHoursPerMonth = *h
 	}
-	if r := strings.TrimSpace(string(in.Rules)); r != "" && r != "null" && r != "[]" {
-		// Ticket-level rules are part of the policy's shape but not yet
-		// evaluated: storing them unapplied would let a report claim a
-		// classification it never made.
-		pr.Add("rules", "ticket-level rules are not supported yet; send [] or leave it out")
+	if rules := checkRules(in.Rules, &pr); rules != nil {
+		row.Rules, _ = json.Marshal(rules)
 	}
 	if n := in.Note; n != nil {
 		if utf8.RuneCountInString(*n) > MaxPolicyNote {
@@ -186,7 +198,34 @@ func policyInForce(ctx context.Context, q store.Querier, orgID uuid.UUID, per Pe
 	if err != nil {
 		return nil, err
 	}
-	return &PolicyRef{ID: p.ID, Version: p.Version, Framework: p.Framework, StandardHoursPerMonth: p.StandardHoursPerMonth}, nil
+	return refOf(ctx, q, p, per)
+}
+
+// refOf is the reference of policy p for month per, with the ticket each
+// of its rules decides.
+func refOf(ctx context.Context, q store.Querier, p capexdb.Policy, per Period) (*PolicyRef, error) {
+	ref := &PolicyRef{ID: p.ID, Version: p.Version, Framework: p.Framework, StandardHoursPerMonth: p.StandardHoursPerMonth}
+	if len(p.Rules) > 0 {
+		if err := json.Unmarshal(p.Rules, &ref.Rules); err != nil {
+			return nil, err
+		}
+	}
+	os, err := capexdb.MonthOverrides(ctx, q, p.OrgID, per.Start(), per.End())
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range os {
+		if ref.Overrides == nil {
+			ref.Overrides = map[uuid.UUID]decided{}
+		}
+		ref.Overrides[o.TicketID] = decided{Classification: o.Classification, Reason: o.Reason}
+	}
+	if len(ref.Rules) == 0 {
+		ref.Rules = nil
+		return ref, nil
+	}
+	ref.Tickets, err = decideTickets(ctx, q, p.OrgID, per, ref.Rules)
+	return ref, err
 }
 
 // framework is the framework of pol; ASC 350-40's stages when none.
@@ -296,12 +335,41 @@ func expensed(capitalizationType *string) bool {
 // (the rollup) or from a close's snapshot.
 type aggregator func(context.Context, store.Querier, capexdb.Filter, capexdb.Grouping) ([]capexdb.Line, error)
 
-// classified aggregates f under pol: every line carries its class. A
+// classified aggregates f under pol: every line carries its class. The
+// entries of tickets an opex rule decides are aggregated apart, as OpEx;
+// the rest as the framework says (a capex rule capitalizes only what the
+// framework does, so it changes no total). Without such tickets the
+// lines are those of the framework alone.
+func classified(ctx context.Context, q store.Querier, agg aggregator, f capexdb.Filter, g capexdb.Grouping,
+	pol *PolicyRef) ([]capexdb.Line, error) {
+	opex := pol.opexTickets()
+	if len(opex) == 0 {
+		return byFramework(ctx, q, agg, f, g, pol)
+	}
+	rest := f
+	rest.ExcludeTickets = append(append([]uuid.UUID{}, f.ExcludeTickets...), opex...)
+	out, err := byFramework(ctx, q, agg, rest, g, pol)
+	if err != nil {
+		return nil, err
+	}
+	of := f
+	of.OnlyTickets, of.Tickets = true, opex
+	ls, err := agg(ctx, q, of, g)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ls {
+		ls[i].Class = OpEx
+	}
+	return append(out, ls...), nil
+}
+
+// byFramework aggregates f under pol's framework: every line carries its class. A
 // project that starts capitalizing inside the month is aggregated in two
 // parts, before and from that date, so each line is wholly CapEx or OpEx;
 // the rest of the month is one aggregate as before. Without a policy (or
 // under ASC 350-40's stages) the lines are exactly those of agg.
-func classified(ctx context.Context, q store.Querier, agg aggregator, f capexdb.Filter, g capexdb.Grouping,
+func byFramework(ctx context.Context, q store.Querier, agg aggregator, f capexdb.Filter, g capexdb.Grouping,
 	pol *PolicyRef) ([]capexdb.Line, error) {
 	lines, err := agg(ctx, q, f, g)
 	if err != nil || pol == nil || pol.Framework == FrameworkASC35040 {

@@ -267,7 +267,7 @@ func TestPolicyInput(t *testing.T) {
 	testfactory.WantKind(t, create(o.caller, capex.PolicyInput{Framework: capex.FrameworkIAS38}), domain.KindValidation,
 		"effective_from: required (YYYY-MM)")
 	testfactory.WantKind(t, create(o.caller, capex.PolicyInput{Framework: capex.FrameworkIAS38, EffectiveFrom: "2026-03",
-		Rules: json.RawMessage(`[{"match":"label:bug","classification":"opex","reason":"x"}]`)}), domain.KindValidation, "rules:")
+		Rules: json.RawMessage(`[{"match":"label:bug","classification":"opex"}]`)}), domain.KindValidation, "rules[0].reason: required")
 	member := domain.Principal{UserID: o.ann, OrgID: o.id, Scopes: []string{domain.ScopeAll}}
 	testfactory.WantKind(t, create(member, capex.PolicyInput{Framework: capex.FrameworkIAS38, EffectiveFrom: "2026-03"}),
 		domain.KindForbidden)

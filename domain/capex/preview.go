@@ -46,7 +46,7 @@ type PreviewEntry struct {
 // in force (Admin): both totals and the entries whose classification
 // differs (the first MaxPreviewEntries by id), read from the snapshot when
 // the month is closed. Nothing is written.
-func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, id uuid.UUID, period string) (Preview, error) {
+func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, id uuid.UUID, period string) (res Preview, err error) {
 	per, err := ParsePeriod("period", period)
 	if err != nil {
 		return Preview{}, err
@@ -61,8 +61,16 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 	if err != nil {
 		return Preview{}, domain.NotFoundAs(err, "capitalization policy")
 	}
-	out := Preview{Period: per.String(), Entries: []PreviewEntry{},
-		Policy: PolicyRef{ID: row.ID, Version: row.Version, Framework: row.Framework, StandardHoursPerMonth: row.StandardHoursPerMonth}}
+	out := Preview{Period: per.String(), Entries: []PreviewEntry{}}
+	cand, err := refOf(ctx, q, row, per)
+	if err != nil {
+		return out, err
+	}
+	out.Policy = *cand
+	defer func() {
+		res.Policy.Tickets, res.Policy.Overrides = nil, nil
+		res.InForce = res.InForce.public()
+	}()
 	agg, src := aggregator(capexdb.Aggregate), capexdb.EntrySource{}
 	cl, ok, err := closedOf(ctx, q, orgID, per)
 	if err != nil {
@@ -94,7 +102,13 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 	// Only projects whose classification can differ are read entry by
 	// entry.
 	var differ []uuid.UUID
+	byTicket := len(out.Policy.Tickets) > 0 || len(out.Policy.Overrides) > 0 ||
+		(out.InForce != nil && (len(out.InForce.Tickets) > 0 || len(out.InForce.Overrides) > 0))
 	for id, l := range cols {
+		if byTicket { // a rule may change any project's entries
+			differ = append(differ, id)
+			continue
+		}
 		a, aok := capexFrom(out.Policy.Framework, &l)
 		b, bok := capexFrom(out.InForce.framework(), &l)
 		if aok != bok || (aok && !a.Equal(b)) {
@@ -109,7 +123,11 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 	err = s.DB.ReadOnly(ctx, func(q store.Querier) error {
 		return capexdb.EachEntry(ctx, q, src, ef, uuid.Nil, 0, func(r capexdb.EntryRow) error {
 			l := cols[r.ProjectID]
-			c, ic := classOn(out.Policy.Framework, &l, r.Date), classOn(out.InForce.framework(), &l, r.Date)
+			c, _, reason := out.Policy.decide(&l, r.TicketID, r.Date)
+			ic, _, inReason := out.InForce.decide(&l, r.TicketID, r.Date)
+			if out.InForce == nil {
+				inReason = reasonOn(FrameworkASC35040, &l, r.Date)
+			}
 			if c == ic {
 				return nil
 			}
@@ -117,8 +135,7 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 			if len(out.Entries) < MaxPreviewEntries {
 				out.Entries = append(out.Entries, PreviewEntry{EntryID: r.ID, Date: r.Date.Format("2006-01-02"), UserID: r.UserID,
 					ProjectID: r.ProjectID, ProjectKey: l.ProjectKey, AmountCents: r.AmountCents, Classification: c,
-					Reason: reasonOn(out.Policy.Framework, &l, r.Date), InForceClassification: ic,
-					InForceReason: reasonOn(out.InForce.framework(), &l, r.Date)})
+					Reason: reason, InForceClassification: ic, InForceReason: inReason})
 			}
 			return nil
 		})

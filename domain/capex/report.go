@@ -124,7 +124,7 @@ func Build(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64) Report {
 // build is Build under pol (nil: no policy in force).
 func build(lines []capexdb.Line, q Query, spent map[uuid.UUID]int64, pol *PolicyRef) Report {
 	all := refs(lines)
-	r := Report{Period: q.Period.String(), Totals: totalsOfRefs(all), Policy: pol}
+	r := Report{Period: q.Period.String(), Totals: totalsOfRefs(all), Policy: pol.public()}
 	split := pol != nil
 	switch q.GroupBy {
 	case GroupTeam:

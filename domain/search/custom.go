@@ -66,10 +66,10 @@ func resolveCustom(ctx context.Context, q store.Querier, sr *searchdb.Search) er
 	for _, t := range terms {
 		f, ok := defs[t.Custom]
 		if !ok {
-			return QueryError(&searchquery.Error{Pos: t.Pos, Msg: "unknown custom field \"" + t.Custom + "\""})
+			return &searchquery.Error{Pos: t.Pos, Msg: "unknown custom field \"" + t.Custom + "\""}
 		}
 		if msg := checkCustomValue(f, t); msg != "" {
-			return QueryError(&searchquery.Error{Pos: t.Pos, Msg: t.Field + ": " + msg})
+			return &searchquery.Error{Pos: t.Pos, Msg: t.Field + ": " + msg}
 		}
 		cf := searchdb.CustomField{ID: f.ID, Type: f.Type, Options: map[string][]uuid.UUID{}}
 		for _, o := range f.Options {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
 
 	"tracker/domain"
@@ -153,7 +154,7 @@ func (s *Service) search(p domain.Principal, orgID uuid.UUID, pq searchquery.Que
 
 func (s *Service) run(ctx context.Context, q store.Querier, sr searchdb.Search, r Request) (Result, error) {
 	if err := resolveCustom(ctx, q, &sr); err != nil {
-		return Result{}, err
+		return Result{}, QueryError(err)
 	}
 	if r.Cursor != "" {
 		k, ok := DecodeCursor(r.Cursor, sr.Sort)
@@ -342,7 +343,26 @@ func (s *Service) SprintTickets(ctx context.Context, p domain.Principal, orgID, 
 	sr := s.search(p, orgID, pq, Request{})
 	sr.ProjectID, sr.SprintID = &projectID, &sprintID
 	if err := resolveCustom(ctx, s.DB.Q(), &sr); err != nil {
-		return nil, err
+		return nil, QueryError(err)
 	}
 	return searchdb.All(ctx, s.DB.Q(), sr, max)
+}
+
+// CheckCustom checks root's cf.<key> terms against orgID's fields: an
+// unknown key or a value its type cannot hold is a *searchquery.Error.
+func CheckCustom(ctx context.Context, q store.Querier, orgID uuid.UUID, root searchquery.Node) error {
+	sr := searchdb.Search{Env: searchdb.Env{OrgID: orgID}, Root: root}
+	return resolveCustom(ctx, q, &sr)
+}
+
+// Matching reads the ids of orgID's tickets (of its live projects) that
+// root matches among those among selects, whoever may see them: a
+// capitalization policy's rule classifies every ticket of the org. An
+// unknown custom field is a query error at its position.
+func Matching(ctx context.Context, q store.Querier, orgID uuid.UUID, root searchquery.Node, among sq.Sqlizer, now time.Time) ([]uuid.UUID, error) {
+	sr := searchdb.Search{Env: searchdb.Env{OrgID: orgID, Now: now, DefaultStatuses: defaultStatuses}, Root: root, Among: among}
+	if err := resolveCustom(ctx, q, &sr); err != nil {
+		return nil, err
+	}
+	return searchdb.IDs(ctx, q, sr)
 }

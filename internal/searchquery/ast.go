@@ -45,12 +45,15 @@ const (
 	FieldIs       = "is"
 	FieldDue      = "due"
 	FieldEstimate = "estimate"
+	// FieldParent is parent:ENG-12: the tickets under that ticket, at any
+	// depth (its children, their children, ...).
+	FieldParent = "parent"
 )
 
 // Fields lists the field names in the order docs/behaviour/search.md
 // documents them.
 var Fields = []string{FieldStatus, FieldCategory, FieldPriority, FieldAssignee, FieldReporter, FieldLabel,
-	FieldSprint, FieldProject, FieldCreated, FieldUpdated, FieldTag, FieldHas, FieldIs, FieldDue, FieldEstimate, "sort"}
+	FieldSprint, FieldProject, FieldCreated, FieldUpdated, FieldTag, FieldHas, FieldIs, FieldDue, FieldEstimate, FieldParent, "sort"}
 
 // Term is one field term, its value checked and normalized.
 type Term struct {
@@ -79,6 +82,9 @@ type Term struct {
 	Days    int
 	// Hundredths is an estimate's value (estimate:>3 is 300).
 	Hundredths int64
+	// Number is the ticket number of parent:KEY-N (Value is KEY,
+	// upper-cased).
+	Number int64
 	// Custom is the field key of a cf.<key> term; its Value is checked
 	// against the field's type once the org's fields are known
 	// (domain/search), None is cf.<key>:none.

@@ -170,6 +170,10 @@ func TestParseValues(t *testing.T) {
 	if q.HasText || q.Sort != (Sort{Key: SortID}) {
 		t.Fatalf("query %+v", q)
 	}
+	pq, err := Parse("parent:eng-12")
+	if err != nil || pq.Root.(Term) != (Term{Field: "parent", Pos: 1, Value: "ENG", Number: 12}) {
+		t.Fatalf("parent: %+v %v", pq.Root, err)
+	}
 	n, err := Parse(`-"a b" c`)
 	if err != nil {
 		t.Fatal(err)

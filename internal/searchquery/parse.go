@@ -309,6 +309,13 @@ func checkField(t token) (Term, error) {
 			return out, errAt(t.pos, "has: must be attachments, labels or assignee")
 		}
 		out.Value = lower
+	case FieldParent:
+		key, num, ok := strings.Cut(strings.ToUpper(v), "-")
+		n, err := strconv.ParseInt(num, 10, 32)
+		if !ok || key == "" || err != nil || n < 1 || strings.ContainsAny(num, "+-") {
+			return out, errAt(t.pos, "parent: must be a ticket reference such as ENG-12")
+		}
+		out.Value, out.Number = key, n
 	case FieldIs:
 		if lower != "blocked" {
 			return out, errAt(t.pos, "is: must be blocked")

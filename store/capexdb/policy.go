@@ -69,3 +69,65 @@ func PolicyInForce(ctx context.Context, q store.Querier, orgID uuid.UUID, month 
 	return store.GetRaw[Policy](ctx, q, `SELECT `+policyColumns+` FROM capitalization_policies
 		WHERE org_id = $1 AND effective_from <= $2 ORDER BY effective_from DESC, version DESC LIMIT 1`, orgID, month)
 }
+
+// Override is a ticket_capitalization_overrides row.
+type Override struct {
+	TicketID       uuid.UUID  `db:"ticket_id"`
+	OrgID          uuid.UUID  `db:"org_id"`
+	Classification string     `db:"classification"`
+	Reason         string     `db:"reason"`
+	SetBy          *uuid.UUID `db:"set_by"`
+	SetAt          time.Time  `db:"set_at"`
+}
+
+const overrideColumns = `ticket_id, org_id, classification, reason, set_by, set_at`
+
+// TicketOrg is the org of a live ticket (ErrNotFound when none).
+func TicketOrg(ctx context.Context, q store.Querier, ticketID uuid.UUID) (uuid.UUID, error) {
+	rows, err := store.SelectRaw[struct {
+		OrgID uuid.UUID `db:"org_id"`
+	}](ctx, q, `SELECT org_id FROM tickets WHERE id = $1 AND deleted_at IS NULL`, ticketID)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	if len(rows) == 0 {
+		return uuid.Nil, store.ErrNotFound
+	}
+	return rows[0].OrgID, nil
+}
+
+// OverrideOf is ticketID's override, locked for the change (ErrNotFound
+// when none).
+func OverrideOf(ctx context.Context, q store.Querier, ticketID uuid.UUID) (Override, error) {
+	rows, err := store.SelectRaw[Override](ctx, q, `SELECT `+overrideColumns+` FROM ticket_capitalization_overrides
+		WHERE ticket_id = $1 FOR UPDATE`, ticketID)
+	if err != nil {
+		return Override{}, err
+	}
+	if len(rows) == 0 {
+		return Override{}, store.ErrNotFound
+	}
+	return rows[0], nil
+}
+
+// PutOverride sets o as its ticket's override.
+func PutOverride(ctx context.Context, q store.Querier, o Override) error {
+	_, err := q.Exec(ctx, `INSERT INTO ticket_capitalization_overrides (`+overrideColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (ticket_id) DO UPDATE SET classification = EXCLUDED.classification, reason = EXCLUDED.reason,
+		set_by = EXCLUDED.set_by, set_at = EXCLUDED.set_at`, o.TicketID, o.OrgID, o.Classification, o.Reason, o.SetBy, o.SetAt)
+	return store.Translate(err)
+}
+
+// DeleteOverride removes ticketID's override.
+func DeleteOverride(ctx context.Context, q store.Querier, ticketID uuid.UUID) error {
+	_, err := q.Exec(ctx, `DELETE FROM ticket_capitalization_overrides WHERE ticket_id = $1`, ticketID)
+	return store.Translate(err)
+}
+
+// MonthOverrides are the overrides of orgID's tickets with approved time in
+// [from, to).
+func MonthOverrides(ctx context.Context, q store.Querier, orgID uuid.UUID, from, to time.Time) ([]Override, error) {
+	return store.SelectRaw[Override](ctx, q, `SELECT `+overrideColumns+` FROM ticket_capitalization_overrides o
+		WHERE o.org_id = $1 AND EXISTS (SELECT 1 FROM time_entries te WHERE te.ticket_id = o.ticket_id
+			AND te.status = 'Approved' AND te.date >= $2 AND te.date < $3)`, orgID, from, to)
+}

@@ -35,7 +35,17 @@ type Filter struct {
 	// ExcludeProjects leaves these projects out (the parts of a month a
 	// policy classifies apart).
 	ExcludeProjects []uuid.UUID
+	// Tickets restricts to the entries of these tickets when OnlyTickets;
+	// ExcludeTickets leaves these tickets' entries out (the tickets a
+	// policy's rules classify apart). Only the entries answer them, not
+	// the rollup.
+	OnlyTickets    bool
+	Tickets        []uuid.UUID
+	ExcludeTickets []uuid.UUID
 }
+
+// byTicket tells whether f selects by ticket (which the rollup cannot).
+func (f Filter) byTicket() bool { return f.OnlyTickets || len(f.ExcludeTickets) > 0 }
 
 // Line is the aggregate of one (project, user, activity type), or of one
 // (project, activity type) or (project, user) when the grouping is coarser
@@ -117,6 +127,12 @@ func (f Filter) where(a *args, org string) string {
 	w := []string{"te.org_id = " + org, "te.status = 'Approved'",
 		"te.date >= " + a.add(f.From), "te.date < " + a.add(f.To)}
 	w = append(w, f.narrow(a, org)...)
+	if f.OnlyTickets {
+		w = append(w, "te.ticket_id = ANY("+a.add(f.Tickets)+")")
+	}
+	if len(f.ExcludeTickets) > 0 {
+		w = append(w, "te.ticket_id <> ALL("+a.add(f.ExcludeTickets)+")")
+	}
 	for _, t := range f.Tags {
 		w = append(w, tagCond(a, org, t, "project", "ticket", "user", "time_entry", "team"))
 	}

@@ -258,6 +258,18 @@ func term(t searchquery.Term, env Env) (sq.Sqlizer, error) {
 	case searchquery.FieldProject:
 		return sq.Expr(`t.project_id IN (SELECT kp.id FROM projects kp
 			WHERE kp.org_id = ? AND upper(kp.key) = upper(?) AND kp.deleted_at IS NULL)`, env.OrgID, t.Value), nil
+	case searchquery.FieldParent:
+		// Every descendant: a sub-ticket belongs to its epic however deep
+		// (UNION, not UNION ALL, so a cycle ends).
+		return sq.Expr(`t.id IN (WITH RECURSIVE under(id) AS (
+				SELECT c.id FROM tickets c
+				JOIN tickets pt ON pt.id = c.parent_id
+				JOIN projects pp ON pp.id = pt.project_id
+				WHERE pp.org_id = ? AND upper(pp.key) = ? AND pt.ticket_number = ? AND pt.deleted_at IS NULL
+				  AND c.deleted_at IS NULL
+				UNION
+				SELECT c.id FROM tickets c JOIN under u ON c.parent_id = u.id WHERE c.deleted_at IS NULL)
+			SELECT id FROM under)`, env.OrgID, t.Value, t.Number), nil
 	case searchquery.FieldCreated:
 		return when("t.created_at", t, env.Now), nil
 	case searchquery.FieldUpdated:

@@ -36,8 +36,11 @@ type Search struct {
 	ParentID *uuid.UUID
 	// SprintID narrows to the tickets of a sprint.
 	SprintID *uuid.UUID
-	After    *Key // keyset: continue after this row
-	Limit    int
+	// Among narrows to the tickets this condition on t selects (the
+	// tickets with approved time in a month, for a policy's rules).
+	Among sq.Sqlizer
+	After *Key // keyset: continue after this row
+	Limit int
 }
 
 // Key is a row's position in a sort: its sort key and id.
@@ -180,6 +183,9 @@ func base(s Search, cols ...string) (sq.SelectBuilder, error) {
 	}
 	if s.AssigneeID != uuid.Nil {
 		b = b.Where("t.assignee_id = ?", s.AssigneeID)
+	}
+	if s.Among != nil {
+		b = b.Where(s.Among)
 	}
 	if s.Root != nil {
 		w, err := Where(s.Root, s.Env)
@@ -368,4 +374,34 @@ func All(ctx context.Context, q store.Querier, s Search, max int) ([]ticketdb.Ro
 		return nil, err
 	}
 	return store.Select[ticketdb.Row](ctx, q, b.OrderBy("t.ticket_number", "t.id").Limit(uint64(max)))
+}
+
+// IDs reads the ids of every match of s, in no order.
+func IDs(ctx context.Context, q store.Querier, s Search) ([]uuid.UUID, error) {
+	s, err := Resolve(ctx, q, s)
+	if err != nil {
+		return nil, err
+	}
+	b, err := base(s, "t.id")
+	if err != nil {
+		return nil, err
+	}
+	sql, args, err := b.ToSql()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	defer rows.Close()
+	var out []uuid.UUID
+	for rows.Next() {
+		var id uuid.UUID
+		if err := rows.Scan(&id); err != nil {
+			return nil, store.Translate(err)
+		}
+		out = append(out, id)
+	}
+	return out, store.Translate(rows.Err())
 }
