@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"tracker/domain/capex"
 )
 
@@ -56,6 +58,10 @@ func TestFourEyesClose(t *testing.T) {
 		t.Fatalf("write while pending: %s", r.Body)
 	}
 	w.env.Do("POST", w.periodsPath("/2026-03/close"), admin2.Token, nil).Expect(t, 409)
+	if r := w.env.Do("POST", "/api/v1/orgs/"+org.String()+"/capitalization/policies", w.admin.Token,
+		map[string]any{"framework": "ias_38", "effective_from": "2026-03"}).Expect(t, 409); !strings.Contains(r.Error().Message, "pending approval") {
+		t.Fatalf("policy in a pending month: %s", r.Body)
+	}
 	if r := w.env.Do("POST", w.periodsPath("/2026-03/close/approve"), w.admin.Token, nil).Expect(t, 403); !strings.Contains(r.Error().Message, "requested") {
 		t.Fatalf("requester approving: %s", r.Body)
 	}
@@ -146,5 +152,35 @@ func TestFourEyesClose(t *testing.T) {
 	rows.Close()
 	if strings.Join(actions, ",") != "close_rejected,close_requested,close_requested,closed" {
 		t.Fatalf("audit %v", actions)
+	}
+}
+
+// TestScheduledFourEyesClose: with both settings on, the monthly run makes
+// a pending close without a requester, a later run leaves it pending, and
+// any Admin may approve it.
+func TestScheduledFourEyesClose(t *testing.T) {
+	t.Parallel()
+	w := setup(t)
+	ctx := context.Background()
+	w.env.Do("PUT", w.periodsPath("/settings"), w.admin.Token, map[string]any{"auto_close": true, "require_second_approver": true}).Expect(t, 200)
+	for range 2 {
+		job := capex.ExportJob{ExportID: uuid.New(), OrgID: w.owner.OrgID, Period: "2026-03", Trigger: capex.TriggerSchedule}
+		if _, err := w.run.svc.RunExport(ctx, job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ps capex.Periods
+	w.env.Do("GET", w.periodsPath("?from=2026-03&to=2026-03"), w.admin.Token, nil).Expect(t, 200).Decode(t, &ps)
+	if st := ps.Periods[0]; st.Status != "PendingApproval" || st.Close == nil || st.Close.ClosedBy != nil || len(st.History) != 0 {
+		t.Fatalf("after the Schedule: %+v", st)
+	}
+	var ok capex.CloseInfo
+	w.env.Do("POST", w.periodsPath("/2026-03/close/approve"), w.admin.Token, nil).Expect(t, 200).Decode(t, &ok)
+	if ok.Status != "closed" || ok.ApprovedBy == nil || *ok.ApprovedBy != w.admin.ID {
+		t.Fatalf("approved %+v", ok)
+	}
+	w.env.Do("GET", w.periodsPath("?from=2026-03&to=2026-03"), w.admin.Token, nil).Expect(t, 200).Decode(t, &ps)
+	if ps.Periods[0].Status != "Closed" {
+		t.Fatalf("after approval: %+v", ps.Periods[0])
 	}
 }
