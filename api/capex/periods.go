@@ -4,6 +4,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"tracker/api"
+	"tracker/domain/capex"
 )
 
 // periodRoutes registers period close, reopen, list and the org's opt-in
@@ -13,6 +14,36 @@ func (h Handlers) periodRoutes(r api.Router) {
 	r.Put("/orgs/:org_id/periods/settings", h.periodSettings)
 	r.Post("/orgs/:org_id/periods/:period/close", h.closePeriod)
 	r.Post("/orgs/:org_id/periods/:period/reopen", h.reopenPeriod)
+	r.Post("/orgs/:org_id/periods/:period/close/approve", h.approveClose)
+	r.Post("/orgs/:org_id/periods/:period/close/reject", h.rejectClose)
+}
+
+func (h Handlers) approveClose(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	out, err := h.reports.Approve(c.UserContext(), api.Principal(c), orgID, c.Params("period"))
+	if err != nil {
+		return err
+	}
+	return api.Send(c, fiber.StatusOK, out)
+}
+
+func (h Handlers) rejectClose(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	var req reopenReq
+	if err := api.Bind(c, &req); err != nil {
+		return err
+	}
+	out, err := h.reports.Reject(c.UserContext(), api.Principal(c), orgID, c.Params("period"), req.Reason)
+	if err != nil {
+		return err
+	}
+	return api.Send(c, fiber.StatusOK, out)
 }
 
 func (h Handlers) listPeriods(c *fiber.Ctx) error {
@@ -59,26 +90,23 @@ func (h Handlers) reopenPeriod(c *fiber.Ctx) error {
 	return api.Send(c, fiber.StatusOK, out)
 }
 
-type settingsReq struct {
-	AutoClose *bool `json:"auto_close"`
-}
-
 func (h Handlers) periodSettings(c *fiber.Ctx) error {
 	orgID, err := api.PathID(c, "org_id", "organization")
 	if err != nil {
 		return err
 	}
-	var req settingsReq
+	var req capex.PeriodSettings
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
 	p := api.Principal(c)
-	if err := h.reports.SetAutoClose(c.UserContext(), p, orgID, req.AutoClose); err != nil {
+	if err := h.reports.SetPeriodSettings(c.UserContext(), p, orgID, req); err != nil {
 		return err
 	}
 	out, err := h.reports.ListPeriods(c.UserContext(), p, orgID, "", "")
 	if err != nil {
 		return err
 	}
-	return api.Send(c, fiber.StatusOK, fiber.Map{"org_id": out.OrgID, "auto_close": out.AutoClose})
+	return api.Send(c, fiber.StatusOK, fiber.Map{"org_id": out.OrgID, "auto_close": out.AutoClose,
+		"require_second_approver": out.RequireSecondApprover})
 }

@@ -89,6 +89,30 @@ func TestPolicies(t *testing.T) {
 		!strings.Contains(entriesCSV, ",OpEx,OpEx,framework,ASU 2025-06: before funding was authorized on 2026-03-03\r\n") {
 		t.Errorf("entries CSV:\n%s", entriesCSV)
 	}
+	// The XLSX carries the same rationale columns, typed as text, blank on
+	// the Total row.
+	xr := w.env.Do("GET", "/api/v1/reports/capitalization/entries?"+q("period", "2026-03", "project_id", w.core.String(),
+		"format", "xlsx"), w.owner.Token, nil).Expect(t, 200)
+	xs := readXLSX(t, xr.Body, xr.Header, "capitalization-entries-2026-03.xlsx")
+	if len(xs.rows) != 5 || len(xs.rows[0]) != 17 || xs.rows[0][14].Raw != "Classification" || xs.rows[0][15].Raw != "RuleID" ||
+		xs.rows[0][16].Raw != "Reason" {
+		t.Fatalf("entries XLSX header %+v (%d rows)", xs.rows[0], len(xs.rows))
+	}
+	for _, want := range [][4]string{{"2026-03-02", "OpEx", "framework", "ASU 2025-06: before funding was authorized on 2026-03-03"},
+		{"2026-03-04", "CapEx", "framework", "ASU 2025-06: funding authorized, completion probable, no significant development uncertainty"}} {
+		var row []xcell
+		for _, r := range xs.rows[1:4] {
+			if r[13].Raw == want[1] && r[16].Raw == want[3] {
+				row = r
+			}
+		}
+		if row == nil || row[14] != text(want[1]) || row[15] != text(want[2]) || row[16] != text(want[3]) {
+			t.Errorf("entries XLSX: no row %v in %+v", want, xs.rows)
+		}
+	}
+	if tot := xs.rows[4]; tot[0].Raw != "Total" || tot[14].Raw != "" || tot[15].Raw != "" || tot[16].Raw != "" {
+		t.Errorf("entries XLSX total %+v", tot)
+	}
 	csv := string(w.env.Do("GET", "/api/v1/reports/capitalization/export?"+q("period", "2026-03"), w.owner.Token, nil).Expect(t, 200).Body)
 	if !strings.Contains(csv, ",CORE,") || strings.Count(csv, ",CapEx,") != 2 || strings.Count(csv, ",OpEx,") != 3 {
 		t.Fatalf("CSV:\n%s", csv)

@@ -218,7 +218,7 @@ func (f *tenantFixture) body() map[string]any {
 		"statuses": []map[string]string{{"name": "Open", "category": "todo"}}, "transitions": []any{},
 		"start_date": "2026-11-01", "end_date": "2026-11-02", "date": time.Now().UTC().Format("2006-01-02"),
 		"duration_minutes": 10, "activity_type": "Coding", "loaded_rate_cents": 1, "effective_date": "2026-02-01",
-		"period": "2026-10", "reason": "x", "auto_close": true, "email": "x@example.test", "role": "member", "cascade": true,
+		"period": "2026-10", "reason": "x", "auto_close": true, "require_second_approver": true, "email": "x@example.test", "role": "member", "cascade": true,
 		"filename": "x.txt", "content_type": "text/plain", "size_bytes": 23, "storage_key": f.attachmentKey, "uploaded_by": f.owner.ID,
 		"notification_type": "mention", "channel_id": "C1", "thread_ts": "1700000000.000100",
 		"team_id": f.team, "slack_user_id": "UWALK", "domain": "walk.example", "accept_unconnected_workspaces": false}
@@ -261,10 +261,10 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT string_agg(slack_user_id, ';') FROM chat_identities WHERE org_id = $1 AND user_id = $5),
 		(SELECT accept_unconnected_workspaces::text FROM chat_settings WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
-		(SELECT count(*) || ':' || count(reopened_at) FROM period_closes WHERE org_id = $1),
+		(SELECT count(*) || ':' || count(reopened_at) || ':' || count(approved_at) || coalesce(string_agg(status, ';'), '') FROM period_closes WHERE org_id = $1),
 		(SELECT count(*) FROM capitalization_policies WHERE org_id = $1),
 		(SELECT count(*) FROM ticket_capitalization_overrides WHERE org_id = $1),
-		(SELECT auto_close_periods FROM organizations WHERE id = $1),
+		(SELECT auto_close_periods || ':' || require_second_close_approver FROM organizations WHERE id = $1),
 		(SELECT string_agg(key || name || options::text || project_ids::text || required::text, ';') FROM custom_fields WHERE org_id = $1))`, f.org, f.ticket, f.sprint, f.entry, f.owner.ID).Scan(&out)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,8 @@ import (
 const (
 	PeriodOpen   = "Open"
 	PeriodClosed = "Closed"
+	// PeriodPending is a month whose close waits for a second approver.
+	PeriodPending = "PendingApproval"
 )
 
 // MaxReasonLen bounds a reopen reason.
@@ -27,8 +29,17 @@ const MaxReasonLen = 2000
 
 // CloseInfo is one close of a month as the API renders it. ClosedBy is null
 // when the monthly Schedule closed it; SHA256 is the hex SHA-256 of the
-// month's capitalization CSV as stored at close.
+// month's capitalization CSV as stored at close. Status is closed, or under
+// the four-eyes close pending_approval until a second person approves it
+// (closed, with ApprovedBy) or rejects it (rejected, with RejectedBy).
 type CloseInfo struct {
+	Status       string     `json:"status"`
+	RequestedBy  *uuid.UUID `json:"requested_by,omitempty"`
+	ApprovedBy   *uuid.UUID `json:"approved_by,omitempty"`
+	ApprovedAt   *time.Time `json:"approved_at,omitempty"`
+	RejectedBy   *uuid.UUID `json:"rejected_by,omitempty"`
+	RejectedAt   *time.Time `json:"rejected_at,omitempty"`
+	RejectReason *string    `json:"reject_reason,omitempty"`
 	ID           uuid.UUID  `json:"id"`
 	Period       string     `json:"period"`
 	ClosedBy     *uuid.UUID `json:"closed_by"`
@@ -47,6 +58,21 @@ func toCloseInfo(c capexdb.Close) CloseInfo {
 		t := c.ReopenedAt.UTC()
 		out.ReopenedAt = &t
 	}
+	out.Status = c.Status
+	if out.Status == "" {
+		out.Status = capexdb.StatusClosed
+	}
+	if c.Status == capexdb.StatusPending || c.ApprovedBy != nil || c.Status == capexdb.StatusRejected {
+		out.RequestedBy = c.ClosedBy
+	}
+	if c.ApprovedAt != nil {
+		t := c.ApprovedAt.UTC()
+		out.ApprovedBy, out.ApprovedAt = c.ApprovedBy, &t
+	}
+	if c.Status == capexdb.StatusRejected {
+		out.RejectedBy, out.RejectedAt, out.RejectReason = out.ReopenedBy, out.ReopenedAt, out.ReopenReason
+		out.ReopenedBy, out.ReopenedAt, out.ReopenReason = nil, nil, nil
+	}
 	return out
 }
 
@@ -62,13 +88,20 @@ type snapshot struct {
 	// was, or the month closed before policies existed); with the projects'
 	// frozen facts it fixes every entry's classification.
 	Policy *PolicyRef `json:"policy,omitempty"`
+	// RequestedBy is who closed the month (absent: the Schedule); under the
+	// four-eyes close ApprovedBy and ApprovedAt name the second person.
+	RequestedBy *uuid.UUID `json:"requested_by,omitempty"`
+	ApprovedBy  *uuid.UUID `json:"approved_by,omitempty"`
+	ApprovedAt  *time.Time `json:"approved_at,omitempty"`
 }
 
 // Close freezes orgID's month (Owner or Admin): the approved entries are
 // priced and copied, the project and user columns, budget spend and tags
 // read for the CSV are stored with the CSV and its SHA-256, and from then on
 // no entry or rate dated in the month can change. Only a month that has
-// ended can be closed; closing a closed month is a 409.
+// ended can be closed; closing a closed month is a 409. When the org
+// requires a second approver the close is pending_approval (the month
+// already refuses writes) until Approve or Reject.
 func (s *Service) Close(ctx context.Context, p domain.Principal, orgID uuid.UUID, period string) (CloseInfo, error) {
 	per, err := ParsePeriod("period", period)
 	if err != nil {
@@ -82,36 +115,44 @@ func (s *Service) Close(ctx context.Context, p domain.Principal, orgID uuid.UUID
 		if per.End().After(s.now()) {
 			return domain.Invalid("period: only a month that has ended can be closed")
 		}
-		c, err := s.closeTx(ctx, q, orgID, per, &p.UserID)
+		status, action, err := closeStatus(ctx, q, orgID)
+		if err != nil {
+			return err
+		}
+		c, err := s.closeTx(ctx, q, orgID, per, &p.UserID, status)
 		if err != nil {
 			return err
 		}
 		out = toCloseInfo(c)
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, ActorID: &p.UserID, EntityType: "period",
-			EntityID: c.ID, Action: "closed", Data: out})
+			EntityID: c.ID, Action: action, Data: out})
 	})
 	return out, err
 }
 
-// closeTx takes the month's exclusive lock and writes the close; by is nil
-// for the Schedule.
-func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, by *uuid.UUID) (capexdb.Close, error) {
+// closeTx takes the month's exclusive lock and writes the close with
+// status (closed, or pending_approval); by is nil for the Schedule.
+func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, by *uuid.UUID, status string) (capexdb.Close, error) {
 	if err := capexdb.Lock(ctx, q, orgID, per.String(), true); err != nil {
 		return capexdb.Close{}, err
 	}
 	if cur, err := capexdb.InForce(ctx, q, orgID, per.String()); err == nil {
+		if cur.Status == capexdb.StatusPending {
+			return capexdb.Close{}, domain.Conflict("period "+per.String()+" already has a close pending approval: approve or reject it",
+				"period: "+per.String(), "status: "+cur.Status)
+		}
 		return capexdb.Close{}, domain.Conflict("period "+per.String()+" is already closed",
 			"period: "+per.String(), "closed_at: "+cur.ClosedAt.UTC().Format(time.RFC3339))
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return capexdb.Close{}, err
 	}
-	c := capexdb.Close{ID: domain.NewID(), OrgID: orgID, Period: per.String(), ClosedBy: by, ClosedAt: s.now()}
+	c := capexdb.Close{ID: domain.NewID(), OrgID: orgID, Period: per.String(), ClosedBy: by, ClosedAt: s.now(), Status: status}
 	n, err := capexdb.SnapshotEntries(ctx, q, c.ID, orgID, per.Start(), per.End())
 	if err != nil {
 		return c, err
 	}
 	c.Entries = n
-	doc := snapshot{Period: per.String()}
+	doc := snapshot{Period: per.String(), RequestedBy: by}
 	if doc.Frozen, err = capexdb.FreezeColumns(ctx, q, c.ID, orgID); err != nil {
 		return c, err
 	}
@@ -171,6 +212,10 @@ func (s *Service) Reopen(ctx context.Context, p domain.Principal, orgID uuid.UUI
 		}
 		if err != nil {
 			return err
+		}
+		if c.Status == capexdb.StatusPending {
+			return domain.Conflict("period "+per.String()+" has a close pending approval: reject it instead",
+				"period: "+per.String(), "status: "+c.Status)
 		}
 		now := s.now()
 		if err := capexdb.Reopen(ctx, q, c.ID, p.UserID, reason, now); err != nil {

@@ -24,9 +24,10 @@ type PeriodState struct {
 
 // Periods is the period list of an org.
 type Periods struct {
-	OrgID     uuid.UUID     `json:"org_id"`
-	AutoClose bool          `json:"auto_close"`
-	Periods   []PeriodState `json:"periods"`
+	OrgID                 uuid.UUID     `json:"org_id"`
+	AutoClose             bool          `json:"auto_close"`
+	RequireSecondApprover bool          `json:"require_second_approver"`
+	Periods               []PeriodState `json:"periods"`
 }
 
 // ListPeriods lists the state of each month of [from, to] (Admin); empty
@@ -74,17 +75,24 @@ func (s *Service) ListPeriods(ctx context.Context, p domain.Principal, orgID uui
 	if err != nil {
 		return Periods{}, err
 	}
+	four, err := capexdb.RequireSecondApprover(ctx, q, orgID)
+	if err != nil {
+		return Periods{}, err
+	}
 	byPeriod := map[string][]CloseInfo{}
 	for _, c := range closes {
 		byPeriod[c.Period] = append(byPeriod[c.Period], toCloseInfo(c))
 	}
-	out := Periods{OrgID: orgID, AutoClose: auto, Periods: make([]PeriodState, 0, n)}
+	out := Periods{OrgID: orgID, AutoClose: auto, RequireSecondApprover: four, Periods: make([]PeriodState, 0, n)}
 	for per := f; months(per, t) >= 1; per = nextPeriod(per) {
 		st := PeriodState{Period: per.String(), Status: PeriodOpen, History: []CloseInfo{}}
 		for _, c := range byPeriod[per.String()] {
-			if c.ReopenedAt == nil {
+			if c.ReopenedAt == nil && c.RejectedAt == nil {
 				c := c
 				st.Status, st.Close = PeriodClosed, &c
+				if c.Status == capexdb.StatusPending {
+					st.Status = PeriodPending
+				}
 			} else {
 				st.History = append(st.History, c)
 			}
@@ -132,12 +140,16 @@ func (s *Service) autoClose(ctx context.Context, orgID uuid.UUID, per Period) er
 		if _, ok, err := closedOf(ctx, q, orgID, per); err != nil || ok {
 			return err
 		}
-		c, err := s.closeTx(ctx, q, orgID, per, nil)
+		status, action, err := closeStatus(ctx, q, orgID)
+		if err != nil {
+			return err
+		}
+		c, err := s.closeTx(ctx, q, orgID, per, nil, status)
 		if err != nil {
 			return err
 		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: orgID, EntityType: "period", EntityID: c.ID,
-			Action: "closed", Data: toCloseInfo(c)})
+			Action: action, Data: toCloseInfo(c)})
 	})
 }
 

@@ -117,7 +117,10 @@ func (s *Service) CreatePolicy(ctx context.Context, p domain.Principal, orgID uu
 		if err := capexdb.Lock(ctx, q, orgID, per.String(), false); err != nil {
 			return err
 		}
-		if c, err := capexdb.InForce(ctx, q, orgID, per.String()); err == nil {
+		if c, err := capexdb.InForce(ctx, q, orgID, per.String()); err == nil && c.Status == capexdb.StatusPending {
+			return domain.Conflict("effective_from: period "+per.String()+" has a close pending approval; reject it first",
+				"period: "+per.String(), "status: "+c.Status)
+		} else if err == nil {
 			return domain.Conflict("effective_from: period "+per.String()+" is closed; reopen it first",
 				"period: "+per.String(), "closed_at: "+c.ClosedAt.UTC().Format(time.RFC3339))
 		} else if !errors.Is(err, store.ErrNotFound) {

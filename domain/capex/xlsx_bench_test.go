@@ -48,7 +48,7 @@ func BenchmarkEntriesXLSXWriter(b *testing.B) {
 			for b.Loop() {
 				var err error
 				peak = max(peak, heappeak.Measure(time.Millisecond, func() {
-					err = writeEntriesXLSX(io.Discard, period, func(fn func(EntryLine) error) error {
+					err = writeEntriesXLSX(io.Discard, period, false, func(fn func(EntryLine) error) error {
 						for i := range n {
 							if err := fn(benchEntry(i)); err != nil {
 								return err
@@ -118,7 +118,7 @@ func TestEntriesXLSXReaderError(t *testing.T) {
 	period := PeriodOf(time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC))
 	boom := errors.New("boom")
 	sent := 0
-	err := writeEntriesXLSX(io.Discard, period, func(fn func(EntryLine) error) error {
+	err := writeEntriesXLSX(io.Discard, period, false, func(fn func(EntryLine) error) error {
 		for i := range 3*entryBatchRows + 7 {
 			if err := fn(benchEntry(i)); err != nil {
 				return err

@@ -148,7 +148,7 @@ func (s *Service) EntriesXLSX(ctx context.Context, p domain.Principal, eq Entrie
 	period := eq.Period
 	ctx = context.WithoutCancel(ctx)
 	return func(out io.Writer) error {
-		return writeEntriesXLSX(out, period, func(fn func(EntryLine) error) error {
+		return writeEntriesXLSX(out, period, d.pol != nil, func(fn func(EntryLine) error) error {
 			return s.DB.ReadOnly(ctx, func(q store.Querier) error {
 				return capexdb.EachEntry(ctx, q, d.src, d.f, uuid.Nil, 0, func(r capexdb.EntryRow) error { return fn(d.line(r)) })
 			})
@@ -163,10 +163,16 @@ func (s *Service) EntriesXLSX(ctx context.Context, p domain.Principal, eq Entrie
 // as serial numbers) and hands over batches of rows, while this goroutine
 // only feeds them to excelize's stream writer: the two halves of the work
 // share the machine's cores instead of taking turns. Rows keep their
-// order; a writing error stops the reader.
-func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) error) error) error {
-	xw, err := newXLSX("Entries", columns(EntriesXLSXHeader, entriesXLSXKinds,
-		map[string]float64{"EntryID": 38, "UserID": 38, "Employee": 22, "TicketTitle": 40}))
+// order; a writing error stops the reader. rationale adds the CSV's
+// Classification, RuleID and Reason columns (under a policy).
+func writeEntriesXLSX(out io.Writer, period Period, rationale bool, each func(func(EntryLine) error) error) error {
+	header, kinds := EntriesXLSXHeader, entriesXLSXKinds
+	if rationale {
+		header = append(header[:len(header):len(header)], EntriesCSVRationale...)
+		kinds = append(kinds[:len(kinds):len(kinds)], xText, xText, xText)
+	}
+	xw, err := newXLSX("Entries", columns(header, kinds,
+		map[string]float64{"EntryID": 38, "UserID": 38, "Employee": 22, "TicketTitle": 40, "Reason": 60}))
 	if err != nil {
 		return err
 	}
@@ -200,7 +206,7 @@ func writeEntriesXLSX(out io.Writer, period Period, each func(func(EntryLine) er
 		err = readErr // batches is closed: the reader has returned
 	}
 	if err == nil {
-		vals := make([]any, len(EntriesXLSXHeader))
+		vals := make([]any, len(xw.cols))
 		vals[9], vals[10], vals[12] = minutes, HoursOf(minutes), amount
 		err = xw.total(vals...)
 	}
@@ -247,7 +253,7 @@ func readEntryBatches(xw *xlsxWriter, period Period, each func(func(EntryLine) e
 		month = s
 	}
 	dates := map[string]any{} // at most the month's days
-	vals := make([]any, len(entriesXLSXKinds))
+	vals := make([]any, len(xw.cols))
 	err := each(func(l EntryLine) error {
 		date, ok := dates[l.Date]
 		if !ok {
@@ -265,11 +271,14 @@ func readEntryBatches(xw *xlsxWriter, period Period, each func(func(EntryLine) e
 			l.UserID.String(), l.TicketRef, l.TicketTitle
 		vals[7], vals[8], vals[9], vals[10], vals[11], vals[12], vals[13] = l.ProjectKey, l.ActivityType,
 			l.DurationMinutes, l.Hours, optInt(l.RateCents), l.AmountCents, l.CapExOpEx
+		if len(vals) > 14 {
+			vals[14], vals[15], vals[16] = l.Classification, l.RuleID, l.Reason
+		}
 		n := len(batch)
 		batch = batch[:n+1]
 		r := &batch[n]
 		if r.cells == nil {
-			r.cells = make([]excelize.Cell, len(entriesXLSXKinds))
+			r.cells = make([]excelize.Cell, len(vals))
 		}
 		r.minutes, r.amount = l.DurationMinutes, l.AmountCents
 		if err := xw.cellsOf(r.cells, &xw.plain, vals); err != nil {

@@ -75,7 +75,7 @@ func TestEntriesXLSXRows(t *testing.T) {
 		return l
 	}
 	var buf bytes.Buffer
-	err := writeEntriesXLSX(&buf, period, func(fn func(EntryLine) error) error {
+	err := writeEntriesXLSX(&buf, period, false, func(fn func(EntryLine) error) error {
 		for i := range n {
 			if err := fn(entry(i)); err != nil {
 				return err

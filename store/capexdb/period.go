@@ -25,12 +25,25 @@ type Close struct {
 	ReopenedBy   *uuid.UUID `db:"reopened_by"`
 	ReopenedAt   *time.Time `db:"reopened_at"`
 	ReopenReason *string    `db:"reopen_reason"`
+	// Status is pending_approval, closed or rejected (a rejected close is
+	// lifted like a reopened one: ReopenedBy/At/Reason say who rejected it,
+	// when and why).
+	Status     string     `db:"status"`
+	ApprovedBy *uuid.UUID `db:"approved_by"`
+	ApprovedAt *time.Time `db:"approved_at"`
 }
+
+// Close statuses.
+const (
+	StatusPending  = "pending_approval"
+	StatusClosed   = "closed"
+	StatusRejected = "rejected"
+)
 
 // Columns is the column list of Close.
 func Columns() []string {
 	return []string{"id", "org_id", "period", "closed_by", "closed_at", "sha256", "entries",
-		"reopened_by", "reopened_at", "reopen_reason"}
+		"reopened_by", "reopened_at", "reopen_reason", "status", "approved_by", "approved_at"}
 }
 
 // Lock takes the transaction-scoped advisory lock of (org, period): shared by
@@ -63,8 +76,8 @@ func InForceAmong(ctx context.Context, q store.Querier, orgID uuid.UUID, periods
 // Insert records a close with its snapshot document and CSV.
 func Insert(ctx context.Context, q store.Querier, c Close, snapshot, csv []byte) error {
 	_, err := store.Exec(ctx, q, store.SQL.Insert("period_closes").
-		Columns("id", "org_id", "period", "closed_by", "closed_at", "snapshot", "csv", "sha256", "entries").
-		Values(c.ID, c.OrgID, c.Period, c.ClosedBy, c.ClosedAt, snapshot, csv, c.SHA256, c.Entries))
+		Columns("id", "org_id", "period", "closed_by", "closed_at", "snapshot", "csv", "sha256", "entries", "status").
+		Values(c.ID, c.OrgID, c.Period, c.ClosedBy, c.ClosedAt, snapshot, csv, c.SHA256, c.Entries, c.Status))
 	return err
 }
 
@@ -81,11 +94,28 @@ func Files(ctx context.Context, q store.Querier, id uuid.UUID) (snapshot, csv []
 // Reopen lifts a close in force and drops its priced entries (the close row
 // keeps its CSV and checksum).
 func Reopen(ctx context.Context, q store.Querier, id, by uuid.UUID, reason string, at time.Time) error {
+	return lift(ctx, q, id, by, reason, at, StatusClosed)
+}
+
+// Reject lifts a pending close as rejected and drops its priced entries.
+func Reject(ctx context.Context, q store.Querier, id, by uuid.UUID, reason string, at time.Time) error {
+	return lift(ctx, q, id, by, reason, at, StatusRejected)
+}
+
+func lift(ctx context.Context, q store.Querier, id, by uuid.UUID, reason string, at time.Time, status string) error {
 	if _, err := store.Exec(ctx, q, store.SQL.Update("period_closes").Set("reopened_by", by).Set("reopened_at", at).
-		Set("reopen_reason", reason).Where(sq.Eq{"id": id, "reopened_at": nil})); err != nil {
+		Set("reopen_reason", reason).Set("status", status).Where(sq.Eq{"id": id, "reopened_at": nil})); err != nil {
 		return err
 	}
 	_, err := store.Exec(ctx, q, store.SQL.Delete("period_close_entries").Where(sq.Eq{"close_id": id}))
+	return err
+}
+
+// Approve turns a pending close into a close and records the approver in
+// the close and its snapshot document.
+func Approve(ctx context.Context, q store.Querier, id, by uuid.UUID, at time.Time, snapshot []byte) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("period_closes").Set("status", StatusClosed).Set("approved_by", by).
+		Set("approved_at", at).Set("snapshot", snapshot).Where(sq.Eq{"id": id, "status": StatusPending, "reopened_at": nil}))
 	return err
 }
 
@@ -101,6 +131,18 @@ func Between(ctx context.Context, q store.Querier, orgID uuid.UUID, from, to str
 // previous month.
 func AutoClose(ctx context.Context, q store.Querier, orgID uuid.UUID) (bool, error) {
 	return store.Scalar[bool](ctx, q, store.SQL.Select("auto_close_periods").From("organizations").Where(sq.Eq{"id": orgID}))
+}
+
+// RequireSecondApprover reads whether a close by one person waits for a
+// second one's approval.
+func RequireSecondApprover(ctx context.Context, q store.Querier, orgID uuid.UUID) (bool, error) {
+	return store.Scalar[bool](ctx, q, store.SQL.Select("require_second_close_approver").From("organizations").Where(sq.Eq{"id": orgID}))
+}
+
+// SetRequireSecondApprover records the org's choice.
+func SetRequireSecondApprover(ctx context.Context, q store.Querier, orgID uuid.UUID, on bool) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("organizations").Set("require_second_close_approver", on).Where(sq.Eq{"id": orgID}))
+	return err
 }
 
 // SetAutoClose records the org's choice.

@@ -45,9 +45,20 @@ func EnsureOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, what stri
 		if err != nil {
 			return err
 		}
+		if c.Status == capexdb.StatusPending {
+			return PendingError(p, what)
+		}
 		return ClosedError(p, what, c.ClosedAt)
 	}
 	return nil
+}
+
+// PendingError is the 409 of a write into a month whose close waits for a
+// second approver: the month is frozen as its snapshot, so what is approved
+// is what was seen.
+func PendingError(p, what string) error {
+	return domain.Conflict("period "+p+" has a close pending approval: a "+what+" dated in it cannot be changed until the close is approved or rejected",
+		"period: "+p, "status: "+capexdb.StatusPending)
 }
 
 // ClosedError is the 409 of a write into a closed period.

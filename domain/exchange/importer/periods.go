@@ -109,6 +109,9 @@ func periodsOpen(ctx context.Context, q store.Querier, orgID uuid.UUID, doc expo
 		return nil
 	}
 	err = period.ClosedError(first.Period, "time entry", first.ClosedAt)
+	if first.Status == capexdb.StatusPending {
+		err = period.PendingError(first.Period, "time entry")
+	}
 	var de *domain.Error
 	if errors.As(err, &de) {
 		de.Details = append(de.Details, paths...)
