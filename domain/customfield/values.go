@@ -298,11 +298,6 @@ func Read(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uui
 	return out, nil
 }
 
-// Insert writes w's values for a new ticket (nothing to read before).
-func Insert(ctx context.Context, q store.Querier, w Write) error {
-	return customfielddb.Put(ctx, q, w.Put)
-}
-
 // Apply writes w for its ticket and returns the activity trail's changes
 // (field custom_fields.<key>, old and new as rendered).
 func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid.UUID, w Write) ([]domain.FieldChange, error) {
