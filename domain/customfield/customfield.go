@@ -13,7 +13,6 @@ import (
 	"errors"
 	"regexp"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -58,26 +57,11 @@ const (
 )
 
 // Option is one choice of a select or multi_select field.
-type Option struct {
-	ID       uuid.UUID `json:"id"`
-	Name     string    `json:"name"`
-	Color    *string   `json:"color"`
-	Archived bool      `json:"archived"`
-}
+type Option = customfielddb.Option
 
-// Field is the API's custom field definition.
-type Field struct {
-	ID         uuid.UUID   `json:"id"`
-	OrgID      uuid.UUID   `json:"org_id"`
-	Key        string      `json:"key"`
-	Name       string      `json:"name"`
-	Type       string      `json:"type"`
-	Options    []Option    `json:"options"`
-	ProjectIDs []uuid.UUID `json:"project_ids"`
-	Required   bool        `json:"required"`
-	CreatedAt  time.Time   `json:"created_at"`
-	UpdatedAt  time.Time   `json:"updated_at"`
-}
+// Field is the API's custom field definition: the row as stored, with its
+// times in UTC and its lists never null.
+type Field struct{ customfielddb.Row }
 
 // IsSelect reports whether the field's values are option ids.
 func (f Field) IsSelect() bool { return f.Type == Select || f.Type == MultiSelect }
@@ -97,15 +81,14 @@ func (f Field) EnabledFor(projectID uuid.UUID) bool {
 
 // ToField renders a stored definition.
 func ToField(r customfielddb.Row) Field {
-	f := Field{ID: r.ID, OrgID: r.OrgID, Key: r.Key, Name: r.Name, Type: r.Type, Options: make([]Option, 0, len(r.Options)),
-		ProjectIDs: r.ProjectIDs, Required: r.Required, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
-	for _, o := range r.Options {
-		f.Options = append(f.Options, Option(o))
+	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+	if r.Options == nil {
+		r.Options = []Option{}
 	}
-	if f.ProjectIDs == nil {
-		f.ProjectIDs = []uuid.UUID{}
+	if r.ProjectIDs == nil {
+		r.ProjectIDs = []uuid.UUID{}
 	}
-	return f
+	return Field{Row: r}
 }
 
 // OptionIn is an option as a request names it: a bare name, or an object

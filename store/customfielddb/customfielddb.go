@@ -20,18 +20,19 @@ type Option struct {
 	Archived bool      `json:"archived"`
 }
 
-// Row is a custom_fields row.
+// Row is a custom_fields row, and (with its json names) the API's field
+// definition (customfield.Field embeds it).
 type Row struct {
-	ID         uuid.UUID   `db:"id"`
-	OrgID      uuid.UUID   `db:"org_id"`
-	Key        string      `db:"key"`
-	Name       string      `db:"name"`
-	Type       string      `db:"type"`
-	Options    []Option    `db:"options"`
-	ProjectIDs []uuid.UUID `db:"project_ids"`
-	Required   bool        `db:"required"`
-	CreatedAt  time.Time   `db:"created_at"`
-	UpdatedAt  time.Time   `db:"updated_at"`
+	ID         uuid.UUID   `db:"id" json:"id"`
+	OrgID      uuid.UUID   `db:"org_id" json:"org_id"`
+	Key        string      `db:"key" json:"key"`
+	Name       string      `db:"name" json:"name"`
+	Type       string      `db:"type" json:"type"`
+	Options    []Option    `db:"options" json:"options"`
+	ProjectIDs []uuid.UUID `db:"project_ids" json:"project_ids"`
+	Required   bool        `db:"required" json:"required"`
+	CreatedAt  time.Time   `db:"created_at" json:"created_at"`
+	UpdatedAt  time.Time   `db:"updated_at" json:"updated_at"`
 }
 
 var cols = []string{"id", "org_id", "key", "name", "type", "options", "project_ids", "required", "created_at", "updated_at"}

@@ -22,7 +22,7 @@ var fieldKey = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 // Field whose options have ids of their own, so a value decodes as it will
 // against the org's definition.
 func docField(f export.CustomField) customfield.Field {
-	out := customfield.Field{Key: f.Key, Type: f.Type}
+	out := customfield.Field{Row: customfielddb.Row{Key: f.Key, Type: f.Type}}
 	for _, o := range f.Options {
 		out.Options = append(out.Options, customfield.Option{ID: domain.NewID(), Name: o.Name, Archived: o.Archived})
 	}
