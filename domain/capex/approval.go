@@ -125,7 +125,7 @@ func (s *Service) Approve(ctx context.Context, p domain.Principal, orgID uuid.UU
 		if c.ClosedBy != nil && *c.ClosedBy == p.UserID {
 			return domain.Forbidden("the close of " + per.String() + " needs a second approver: the Admin who requested it cannot approve it")
 		}
-		pol, err := policyInForce(ctx, q, orgID, per)
+		pol, err := policyInForce(ctx, q, orgID, per, s.now())
 		if err != nil {
 			return err
 		}

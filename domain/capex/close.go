@@ -156,7 +156,7 @@ func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID,
 	if doc.Frozen, err = capexdb.FreezeColumns(ctx, q, c.ID, orgID); err != nil {
 		return c, err
 	}
-	if doc.Policy, err = policyInForce(ctx, q, orgID, per); err != nil {
+	if doc.Policy, err = policyInForce(ctx, q, orgID, per, s.now()); err != nil {
 		return c, err
 	}
 	qr := Query{OrgID: orgID, Period: per}

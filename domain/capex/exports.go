@@ -132,11 +132,11 @@ func (s *Service) RunExport(ctx context.Context, job ExportJob) (Export, error) 
 		}
 	}
 	qr := Query{OrgID: job.OrgID, Period: per}
-	data, err := renderCSV(ctx, q, qr, filterOf(qr))
+	data, err := renderCSV(ctx, q, qr, filterOf(qr), now)
 	if err != nil {
 		return Export{}, err
 	}
-	book, err := renderXLSX(ctx, q, qr, filterOf(qr))
+	book, err := renderXLSX(ctx, q, qr, filterOf(qr), now)
 	if err != nil {
 		return Export{}, err
 	}

@@ -59,7 +59,7 @@ func (s *Service) People(ctx context.Context, p domain.Principal, qr Query) (Peo
 		agg, out.Policy = cl.aggregate, cl.doc.Policy
 		info := toCloseInfo(cl.info)
 		out.Close = &info
-	} else if out.Policy, err = policyInForce(ctx, q, qr.OrgID, qr.Period); err != nil {
+	} else if out.Policy, err = policyInForce(ctx, q, qr.OrgID, qr.Period, s.now()); err != nil {
 		return out, err
 	}
 	out.StandardHoursPerMonth = out.Policy.standardHours()

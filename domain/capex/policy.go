@@ -193,7 +193,7 @@ func (s *Service) ListPolicies(ctx context.Context, p domain.Principal, orgID uu
 
 // policyInForce is the reference of orgID's policy in force in per; nil
 // when none is (the project-phase classification).
-func policyInForce(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period) (*PolicyRef, error) {
+func policyInForce(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, now time.Time) (*PolicyRef, error) {
 	p, err := capexdb.PolicyInForce(ctx, q, orgID, per.Start())
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -201,12 +201,12 @@ func policyInForce(ctx context.Context, q store.Querier, orgID uuid.UUID, per Pe
 	if err != nil {
 		return nil, err
 	}
-	return refOf(ctx, q, p, per)
+	return refOf(ctx, q, p, per, now)
 }
 
 // refOf is the reference of policy p for month per, with the ticket each
 // of its rules decides.
-func refOf(ctx context.Context, q store.Querier, p capexdb.Policy, per Period) (*PolicyRef, error) {
+func refOf(ctx context.Context, q store.Querier, p capexdb.Policy, per Period, now time.Time) (*PolicyRef, error) {
 	ref := &PolicyRef{ID: p.ID, Version: p.Version, Framework: p.Framework, StandardHoursPerMonth: p.StandardHoursPerMonth}
 	if len(p.Rules) > 0 {
 		if err := json.Unmarshal(p.Rules, &ref.Rules); err != nil {
@@ -227,7 +227,7 @@ func refOf(ctx context.Context, q store.Querier, p capexdb.Policy, per Period) (
 		ref.Rules = nil
 		return ref, nil
 	}
-	ref.Tickets, err = decideTickets(ctx, q, p.OrgID, per, ref.Rules)
+	ref.Tickets, err = decideTickets(ctx, q, p.OrgID, per, ref.Rules, now)
 	return ref, err
 }
 

@@ -62,7 +62,7 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 		return Preview{}, domain.NotFoundAs(err, "capitalization policy")
 	}
 	out := Preview{Period: per.String(), Entries: []PreviewEntry{}}
-	cand, err := refOf(ctx, q, row, per)
+	cand, err := refOf(ctx, q, row, per, s.now())
 	if err != nil {
 		return out, err
 	}
@@ -80,7 +80,7 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 		agg, src, out.InForce = cl.aggregate, capexdb.EntrySource{CloseID: cl.info.ID, Frozen: &cl.doc.Frozen}, cl.doc.Policy
 		info := toCloseInfo(cl.info)
 		out.Close = &info
-	} else if out.InForce, err = policyInForce(ctx, q, orgID, per); err != nil {
+	} else if out.InForce, err = policyInForce(ctx, q, orgID, per, s.now()); err != nil {
 		return out, err
 	}
 	cols := map[uuid.UUID]capexdb.Line{}

@@ -149,7 +149,7 @@ func toClass(c string) string {
 // the first of rules that matches it (the ticket as it is now): ticket →
 // rule id. A rule whose query no longer compiles (a custom field it names
 // was deleted) is a 422 naming it.
-func decideTickets(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, rules []Rule) (map[uuid.UUID]string, error) {
+func decideTickets(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, rules []Rule, now time.Time) (map[uuid.UUID]string, error) {
 	out := map[uuid.UUID]string{}
 	among := sq.Expr(`t.id IN (SELECT te.ticket_id FROM time_entries te WHERE te.org_id = ? AND te.status = 'Approved'
 		AND te.date >= ? AND te.date < ?)`, orgID, per.Start(), per.End())
@@ -161,7 +161,7 @@ func decideTickets(ctx context.Context, q store.Querier, orgID uuid.UUID, per Pe
 		if pq.Root == nil {
 			continue
 		}
-		ids, err := search.Matching(ctx, q, orgID, pq.Root, among, time.Now().UTC())
+		ids, err := search.Matching(ctx, q, orgID, pq.Root, among, now.UTC())
 		if err != nil {
 			var qe *searchquery.Error
 			if errors.As(err, &qe) {

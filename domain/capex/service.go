@@ -82,7 +82,7 @@ func (s *Service) Report(ctx context.Context, p domain.Principal, qr Query) (Rep
 		}
 		return cl.report(ctx, q, qr, f)
 	}
-	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period)
+	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period, s.now())
 	if err != nil {
 		return Report{}, err
 	}
@@ -111,19 +111,19 @@ func (s *Service) ExportCSV(ctx context.Context, p domain.Principal, qr Query) (
 	if err != nil {
 		return nil, err
 	}
-	return renderCSV(ctx, q, qr, f)
+	return renderCSV(ctx, q, qr, f, s.now())
 }
 
 // renderCSV aggregates f and renders its CSV with tags, departments and
 // budget spend; a closed month is rendered from its snapshot.
-func renderCSV(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) ([]byte, error) {
+func renderCSV(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter, now time.Time) ([]byte, error) {
 	if cl, ok, err := closedOf(ctx, q, qr.OrgID, qr.Period); err != nil || ok {
 		if err != nil {
 			return nil, err
 		}
 		return cl.csv(ctx, q, qr, f)
 	}
-	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period)
+	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period, now)
 	if err != nil {
 		return nil, err
 	}

@@ -86,13 +86,13 @@ func (s *Service) ExportXLSX(ctx context.Context, p domain.Principal, qr Query) 
 	if err != nil {
 		return nil, err
 	}
-	return renderXLSX(ctx, q, qr, f)
+	return renderXLSX(ctx, q, qr, f, s.now())
 }
 
 // renderXLSX aggregates f (a closed month from its snapshot) and renders
 // the XLSX.
-func renderXLSX(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) ([]byte, error) {
-	lines, x, err := exportLines(ctx, q, qr, f)
+func renderXLSX(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter, now time.Time) ([]byte, error) {
+	lines, x, err := exportLines(ctx, q, qr, f, now)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func renderXLSX(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter
 // exportLines reads the export's (project, user, activity type) lines and
 // the columns the aggregate does not carry: from the snapshot for a closed
 // month (as closed.csv does), else live.
-func exportLines(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) ([]capexdb.Line, CSVExtras, error) {
+func exportLines(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter, now time.Time) ([]capexdb.Line, CSVExtras, error) {
 	cl, ok, err := closedOf(ctx, q, qr.OrgID, qr.Period)
 	if err != nil {
 		return nil, CSVExtras{}, err
@@ -115,7 +115,7 @@ func exportLines(ctx context.Context, q store.Querier, qr Query, f capexdb.Filte
 		lines, err := classified(ctx, q, cl.aggregate, f, capexdb.Grouping{Full: true}, cl.doc.Policy)
 		return lines, CSVExtras{ProjectTags: cl.doc.ProjectTags, Departments: cl.doc.Departments, Spent: cl.doc.Spent}, err
 	}
-	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period)
+	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period, now)
 	if err != nil {
 		return nil, CSVExtras{}, err
 	}
