@@ -49,7 +49,9 @@ func TestDrillDownStreamOutlivesTheStatementTimeout(t *testing.T) {
 	// The seed goes through the test's own pool; the export through one
 	// with the statement timeout, as the API's.
 	db, url := storetest.NewWithURL(t)
-	const timeout = 2 * time.Second
+	// Generous, so that one batch read on a loaded machine stays inside it;
+	// the stall below still outlasts it.
+	const timeout = 5 * time.Second
 	api, err := store.Open(ctx, url, store.WithStatementTimeout(timeout))
 	if err != nil {
 		t.Fatal(err)
