@@ -7,6 +7,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/customfield"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/customfielddb"
 	"tracker/store/ticketdb"
@@ -134,11 +135,41 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	if err != nil {
 		return Ticket{}, err
 	}
-	created, err := ticketdb.InsertNextWith(ctx, q, row, audit, events, customfielddb.NewValuesJSON(in.custom.write.Put))
+	// The watches and notifications go first: the insert that takes the
+	// project's counter lock is the transaction's last statement, so the
+	// lock is held only while it runs and commits (the FKs to the ticket
+	// are deferred).
+	var created ticketdb.Row
+	err = s.DB.InTx(ctx, func(tq store.Querier) error {
+		if err := s.notifyCreated(ctx, tq, by, row); err != nil {
+			return err
+		}
+		created, err = ticketdb.InsertNextWith(ctx, tq, row, audit, events, customfielddb.NewValuesJSON(in.custom.write.Put))
+		return domain.NotFoundAs(err, "project")
+	})
 	if err != nil {
-		return Ticket{}, domain.NotFoundAs(err, "project")
+		return Ticket{}, err
 	}
 	out := toTicket(created)
 	out.CustomFields = data.CustomFields
 	return out, nil
+}
+
+// notifyCreated makes a new ticket's reporter and assignee watch it and
+// tells the assignee and the people its description mentions.
+func (s *Service) notifyCreated(ctx context.Context, q store.Querier, by Actor, row ticketdb.Row) error {
+	ev := notification.Event{OrgID: row.OrgID, ProjectID: row.ProjectID, TicketID: &row.ID, ActorID: &by.ID,
+		Watch: []uuid.UUID{row.ReporterID}, Excerpt: row.Title, At: row.CreatedAt}
+	if row.AssigneeID != nil {
+		ev.Watch = append(ev.Watch, *row.AssigneeID)
+		ev.Tell(*row.AssigneeID, notification.TypeAssigned)
+	}
+	if row.Description != nil {
+		mentioned, err := notification.Mentioned(ctx, q, row.OrgID, row.ProjectID, *row.Description)
+		if err != nil {
+			return err
+		}
+		ev.Mention(mentioned)
+	}
+	return notification.Emit(ctx, q, ev)
 }

@@ -9,6 +9,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/customfield"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -27,7 +28,9 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Ti
 	if err := withCustomFields(ctx, s.DB.Q(), t.AccessRow.OrgID, out); err != nil {
 		return Ticket{}, err
 	}
-	return out[0], nil
+	w, err := notification.Watching(ctx, s.DB.Q(), id, p.UserID)
+	out[0].Watching = &w
+	return out[0], err
 }
 
 // WithCustomFields fills the custom_fields of ts, tickets of orgID the
