@@ -26,19 +26,28 @@ type world struct {
 	hub *notification.Hub
 }
 
-func setup(t *testing.T) world {
+func setup(t *testing.T) world { return setupWith(t, api.DefaultStreamOptions) }
+
+// setupWith is setup with the live streams tuned by stream.
+func setupWith(t *testing.T, stream api.StreamOptions) world {
 	var hub *notification.Hub
 	w := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		hub = notification.NewHub(e.DB, e.Log)
-		t.Cleanup(hub.Close)
-		return []api.Module{
-			tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock)),
-			comments.New(comment.New(e.DB, e.Clock)),
-			timeentryapi.New(timeentry.New(e.DB, e.Clock)),
-			notifications.New(notification.New(e.DB, e.Clock), hub, api.DefaultStreamOptions),
-		}
+		var mods []api.Module
+		mods, hub = modules(t, e, stream)
+		return mods
 	}})
 	return world{World: w, hub: hub}
+}
+
+func modules(t *testing.T, e *apitest.Env, stream api.StreamOptions) ([]api.Module, *notification.Hub) {
+	hub := notification.NewHub(e.DB, e.Log)
+	t.Cleanup(hub.Close)
+	return []api.Module{
+		tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock)),
+		comments.New(comment.New(e.DB, e.Clock)),
+		timeentryapi.New(timeentry.New(e.DB, e.Clock)),
+		notifications.New(notification.New(e.DB, e.Clock), hub, stream),
+	}, hub
 }
 
 func (w world) ticketURL(id uuid.UUID) string { return "/api/v1/tickets/" + id.String() }
