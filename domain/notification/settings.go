@@ -58,7 +58,6 @@ func (s *Service) Settings(ctx context.Context, p domain.Principal) (Settings, e
 	return fromStored(r), nil
 }
 
-
 // PutSettings replaces the caller's settings; a type the body leaves out is
 // on.
 func (s *Service) PutSettings(ctx context.Context, p domain.Principal, in Settings) (Settings, error) {
