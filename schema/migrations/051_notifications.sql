@@ -40,10 +40,14 @@ CREATE TABLE notifications (
     actor_id   uuid REFERENCES users (id) ON DELETE SET NULL,
     excerpt    text NOT NULL DEFAULT '',
     created_at timestamptz NOT NULL,
-    read_at    timestamptz
+    read_at    timestamptz,
+    -- due_on is the due date a due_soon notification is about: one per
+    -- person, ticket and date, however often the sweep runs.
+    due_on     date
 );
 CREATE INDEX notifications_inbox_idx ON notifications (user_id, id);
 CREATE INDEX notifications_unread_idx ON notifications (user_id, id) WHERE read_at IS NULL;
+CREATE UNIQUE INDEX notifications_due_soon_key ON notifications (user_id, ticket_id, due_on) WHERE type = 'due_soon';
 
 -- A person's delivery settings; no row is the defaults (email on with a
 -- 10-minute digest, chat on when a chat identity is linked, every type on).
