@@ -263,6 +263,8 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT string_agg(slack_user_id, ';') FROM chat_identities WHERE org_id = $1 AND user_id = $5),
 		(SELECT accept_unconnected_workspaces::text FROM chat_settings WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
+		(SELECT count(*) FROM ticket_watchers WHERE org_id = $1),
+		(SELECT count(*) || ':' || count(read_at) FROM notifications WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) || ':' || count(approved_at) || coalesce(string_agg(status, ';'), '') FROM period_closes WHERE org_id = $1),
 		(SELECT count(*) FROM capitalization_policies WHERE org_id = $1),
 		(SELECT count(*) FROM ticket_capitalization_overrides WHERE org_id = $1),
