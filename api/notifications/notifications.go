@@ -198,7 +198,7 @@ func (h Handlers) live(c *fiber.Ctx) error {
 		}
 		start = newest
 	}
-	wake, cancel := h.hub.Subscribe()
+	wake, cancel := h.hub.Subscribe(p.UserID)
 	return api.Stream(c, h.stream, &source{svc: h.svc, p: p, cursor: notification.NewCursor(start), wake: wake, cancel: cancel})
 }
 

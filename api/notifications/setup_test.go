@@ -40,7 +40,7 @@ func setupWith(t *testing.T, stream api.StreamOptions) world {
 }
 
 func modules(t *testing.T, e *apitest.Env, stream api.StreamOptions) ([]api.Module, *notification.Hub) {
-	hub := notification.NewHub(e.DB, e.Log)
+	hub := notification.NewHub(e.DB, e.Clock, e.Log)
 	t.Cleanup(hub.Close)
 	return []api.Module{
 		tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock)),

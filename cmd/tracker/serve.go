@@ -156,7 +156,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 		Webhooks:      webhook.New(db, clock),
 		Comments:      comment.New(db, clock),
 		Notifications: notification.New(db, clock),
-		Hub:           notification.NewHub(db, slog.Default()),
+		Hub:           notification.NewHub(db, clock, slog.Default()),
 		Labels:        label.New(db, clock),
 		Sprints:       sprint.NewService(db, clock),
 		Entries:       timeentry.New(db, clock),
@@ -217,7 +217,7 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracin
 	metrics := api.NewMetrics()
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
 	s := newServices(cfg, db, domain.SystemClock{})
-	s.Hub = notification.NewHub(db, log)
+	s.Hub = notification.NewHub(db, domain.SystemClock{}, log)
 	defer s.Hub.Close()
 	ensureBucket(ctx, cfg, log, s.Objects)
 	if cfg.CodehostSecret == "" {

@@ -205,3 +205,19 @@ func MarkAllRead(ctx context.Context, q store.Querier, f Filter, at time.Time) e
 	_, err := q.Exec(ctx, `UPDATE notifications n SET read_at = $6 WHERE `+visible, args...)
 	return store.Translate(err)
 }
+
+// Recent is one person's notifications written since a time: how many and
+// the newest id.
+type Recent struct {
+	UserID uuid.UUID `db:"user_id"`
+	Count  int64     `db:"count"`
+	Newest uuid.UUID `db:"newest"`
+}
+
+// RecentFor reads, for each of users who has any, how many notifications
+// have ids from floor on and the newest: one query that tells a process's
+// live streams which of them have something new.
+func RecentFor(ctx context.Context, q store.Querier, users []uuid.UUID, floor uuid.UUID) ([]Recent, error) {
+	return store.SelectRaw[Recent](ctx, q, `SELECT user_id, count(*) AS count, (array_agg(id ORDER BY id DESC))[1] AS newest FROM notifications
+	    WHERE user_id = ANY ($1::uuid[]) AND id >= $2 GROUP BY user_id`, users, floor)
+}
