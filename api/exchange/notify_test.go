@@ -62,6 +62,15 @@ func TestImportFinishedNotifiesWhoStartedIt(t *testing.T) {
 	if got := told(); len(got) != 2 || got[1] != "Import from test failed: worker gave up" {
 		t.Fatalf("told %q", got)
 	}
+	// Someone no longer in the org is not told.
+	third := start()
+	f.env.Exec(t, `DELETE FROM memberships WHERE org_id = $1 AND user_id = $2`, f.b, admin.ID)
+	if err := f.runner.Fail(t.Context(), third, "gone"); err != nil {
+		t.Fatal(err)
+	}
+	if n := apitest.Scalar[int64](t, f.env, `SELECT count(*) FROM notifications WHERE user_id = $1`, admin.ID); n != 2 {
+		t.Errorf("%d notifications, want the 2 from before the Admin left", n)
+	}
 	if n := apitest.Scalar[int64](t, f.env, `SELECT count(*) FROM notifications WHERE user_id <> $1`, admin.ID); n != 0 {
 		t.Errorf("%d notifications to others", n)
 	}

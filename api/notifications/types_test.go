@@ -152,6 +152,17 @@ func TestEachTypeReachesOnlyReaders(t *testing.T) {
 		w.Env.Do("POST", "/api/v1/time-entries/"+e.ID.String()+"/submit", w.Admin.Token, nil).Expect(t, 200)
 		w.Env.Do("POST", "/api/v1/time-entries/"+e.ID.String()+"/approve", w.Admin.Token, nil).Expect(t, 200)
 		w.expectTypes(t, w.Admin, id)
+		// An owner who can no longer read the ticket (suspended) is not told.
+		gone := w.Env.Member(w.Owner, "member")
+		w.Env.Do("POST", "/api/v1/time-entries", gone.Token, map[string]any{"user_id": gone.ID, "ticket_id": id,
+			"project_id": w.Project.ID, "date": time.Now().UTC().Format("2006-01-02"), "duration_minutes": 30, "activity_type": "Coding"}).
+			Expect(t, 201).Decode(t, &e)
+		w.Env.Do("POST", "/api/v1/time-entries/"+e.ID.String()+"/submit", gone.Token, nil).Expect(t, 200)
+		w.Env.Exec(t, `UPDATE memberships SET suspended_at = now() WHERE user_id = $1`, gone.ID)
+		w.Env.Do("POST", "/api/v1/time-entries/"+e.ID.String()+"/reject", w.Admin.Token, map[string]any{"reason": "no"}).Expect(t, 200)
+		if n := apitest.Scalar[int64](t, w.Env, `SELECT count(*) FROM notifications WHERE user_id = $1`, gone.ID); n != 0 {
+			t.Errorf("a suspended member was told %d things", n)
+		}
 	})
 
 	t.Run("removed from the org", func(t *testing.T) {
