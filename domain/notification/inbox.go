@@ -101,20 +101,6 @@ func (s *Service) ReadAll(ctx context.Context, p domain.Principal, q Query) erro
 	return notificationdb.MarkAllRead(ctx, s.db.Q(), filter(p, q), s.now())
 }
 
-// After is the caller's notifications with ids above after, oldest first
-// (a live stream's next events).
-func (s *Service) After(ctx context.Context, p domain.Principal, after uuid.UUID, limit int) ([]Notification, error) {
-	rows, err := notificationdb.After(ctx, s.db.Q(), filter(p, Query{}), after, limit)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Notification, len(rows))
-	for i, r := range rows {
-		out[i] = toNotification(r)
-	}
-	return out, nil
-}
-
 // Newest is the id of the caller's newest notification (uuid.Nil: none).
 func (s *Service) Newest(ctx context.Context, p domain.Principal) (uuid.UUID, error) {
 	return notificationdb.Newest(ctx, s.db.Q(), p.UserID)

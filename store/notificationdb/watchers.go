@@ -36,13 +36,6 @@ func WatchingColumn(ticketExpr, userParam string) string {
 	return "EXISTS (SELECT 1 FROM ticket_watchers tw WHERE tw.ticket_id = " + ticketExpr + " AND tw.user_id = " + userParam + ") AS watching"
 }
 
-// Watching reports whether user watches the ticket.
-func Watching(ctx context.Context, q store.Querier, ticketID, userID uuid.UUID) (bool, error) {
-	var ok bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM ticket_watchers WHERE ticket_id = $1 AND user_id = $2)`, ticketID, userID).Scan(&ok)
-	return ok, store.Translate(err)
-}
-
 // WatcherIDs lists a ticket's watchers (readers or not: the notification
 // insert checks each recipient).
 func WatcherIDs(ctx context.Context, q store.Querier, ticketID uuid.UUID) ([]uuid.UUID, error) {
