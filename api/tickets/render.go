@@ -24,7 +24,12 @@ func render(c *fiber.Ctx, res ticket.Result) error {
 func sendTicket(c *fiber.Ctx, status int, t ticket.Ticket) error {
 	c.Status(status).Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	api.SetETag(c, t.Version)
-	return c.Send(t.AppendJSON(make([]byte, 0, 512)))
+	b := t.AppendJSON(make([]byte, 0, 512))
+	if t.Watching != nil {
+		b = append(append(b[:len(b)-1], `,"watching":`...), strconv.AppendBool(nil, *t.Watching)...)
+		b = append(b, '}')
+	}
+	return c.Send(b)
 }
 
 // sendPage writes a page of tickets in api.Paginated's shape.

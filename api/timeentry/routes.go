@@ -3,6 +3,8 @@
 package timeentry
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
@@ -31,6 +33,7 @@ func (h Handlers) Routes(r api.Router) {
 	r.Delete("/time-entries/:id", api.IfMatch, h.delete)
 	r.Post("/time-entries/:id/submit", api.ByID("time entry", h.entries.Submit))
 	r.Post("/time-entries/:id/approve", api.ByID("time entry", h.entries.Approve))
+	r.Post("/time-entries/:id/reject", api.WithBody("id", "time entry", fiber.StatusOK, h.reject))
 	r.Get("/tickets/:ticket_id/time-entries", h.listByTicket)
 	r.Get("/users/:user_id/time-entries", h.listByUser)
 }
@@ -94,4 +97,12 @@ func (h Handlers) delete(c *fiber.Ctx) error {
 		return err
 	}
 	return c.SendStatus(fiber.StatusNoContent)
+}
+
+type rejectReq struct {
+	Reason string `json:"reason" validate:"required"`
+}
+
+func (h Handlers) reject(ctx context.Context, p domain.Principal, id uuid.UUID, req rejectReq) (timeentry.Entry, error) {
+	return h.entries.Reject(ctx, p, id, req.Reason)
 }

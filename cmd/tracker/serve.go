@@ -22,6 +22,7 @@ import (
 	"tracker/api/exchange"
 	"tracker/api/labels"
 	laborrateapi "tracker/api/laborrate"
+	"tracker/api/notifications"
 	"tracker/api/orgs"
 	"tracker/api/projects"
 	scimapi "tracker/api/scim"
@@ -47,6 +48,7 @@ import (
 	"tracker/domain/idempotency"
 	"tracker/domain/label"
 	"tracker/domain/laborrate"
+	"tracker/domain/notification"
 	"tracker/domain/org"
 	"tracker/domain/project"
 	scimdomain "tracker/domain/scim"
@@ -89,13 +91,17 @@ type services struct {
 	Fields      *customfield.Service
 	Webhooks    *webhook.Service
 	Comments    *comment.Service
-	Labels      *label.Service
-	Sprints     *sprint.Service
-	Entries     *timeentry.Service
-	Rates       *laborrate.Service
-	Capex       *capex.Service
-	Export      *export.Service
-	Imports     *importer.Service
+	// Notifications are watchers, the inbox and settings; Hub wakes the
+	// live streams of this process.
+	Notifications *notification.Service
+	Hub           *notification.Hub
+	Labels        *label.Service
+	Sprints       *sprint.Service
+	Entries       *timeentry.Service
+	Rates         *laborrate.Service
+	Capex         *capex.Service
+	Export        *export.Service
+	Imports       *importer.Service
 	// Attachments keep their bytes in Objects; Storage serves the local
 	// store's presigned URLs (nil with S3).
 	Attachments *attachment.Service
@@ -140,27 +146,29 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 		DB: db,
 		Accounts: account.New(db, clock, account.Tokens{Secret: []byte(cfg.JWTSecret), AccessTTL: time.Hour},
 			cfg.Registration, time.Minute),
-		Orgs:        org.New(db, clock, cfg.PublicURL),
-		Projects:    project.New(db, clock),
-		Statusflows: statusflow.New(db, clock),
-		Tags:        tag.New(db, clock),
-		Tickets:     tickets,
-		Views:       view.New(db, clock),
-		Fields:      customfield.New(db, clock),
-		Webhooks:    webhook.New(db, clock),
-		Comments:    comment.New(db, clock),
-		Labels:      label.New(db, clock),
-		Sprints:     sprint.NewService(db, clock),
-		Entries:     timeentry.New(db, clock),
-		Rates:       laborrate.New(db, clock),
-		Capex:       capex.New(db, clock),
-		Export:      export.New(db, clock),
-		Imports:     importer.New(db, clock),
-		Teams:       team.New(db, clock),
-		Codehost:    codehost.New(db, tickets, cfg.CodehostSecret, box, clock, cfg.PublicURL),
-		Chat:        chat.New(db, clock, chatConfig(cfg, box, tickets)),
-		SCIM:        scimdomain.New(db, clock, cfg.PublicURL),
-		Idempotency: idempotency.New(db, clock),
+		Orgs:          org.New(db, clock, cfg.PublicURL),
+		Projects:      project.New(db, clock),
+		Statusflows:   statusflow.New(db, clock),
+		Tags:          tag.New(db, clock),
+		Tickets:       tickets,
+		Views:         view.New(db, clock),
+		Fields:        customfield.New(db, clock),
+		Webhooks:      webhook.New(db, clock),
+		Comments:      comment.New(db, clock),
+		Notifications: notification.New(db, clock),
+		Hub:           notification.NewHub(db, clock, slog.Default()),
+		Labels:        label.New(db, clock),
+		Sprints:       sprint.NewService(db, clock),
+		Entries:       timeentry.New(db, clock),
+		Rates:         laborrate.New(db, clock),
+		Capex:         capex.New(db, clock),
+		Export:        export.New(db, clock),
+		Imports:       importer.New(db, clock),
+		Teams:         team.New(db, clock),
+		Codehost:      codehost.New(db, tickets, cfg.CodehostSecret, box, clock, cfg.PublicURL),
+		Chat:          chat.New(db, clock, chatConfig(cfg, box, tickets)),
+		SCIM:          scimdomain.New(db, clock, cfg.PublicURL),
+		Idempotency:   idempotency.New(db, clock),
 	}
 	// The identity provider client: the webhook client's SSRF guard, so an
 	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
@@ -182,6 +190,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		customfieldapi.New(s.Fields),
 		webhooks.New(s.Webhooks),
 		comments.New(s.Comments),
+		notifications.New(s.Notifications, s.Hub, streamOptions(cfg)),
 		labels.New(s.Labels),
 		sprints.New(s.Sprints),
 		timeentryapi.New(s.Entries),
@@ -208,6 +217,8 @@ func serve(ctx context.Context, cfg Config, log *slog.Logger, tr *tracing.Tracin
 	metrics := api.NewMetrics()
 	metrics.Registry.MustRegister(store.NewPoolCollector(db))
 	s := newServices(cfg, db, domain.SystemClock{})
+	s.Hub = notification.NewHub(db, domain.SystemClock{}, log)
+	defer s.Hub.Close()
 	ensureBucket(ctx, cfg, log, s.Objects)
 	if cfg.CodehostSecret == "" {
 		log.Info("code-host webhook: SERVICE_CODEHOST_WEBHOOK_SECRET is not set; the service-wide URL refuses every delivery (per-org connections still work)")
@@ -296,4 +307,13 @@ func logChatTenancy(log *slog.Logger, cfg Config) {
 		return
 	}
 	log.Info(msg)
+}
+
+// streamOptions are the live streams' options: the config's, else the
+// defaults.
+func streamOptions(cfg Config) api.StreamOptions {
+	if cfg.NotificationStream.Heartbeat == 0 {
+		return api.DefaultStreamOptions
+	}
+	return cfg.NotificationStream
 }

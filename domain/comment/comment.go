@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/commentdb"
 )
@@ -90,6 +91,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, ticketID uuid.
 		if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleReporter, "ticket"); err != nil {
 			return err
 		}
+		at := s.now()
+		ev := notification.Event{OrgID: t.OrgID, ProjectID: t.ProjectID, TicketID: &ticketID, ActorID: &p.UserID,
+			Watch: []uuid.UUID{p.UserID}, Watchers: notification.TypeCommented, Excerpt: c.Body, At: at}
 		if parentID != nil {
 			parent, err := commentdb.Get(ctx, q, t.OrgID, *parentID)
 			if err != nil && !isNotFound(err) {
@@ -98,8 +102,16 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, ticketID uuid.
 			if err != nil || parent.TicketID != ticketID {
 				return domain.Invalid("parent_comment_id: must be a comment of the same ticket")
 			}
+			ev.Tell(parent.AuthorID, notification.TypeReplied)
 		}
-		at := s.now()
+		mentioned, err := notification.Mentioned(ctx, q, t.OrgID, t.ProjectID, c.Body)
+		if err != nil {
+			return err
+		}
+		ev.Mention(mentioned)
+		if err := notification.Emit(ctx, q, ev); err != nil {
+			return err
+		}
 		r := commentdb.Row{ID: domain.NewID(), OrgID: t.OrgID, TicketID: ticketID, AuthorID: p.UserID, Content: c,
 			ParentCommentID: parentID, CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 		if err := commentdb.Insert(ctx, q, r); err != nil {

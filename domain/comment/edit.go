@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/commentdb"
 )
@@ -56,6 +57,9 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return domain.StaleAs(ctx, err, "comment")
 		}
 		out = toComment(r)
+		if err := s.mentionAdded(ctx, q, p, old, r); err != nil {
+			return err
+		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: r.TicketID, Action: ActionUpdated, Changes: []domain.FieldChange{
 				{Field: "comment", Old: r.ID, New: r.ID},
@@ -105,4 +109,23 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: r.TicketID, Action: ActionDeleted, Changes: changes})
 	})
+}
+
+// mentionAdded tells the people an edit newly mentions (an edit tells
+// nobody else).
+func (s *Service) mentionAdded(ctx context.Context, q store.Querier, p domain.Principal, old, r commentdb.Row) error {
+	if old.Body == r.Body {
+		return nil
+	}
+	t, err := commentdb.TicketWithAccess(ctx, q, r.TicketID, p.UserID)
+	if err != nil {
+		return domain.NotFoundAs(err, "ticket")
+	}
+	added, err := notification.NewlyMentioned(ctx, q, r.OrgID, t.ProjectID, old.Body, r.Body)
+	if err != nil || len(added) == 0 {
+		return err
+	}
+	ev := notification.Event{OrgID: r.OrgID, ProjectID: t.ProjectID, TicketID: &r.TicketID, ActorID: &p.UserID, Excerpt: r.Body, At: s.now()}
+	ev.Mention(added)
+	return notification.Emit(ctx, q, ev)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/commentdb"
 )
@@ -45,6 +46,20 @@ func (s *Service) CreateIn(ctx context.Context, q store.Querier, in Integrated) 
 		}
 	}
 	at := s.now()
+	// The integration's own user watches nothing; a linked member does.
+	ev := notification.Event{OrgID: t.OrgID, ProjectID: t.ProjectID, TicketID: &in.TicketID, ActorID: &author,
+		Watchers: notification.TypeCommented, Excerpt: in.Body, At: at}
+	if in.As != nil {
+		ev.Watch = []uuid.UUID{author}
+	}
+	mentioned, err := notification.Mentioned(ctx, q, t.OrgID, t.ProjectID, in.Body)
+	if err != nil {
+		return Comment{}, err
+	}
+	ev.Mention(mentioned)
+	if err := notification.Emit(ctx, q, ev); err != nil {
+		return Comment{}, err
+	}
 	r := commentdb.Row{ID: domain.NewID(), OrgID: t.OrgID, TicketID: in.TicketID, AuthorID: author, Content: Content{Body: in.Body},
 		CreatedAt: at, UpdatedAt: at, RowVersion: 1}
 	if err := commentdb.Insert(ctx, q, r); err != nil {

@@ -7,8 +7,10 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/customfield"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/customfielddb"
+	"tracker/store/notificationdb"
 	"tracker/store/ticketdb"
 )
 
@@ -134,11 +136,35 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	if err != nil {
 		return Ticket{}, err
 	}
-	created, err := ticketdb.InsertNextWith(ctx, q, row, audit, events, customfielddb.NewValuesJSON(in.custom.write.Put))
+	notes, err := s.createdNotes(ctx, q, by, row)
+	if err != nil {
+		return Ticket{}, err
+	}
+	created, err := ticketdb.InsertNextWith(ctx, q, row, audit, events, customfielddb.NewValuesJSON(in.custom.write.Put), notes)
 	if err != nil {
 		return Ticket{}, domain.NotFoundAs(err, "project")
 	}
 	out := toTicket(created)
 	out.CustomFields = data.CustomFields
 	return out, nil
+}
+
+// createdNotes are a new ticket's watches and notifications, which its
+// insert statement writes: the reporter and the assignee watch it, the
+// assignee and the people its description mentions are told.
+func (s *Service) createdNotes(ctx context.Context, q store.Querier, by Actor, row ticketdb.Row) (notificationdb.OnCreate, error) {
+	ev := notification.Event{OrgID: row.OrgID, ProjectID: row.ProjectID, TicketID: &row.ID, ActorID: &by.ID,
+		Watch: []uuid.UUID{row.ReporterID}, Excerpt: row.Title, At: row.CreatedAt}
+	if row.AssigneeID != nil {
+		ev.Watch = append(ev.Watch, *row.AssigneeID)
+		ev.Tell(*row.AssigneeID, notification.TypeAssigned)
+	}
+	if row.Description != nil {
+		mentioned, err := notification.Mentioned(ctx, q, row.OrgID, row.ProjectID, *row.Description)
+		if err != nil {
+			return notificationdb.OnCreate{}, err
+		}
+		ev.Mention(mentioned)
+	}
+	return ev.OnCreate(), nil
 }

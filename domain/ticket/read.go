@@ -27,6 +27,7 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Ti
 	if err := withCustomFields(ctx, s.DB.Q(), t.AccessRow.OrgID, out); err != nil {
 		return Ticket{}, err
 	}
+	out[0].Watching = &t.Watching
 	return out[0], nil
 }
 

@@ -72,6 +72,9 @@ type Ticket struct {
 	CustomFields customfield.Object `json:"custom_fields"`
 	// Version is the row's version, sent as the ETag (not in the body).
 	Version int64 `json:"-"`
+	// Watching is whether the caller watches the ticket: set by Get only,
+	// the API adds it to that answer (lists and events have no caller).
+	Watching *bool `json:"-"`
 }
 
 // RowVersion is the ticket's ETag version (domain.Versioned).

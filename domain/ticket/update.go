@@ -7,6 +7,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/customfield"
+	"tracker/domain/notification"
 	"tracker/domain/statusflow"
 	"tracker/store"
 	"tracker/store/ticketdb"
@@ -116,7 +117,37 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 			return Ticket{}, err
 		}
 	}
-	return after, nil
+	return after, s.notifyChanged(ctx, q, by, t, rows[0], pl)
+}
+
+// notifyChanged tells who a change concerns, once each: a new assignee
+// (who starts watching), the people a changed description newly mentions,
+// and on a status change the ticket's watchers.
+func (s *Service) notifyChanged(ctx context.Context, q store.Querier, by Actor, before, after ticketdb.Row, pl plan) error {
+	ev := notification.Event{OrgID: after.OrgID, ProjectID: after.ProjectID, TicketID: &after.ID, ActorID: &by.ID, Excerpt: after.Title, At: s.now()}
+	if a := after.AssigneeID; a != nil && !samePtr(a, before.AssigneeID) {
+		ev.Watch = append(ev.Watch, *a)
+		ev.Tell(*a, notification.TypeAssigned)
+	}
+	if d := after.Description; d != nil && !samePtr(d, before.Description) {
+		old := ""
+		if before.Description != nil {
+			old = *before.Description
+		}
+		added, err := notification.NewlyMentioned(ctx, q, after.OrgID, after.ProjectID, old, *d)
+		if err != nil {
+			return err
+		}
+		ev.Mention(added)
+	}
+	if pl.status != nil {
+		ev.Watchers = notification.TypeStatusChanged
+		ev.Excerpt = before.Status + " → " + after.Status
+	}
+	if len(ev.To) == 0 && ev.Watchers == "" {
+		return nil
+	}
+	return notification.Emit(ctx, q, ev)
 }
 
 // Update changes a ticket (Member). A status change follows the workflow's

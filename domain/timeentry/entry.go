@@ -52,6 +52,9 @@ type Entry struct {
 	// SourceApprovedBy is the approver an imported document named, as text:
 	// an import records the approval as the importing admin's (ApprovedBy).
 	SourceApprovedBy *string `json:"source_approved_by"`
+	// RejectionReason is why an Admin rejected the entry (back to Draft),
+	// until it is submitted again.
+	RejectionReason *string `json:"rejection_reason"`
 	// Version is the row's version, sent as the ETag (not in the body).
 	Version int64 `json:"-"`
 }
@@ -63,7 +66,7 @@ func toEntry(r timeentrydb.Row) Entry {
 	e := Entry{
 		ID: r.ID, UserID: r.UserID, TicketID: r.TicketID, ProjectID: r.ProjectID,
 		Content: r.Content, Status: r.Status, ApprovedBy: r.ApprovedBy,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), SourceApprovedBy: r.SourceApprovedBy, Version: r.RowVersion,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), SourceApprovedBy: r.SourceApprovedBy, RejectionReason: r.RejectionReason, Version: r.RowVersion,
 	}
 	if r.ApprovedAt != nil {
 		t := r.ApprovedAt.UTC()

@@ -2,12 +2,15 @@ package timeentry
 
 import (
 	"context"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"tracker/domain"
 	"tracker/domain/capex/period"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/timeentrydb"
 )
@@ -119,7 +122,25 @@ func (s *Service) Approve(ctx context.Context, p domain.Principal, id uuid.UUID)
 	return s.move(ctx, p, id, domain.RoleAdmin, StatusSubmitted, StatusApproved, "only a Submitted entry can be approved")
 }
 
+// MaxRejectionReason is the longest reason a rejection takes.
+const MaxRejectionReason = 2000
+
+// Reject sends a Submitted entry back to Draft (Admin of the entry's org)
+// with the reason, which the entry keeps until it is submitted again; its
+// user is told.
+func (s *Service) Reject(ctx context.Context, p domain.Principal, id uuid.UUID, reason string) (Entry, error) {
+	reason = strings.TrimSpace(reason)
+	if reason == "" || utf8.RuneCountInString(reason) > MaxRejectionReason {
+		return Entry{}, domain.Invalid("reason: must be 1 to 2000 characters")
+	}
+	return s.moveWith(ctx, p, id, domain.RoleAdmin, StatusSubmitted, StatusDraft, "only a Submitted entry can be rejected", &reason)
+}
+
 func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, min domain.Role, from, to, why string) (Entry, error) {
+	return s.moveWith(ctx, p, id, min, from, to, why, nil)
+}
+
+func (s *Service) moveWith(ctx context.Context, p domain.Principal, id uuid.UUID, min domain.Role, from, to, why string, reason *string) (Entry, error) {
 	now := s.now()
 	var out Entry
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
@@ -139,13 +160,44 @@ func (s *Service) move(ctx context.Context, p domain.Principal, id uuid.UUID, mi
 			r.ApprovedBy, r.ApprovedAt = &p.UserID, &now
 			changes = append(changes, domain.FieldChange{Field: "approved_by", Old: nil, New: p.UserID})
 		}
+		action := map[string]string{StatusSubmitted: "submitted", StatusApproved: "approved"}[to]
+		switch {
+		case reason != nil:
+			action = "rejected"
+			changes = append(changes, domain.FieldChange{Field: "rejection_reason", Old: r.RejectionReason, New: *reason})
+			r.RejectionReason = reason
+		case to == StatusSubmitted && r.RejectionReason != nil:
+			// Submitted again: the reason has been answered.
+			changes = append(changes, domain.FieldChange{Field: "rejection_reason", Old: *r.RejectionReason, New: nil})
+			r.RejectionReason = nil
+		}
 		if r.RowVersion, err = timeentrydb.Update(ctx, q, r, domain.Versions(ctx)); err != nil {
 			return domain.StaleAs(ctx, err, "time entry")
 		}
 		out = toEntry(r)
+		if err := s.notifyOwner(ctx, q, p, r, to, reason); err != nil {
+			return err
+		}
 		return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: a.OrgID, ActorID: &p.UserID, EntityType: "time_entry",
-			EntityID: r.ID, Action: map[string]string{StatusSubmitted: "submitted", StatusApproved: "approved"}[to],
-			Changes: changes, Data: out})
+			EntityID: r.ID, Action: action, Changes: changes, Data: out})
 	})
 	return out, err
+}
+
+// notifyOwner tells an entry's user that it was approved or rejected (not
+// when they did it themselves).
+func (s *Service) notifyOwner(ctx context.Context, q store.Querier, p domain.Principal, r timeentrydb.Row, to string, reason *string) error {
+	typ, excerpt := "", ""
+	switch {
+	case reason != nil:
+		typ, excerpt = notification.TypeTimeEntryRejected, *reason
+	case to == StatusApproved:
+		typ = notification.TypeTimeEntryApproved
+	default:
+		return nil
+	}
+	ev := notification.Event{OrgID: r.OrgID, ProjectID: r.ProjectID, TicketID: &r.TicketID, ActorID: &p.UserID,
+		Excerpt: excerpt, At: s.now()}
+	ev.Tell(r.UserID, typ)
+	return notification.Emit(ctx, q, ev)
 }

@@ -42,6 +42,9 @@ type Row struct {
 	// SourceApprovedBy is the approver an imported document named, as
 	// text (approved_by is the importing admin); nil otherwise.
 	SourceApprovedBy *string `db:"source_approved_by"`
+	// RejectionReason is why an Admin sent the entry back to Draft, kept
+	// until it is submitted again.
+	RejectionReason *string `db:"rejection_reason"`
 	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
 	// A new row is at 1.
 	RowVersion int64 `db:"row_version"`
@@ -101,7 +104,7 @@ func Update(ctx context.Context, q store.Querier, r Row, v store.Versions) (int6
 		set[ContentFields.Names()[i]] = v
 	}
 	return store.Scalar[int64](ctx, q, store.SQL.Update("time_entries").SetMap(set).Set("status", r.Status).Set("approved_by", r.ApprovedBy).
-		Set("approved_at", r.ApprovedAt).Set("updated_at", r.UpdatedAt).
+		Set("approved_at", r.ApprovedAt).Set("updated_at", r.UpdatedAt).Set("rejection_reason", r.RejectionReason).
 		Where(sq.Eq{"id": r.ID, "org_id": r.OrgID}).Where(v.Where("row_version")).Suffix("RETURNING row_version"))
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/exchangedb/importdb"
 )
@@ -184,6 +185,9 @@ func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 			if row, err = importdb.Get(ctx, q, id); err != nil {
 				return err
 			}
+			if err := r.notifyFinished(ctx, q, row, ""); err != nil {
+				return err
+			}
 		}
 		out = stepOf(row)
 		return nil
@@ -191,11 +195,39 @@ func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 	return out, err
 }
 
+// notifyFinished tells whoever started an import that it ended (why, when
+// it failed).
+func (r *Runner) notifyFinished(ctx context.Context, q store.Querier, row importdb.Row, failure string) error {
+	if row.RequestedBy == nil {
+		return nil
+	}
+	excerpt := "Import from " + row.Source + " completed"
+	if failure != "" {
+		excerpt = "Import from " + row.Source + " failed: " + failure
+	}
+	ev := notification.Event{OrgID: row.OrgID, Excerpt: excerpt, At: r.now()}
+	ev.Tell(*row.RequestedBy, notification.TypeImportFinished)
+	return notification.Emit(ctx, q, ev)
+}
+
 // Fail marks the import failed with the reason (a cancelled or completed
 // import stays as it is).
 func (r *Runner) Fail(ctx context.Context, id uuid.UUID, reason string) error {
 	return r.DB.InTx(ctx, func(q store.Querier) error {
-		return importdb.Fail(ctx, q, id, []string{reason}, r.now())
+		row, err := importdb.Lock(ctx, q, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := importdb.Fail(ctx, q, id, []string{reason}, r.now()); err != nil {
+			return err
+		}
+		if importdb.Finished(row.Status) {
+			return nil // told when it finished
+		}
+		return r.notifyFinished(ctx, q, row, reason)
 	})
 }
 

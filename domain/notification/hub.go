@@ -1,0 +1,157 @@
+package notification
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/store"
+	"tracker/store/notificationdb"
+)
+
+// Hub wakes this process's live streams whose person has new
+// notifications, whichever API replica wrote them: every transaction that
+// writes notifications also writes their outbox rows, and the store
+// NOTIFYs the outbox channel after such a commit (coalesced,
+// store/notify.go), which every replica's hub LISTENs to. On each NOTIFY,
+// and every Backstop besides (a lost connection), the hub runs one query
+// for all its subscribers' recent notifications (the last 2×Lookback) and
+// wakes the streams of the people whose count or newest id changed; each
+// woken stream then reads its own new rows.
+type Hub struct {
+	db       *store.DB
+	clock    domain.Clock
+	log      *slog.Logger
+	backstop time.Duration
+
+	mu     sync.Mutex
+	subs   map[uuid.UUID]map[chan struct{}]struct{}
+	seen   map[uuid.UUID]notificationdb.Recent
+	start  sync.Once
+	cancel context.CancelFunc
+	poke   chan struct{}
+}
+
+// Backstop is how often the hub looks for new rows without a NOTIFY.
+const Backstop = 2 * time.Second
+
+// NewHub builds a hub on db; it listens from the first subscription until
+// Close.
+func NewHub(db *store.DB, clock domain.Clock, log *slog.Logger) *Hub {
+	return &Hub{db: db, clock: clock, log: log, backstop: Backstop, subs: map[uuid.UUID]map[chan struct{}]struct{}{},
+		seen: map[uuid.UUID]notificationdb.Recent{}, poke: make(chan struct{}, 1)}
+}
+
+// Subscribe returns a channel that fires (coalesced) when user may have
+// new notifications, and its cancel.
+func (h *Hub) Subscribe(user uuid.UUID) (<-chan struct{}, func()) {
+	h.start.Do(h.run)
+	ch := make(chan struct{}, 1)
+	h.mu.Lock()
+	if h.subs[user] == nil {
+		h.subs[user] = map[chan struct{}]struct{}{}
+	}
+	h.subs[user][ch] = struct{}{}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		delete(h.subs[user], ch)
+		if len(h.subs[user]) == 0 {
+			delete(h.subs, user)
+			delete(h.seen, user)
+		}
+		h.mu.Unlock()
+	}
+}
+
+// Close stops listening.
+func (h *Hub) Close() {
+	h.start.Do(func() {}) // a hub never started stays stopped
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cancel != nil {
+		h.cancel()
+	}
+}
+
+func (h *Hub) wake() {
+	select {
+	case h.poke <- struct{}{}:
+	default:
+	}
+}
+
+// check runs the one query and wakes the streams whose person has
+// something new.
+func (h *Hub) check(ctx context.Context) {
+	h.mu.Lock()
+	users := make([]uuid.UUID, 0, len(h.subs))
+	for u := range h.subs {
+		users = append(users, u)
+	}
+	h.mu.Unlock()
+	if len(users) == 0 {
+		return
+	}
+	recent, err := notificationdb.RecentFor(ctx, h.db.Q(), users, floorOf(h.clock.Now().Add(-2*Lookback)))
+	if err != nil {
+		if ctx.Err() == nil {
+			h.log.Warn("notification hub: reading recent notifications failed", "error", err)
+		}
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range recent {
+		if h.seen[r.UserID] == r {
+			continue
+		}
+		h.seen[r.UserID] = r
+		for ch := range h.subs[r.UserID] {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+func (h *Hub) run() {
+	ctx, cancel := context.WithCancel(context.Background())
+	h.mu.Lock()
+	h.cancel = cancel
+	h.mu.Unlock()
+	go func() {
+		t := time.NewTicker(h.backstop)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			case <-h.poke:
+			}
+			h.check(ctx)
+		}
+	}()
+	go func() {
+		for ctx.Err() == nil {
+			// listening: look at once, for what was written while nobody
+			// listened.
+			err := store.Listen(ctx, h.db, store.OutboxChannel, h.wake, h.wake)
+			if ctx.Err() != nil {
+				return
+			}
+			h.log.Warn("notification hub: LISTEN ended; listening again", "error", err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+}
