@@ -42,10 +42,48 @@ type Filter struct {
 	OnlyTickets    bool
 	Tickets        []uuid.UUID
 	ExcludeTickets []uuid.UUID
+	// Class, when set, classifies every entry in the query itself, and
+	// every line carries its class (the aggregate is also grouped by it).
+	// Only the entries answer it, not the rollup.
+	Class *Classing
 }
 
+// Classing is a policy's decisions for one month as the aggregate applies
+// them to each entry: CapEx when its project is one of Projects and its
+// date is on or after that project's From, unless its ticket is one of
+// OpEx; OpEx otherwise. Projects and From are parallel.
+type Classing struct {
+	Projects []uuid.UUID
+	From     []time.Time
+	OpEx     []uuid.UUID
+}
+
+// join renders the joins the class expression reads: each entry's
+// project's first capitalized date, and whether its ticket is decided
+// OpEx, both hash joins (an entry is tested once, not against a list).
+func (c *Classing) join(a *args) string {
+	if c == nil {
+		return ""
+	}
+	return ` LEFT JOIN unnest(` + a.add(c.Projects) + `::uuid[], ` + a.add(c.From) + `::date[]) AS cap (project_id, cfrom)
+		ON cap.project_id = te.project_id
+		LEFT JOIN (SELECT DISTINCT u.ticket_id FROM unnest(` + a.add(c.OpEx) + `::uuid[]) AS u (ticket_id)) ox
+		ON ox.ticket_id = te.ticket_id`
+}
+
+// column is the class of an entry (NULL when unclassified).
+func (c *Classing) column() string {
+	if c == nil {
+		return "NULL::text AS class"
+	}
+	return classExpr + " AS class"
+}
+
+const classExpr = `(CASE WHEN cap.cfrom IS NOT NULL AND te.date >= cap.cfrom AND ox.ticket_id IS NULL
+	THEN 'CapEx' ELSE 'OpEx' END)`
+
 // byTicket tells whether f selects by ticket (which the rollup cannot).
-func (f Filter) byTicket() bool { return f.OnlyTickets || len(f.ExcludeTickets) > 0 }
+func (f Filter) byTicket() bool { return f.OnlyTickets || len(f.ExcludeTickets) > 0 || f.Class != nil }
 
 // Line is the aggregate of one (project, user, activity type), or of one
 // (project, activity type) or (project, user) when the grouping is coarser
@@ -91,14 +129,26 @@ type Grouping struct {
 	WithUsers bool // also (project, user), when not Full
 }
 
-func (g Grouping) sets() string {
+func (g Grouping) sets() string { return g.setsBy(nil) }
+
+// setsBy is sets, each also grouped by c's class when c is set.
+func (g Grouping) setsBy(c *Classing) string {
+	var sets []string
 	switch {
 	case g.Full:
-		return "(te.project_id, te.user_id, te.activity_type)"
+		sets = []string{"te.project_id, te.user_id, te.activity_type"}
 	case g.WithUsers:
-		return "(te.project_id, te.activity_type), (te.project_id, te.user_id)"
+		sets = []string{"te.project_id, te.activity_type", "te.project_id, te.user_id"}
+	default:
+		sets = []string{"te.project_id, te.activity_type"}
 	}
-	return "(te.project_id, te.activity_type)"
+	for i := range sets {
+		if c != nil {
+			sets[i] += ", " + classExpr
+		}
+		sets[i] = "(" + sets[i] + ")"
+	}
+	return strings.Join(sets, ", ")
 }
 
 // args numbers the parameters of hand-written SQL.
@@ -210,6 +260,7 @@ type aggRow struct {
 	RateMinutes     int64      `db:"rate_minutes"`
 	Entries         int64      `db:"entries"`
 	UnpricedEntries int64      `db:"unpriced_entries"`
+	Class           *string    `db:"class"`
 }
 
 // AggregateDirect prices every matching approved entry at the rate in
@@ -226,10 +277,10 @@ func AggregateDirect(ctx context.Context, q store.Querier, f Filter, g Grouping)
 		       sum((te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0) * 2 + 60) / 120)::bigint AS amount_cents,
 		       sum(te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0))::bigint AS rate_minutes,
 		       count(*) AS entries,
-		       count(*) FILTER (WHERE r.loaded_rate_cents IS NULL) AS unpriced_entries
-		FROM time_entries te ` + rateJoin + `
+		       count(*) FILTER (WHERE r.loaded_rate_cents IS NULL) AS unpriced_entries, ` + f.Class.column() + `
+		FROM time_entries te ` + rateJoin + f.Class.join(&a) + `
 		WHERE ` + f.where(&a, org) + `
-		GROUP BY GROUPING SETS (` + g.sets() + `)`
+		GROUP BY GROUPING SETS (` + g.setsBy(f.Class) + `)`
 	return aggregateRows(ctx, q, f.OrgID, sql, a)
 }
 
@@ -276,7 +327,7 @@ func scanAggRows(ctx context.Context, q store.Querier, sql string, a args) ([]ag
 	for rows.Next() {
 		var r aggRow
 		if err := rows.Scan(&r.ProjectID, &r.UserID, &r.ByUser, &r.ActivityType, &r.ByActivity, &r.Minutes, &r.AmountCents,
-			&r.RateMinutes, &r.Entries, &r.UnpricedEntries); err != nil {
+			&r.RateMinutes, &r.Entries, &r.UnpricedEntries, &r.Class); err != nil {
 			return nil, store.Translate(err)
 		}
 		out = append(out, r)
@@ -298,6 +349,9 @@ func attach(rows []aggRow, projects map[uuid.UUID]Line, names map[uuid.UUID]stri
 		}
 		l.Minutes, l.AmountCents, l.RateMinutes, l.Entries, l.UnpricedEntries =
 			r.Minutes, r.AmountCents, r.RateMinutes, r.Entries, r.UnpricedEntries
+		if r.Class != nil {
+			l.Class = *r.Class
+		}
 		out = append(out, l)
 	}
 	return out

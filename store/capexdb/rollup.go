@@ -45,7 +45,8 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 		// Grouping 40k rows by their own key cost the per-user report and
 		// the CSV most of their database time at 1M entries a month.
 		return aggregateRows(ctx, q, f.OrgID, `SELECT te.project_id, te.user_id, true AS by_user, te.activity_type,
-			true AS by_activity, te.minutes, te.amount_cents, te.rate_minutes, te.entries, te.unpriced_entries
+			true AS by_activity, te.minutes, te.amount_cents, te.rate_minutes, te.entries, te.unpriced_entries,
+			NULL::text AS class
 			FROM capex_rollup te WHERE `+strings.Join(w, " AND "), a)
 	}
 	var grouped []string // per tag: the project or the user carries it
@@ -98,7 +99,7 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 		SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
 		       sum(te.minutes)::bigint AS minutes, sum(te.amount_cents)::bigint AS amount_cents,
 		       sum(te.rate_minutes)::bigint AS rate_minutes, sum(te.entries)::bigint AS entries,
-		       sum(te.unpriced_entries)::bigint AS unpriced_entries
+		       sum(te.unpriced_entries)::bigint AS unpriced_entries, NULL::text AS class
 		FROM src te
 		GROUP BY GROUPING SETS (` + g.sets() + `)`
 	return aggregateRows(ctx, q, f.OrgID, sql, a)

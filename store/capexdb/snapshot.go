@@ -69,10 +69,10 @@ func AggregateClosed(ctx context.Context, q store.Querier, closeID uuid.UUID, f 
 		       sum(te.amount_cents)::bigint AS amount_cents,
 		       sum(te.duration_minutes::bigint * COALESCE(te.rate_cents, 0))::bigint AS rate_minutes,
 		       count(*) AS entries,
-		       count(*) FILTER (WHERE te.rate_cents IS NULL) AS unpriced_entries
-		FROM period_close_entries te
+		       count(*) FILTER (WHERE te.rate_cents IS NULL) AS unpriced_entries, ` + f.Class.column() + `
+		FROM period_close_entries te` + f.Class.join(&a) + `
 		WHERE te.close_id = ` + a.add(closeID) + ` AND ` + f.where(&a, org) + `
-		GROUP BY GROUPING SETS (` + g.sets() + `)`
+		GROUP BY GROUPING SETS (` + g.setsBy(f.Class) + `)`
 	rows, err := store.SelectRaw[aggRow](ctx, q, sql, a...)
 	if err != nil || len(rows) == 0 {
 		return []Line{}, err
