@@ -63,7 +63,7 @@ func (s *Service) People(ctx context.Context, p domain.Principal, qr Query) (Peo
 		return out, err
 	}
 	out.StandardHoursPerMonth = out.Policy.standardHours()
-	lines, err := classified(ctx, q, agg, f, capexdb.Grouping{WithUsers: true}, out.Policy)
+	lines, err := classified(ctx, q, agg, f, capexdb.Grouping{OnlyUsers: true}, out.Policy)
 	if err != nil {
 		return out, err
 	}

@@ -127,6 +127,9 @@ type Line struct {
 type Grouping struct {
 	Full      bool // (project, user, activity type)
 	WithUsers bool // also (project, user), when not Full
+	// OnlyUsers is (project, user) lines alone (the people report), when
+	// neither of the others is set.
+	OnlyUsers bool
 }
 
 func (g Grouping) sets() string { return g.setsBy(nil) }
@@ -139,6 +142,8 @@ func (g Grouping) setsBy(c *Classing) string {
 		sets = []string{"te.project_id, te.user_id, te.activity_type"}
 	case g.WithUsers:
 		sets = []string{"te.project_id, te.activity_type", "te.project_id, te.user_id"}
+	case g.OnlyUsers:
+		sets = []string{"te.project_id, te.user_id"}
 	default:
 		sets = []string{"te.project_id, te.activity_type"}
 	}
@@ -241,10 +246,18 @@ func tagCond(a *args, org string, t Tag, kinds ...string) string {
 // userColumns selects the user of a line; GROUPING may only name a column
 // that some grouping set holds.
 func (g Grouping) userColumns() string {
-	if g.Full || g.WithUsers {
+	if g.Full || g.WithUsers || g.OnlyUsers {
 		return "te.user_id, GROUPING(te.user_id) = 0 AS by_user"
 	}
 	return "NULL::uuid AS user_id, false AS by_user"
+}
+
+// activityColumns selects the activity type of a line, likewise.
+func (g Grouping) activityColumns() string {
+	if g.OnlyUsers && !g.Full && !g.WithUsers {
+		return "NULL::text AS activity_type, false AS by_activity"
+	}
+	return "te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity"
 }
 
 // aggRow is one grouped row of the aggregate, before the project's and
@@ -272,7 +285,7 @@ func AggregateDirect(ctx context.Context, q store.Querier, f Filter, g Grouping)
 	var a args
 	org := a.add(f.OrgID)
 	sql := `WITH ` + ratesCTE(org) + `
-		SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
+		SELECT te.project_id, ` + g.userColumns() + `, ` + g.activityColumns() + `,
 		       sum(te.duration_minutes) AS minutes,
 		       sum((te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0) * 2 + 60) / 120)::bigint AS amount_cents,
 		       sum(te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0))::bigint AS rate_minutes,

@@ -100,7 +100,7 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 	}
 	sql := with + `src (project_id, user_id, activity_type, minutes, amount_cents, rate_minutes, entries, unpriced_entries) AS (
 		` + src + `)
-		SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
+		SELECT te.project_id, ` + g.userColumns() + `, ` + g.activityColumns() + `,
 		       sum(te.minutes)::bigint AS minutes, sum(te.amount_cents)::bigint AS amount_cents,
 		       sum(te.rate_minutes)::bigint AS rate_minutes, sum(te.entries)::bigint AS entries,
 		       sum(te.unpriced_entries)::bigint AS unpriced_entries, NULL::text AS class
@@ -128,8 +128,7 @@ func aggregateTickets(ctx context.Context, q store.Querier, f Filter, g Grouping
 		months = "te.month >= " + a.add(f.From) + " AND te.month < " + a.add(f.To)
 	}
 	w := append([]string{"te.org_id = " + org, months}, f.narrow(&a, org)...)
-	return aggregateRows(ctx, q, f.OrgID, `SELECT te.project_id, `+g.userColumns()+`, te.activity_type,
-		       GROUPING(te.activity_type) = 0 AS by_activity,
+	return aggregateRows(ctx, q, f.OrgID, `SELECT te.project_id, `+g.userColumns()+`, `+g.activityColumns()+`,
 		       sum(te.minutes)::bigint AS minutes, sum(te.amount_cents)::bigint AS amount_cents,
 		       sum(te.rate_minutes)::bigint AS rate_minutes, sum(te.entries)::bigint AS entries,
 		       sum(te.unpriced_entries)::bigint AS unpriced_entries, NULL::text AS class

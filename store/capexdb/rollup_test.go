@@ -77,7 +77,7 @@ func TestRollupEqualsDirect(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 17))
 	orgs := []randomOrg{seedRandom(t, f, r), seedRandom(t, f, r)}
 	ctx := context.Background()
-	groupings := []capexdb.Grouping{{}, {WithUsers: true}, {Full: true}}
+	groupings := []capexdb.Grouping{{}, {WithUsers: true}, {Full: true}, {OnlyUsers: true}}
 	compared, nonEmpty := 0, 0
 	for _, o := range orgs {
 		filters := []capexdb.Filter{{}, {UserID: o.users[2]}, {ActivityType: "Meeting"}, {TeamID: o.teams[0]}, {CostCenterID: "CC-1"},

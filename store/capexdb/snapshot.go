@@ -64,7 +64,7 @@ func AggregateClosed(ctx context.Context, q store.Querier, closeID uuid.UUID, f 
 	f = closedFilter(f, fr)
 	var a args
 	org := a.add(f.OrgID)
-	sql := `SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
+	sql := `SELECT te.project_id, ` + g.userColumns() + `, ` + g.activityColumns() + `,
 		       sum(te.duration_minutes) AS minutes,
 		       sum(te.amount_cents)::bigint AS amount_cents,
 		       sum(te.duration_minutes::bigint * COALESCE(te.rate_cents, 0))::bigint AS rate_minutes,
