@@ -236,7 +236,7 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID uuid.UUID) er
 	if err := tx.Commit(ctx); err != nil {
 		return err
 	}
-	for _, t := range []string{"time_entries", "capex_rollup", "labor_rates", "projects", "tickets", "entity_tags", "users", "teams",
+	for _, t := range []string{"time_entries", "capex_rollup", "capex_ticket_rollup", "labor_rates", "projects", "tickets", "entity_tags", "users", "teams",
 		"ticket_labels", "labels", "ticket_capitalization_overrides"} {
 		if _, err := pool.Exec(ctx, "VACUUM ANALYZE "+t); err != nil {
 			return err

@@ -355,18 +355,6 @@ func CheckCustom(ctx context.Context, q store.Querier, orgID uuid.UUID, root sea
 	return resolveCustom(ctx, q, &sr)
 }
 
-// Matching reads the ids of orgID's tickets (of its live projects) that
-// root matches among those among selects, whoever may see them: a
-// capitalization policy's rule classifies every ticket of the org. An
-// unknown custom field is a query error at its position.
-func Matching(ctx context.Context, q store.Querier, orgID uuid.UUID, root searchquery.Node, among sq.Sqlizer, now time.Time) ([]uuid.UUID, error) {
-	sr := searchdb.Search{Env: searchdb.Env{OrgID: orgID, Now: now, DefaultStatuses: defaultStatuses}, Root: root, Among: among}
-	if err := resolveCustom(ctx, q, &sr); err != nil {
-		return nil, err
-	}
-	return searchdb.IDs(ctx, q, sr)
-}
-
 // FirstMatching is, for each ticket of orgID (of its live projects) among
 // the ids among selects (one column, read once) that one of roots matches,
 // the index of the first root that does, in one query: the rules of a

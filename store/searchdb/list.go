@@ -377,36 +377,6 @@ func All(ctx context.Context, q store.Querier, s Search, max int) ([]ticketdb.Ro
 	return store.Select[ticketdb.Row](ctx, q, b.OrderBy("t.ticket_number", "t.id").Limit(uint64(max)))
 }
 
-// IDs reads the ids of every match of s, in no order.
-func IDs(ctx context.Context, q store.Querier, s Search) ([]uuid.UUID, error) {
-	s, err := Resolve(ctx, q, s)
-	if err != nil {
-		return nil, err
-	}
-	b, err := base(s, "t.id")
-	if err != nil {
-		return nil, err
-	}
-	sql, args, err := b.ToSql()
-	if err != nil {
-		return nil, err
-	}
-	rows, err := q.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, store.Translate(err)
-	}
-	defer rows.Close()
-	var out []uuid.UUID
-	for rows.Next() {
-		var id uuid.UUID
-		if err := rows.Scan(&id); err != nil {
-			return nil, store.Translate(err)
-		}
-		out = append(out, id)
-	}
-	return out, store.Translate(rows.Err())
-}
-
 // RootError is an error of one of FirstMatches' searches, with its index.
 type RootError struct {
 	Index int
