@@ -391,7 +391,7 @@ func capitalizedByMonth(ctx context.Context, q store.Querier, orgID uuid.UUID, p
 		}
 		per := periodAt(m)
 		f.From, f.To = per.Start(), per.End()
-		lines, err := classified(ctx, q, cl.aggregate, f, capexdb.Grouping{}, cl.doc.Policy)
+		lines, err := cl.classified(ctx, q, f, capexdb.Grouping{}, cl.doc.Policy)
 		if err != nil {
 			return nil, err
 		}

@@ -161,7 +161,7 @@ func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID,
 	}
 	qr := Query{OrgID: orgID, Period: per}
 	cl := closed{info: c, doc: doc}
-	lines, err := classified(ctx, q, cl.aggregate, filterOf(qr), capexdb.Grouping{Full: true}, doc.Policy)
+	lines, err := cl.classified(ctx, q, filterOf(qr), capexdb.Grouping{Full: true}, doc.Policy)
 	if err != nil {
 		return c, err
 	}

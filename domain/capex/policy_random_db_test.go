@@ -75,76 +75,85 @@ func TestPolicyAggregatesMatchTheEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// The entries one by one: CapEx and all cents per project and per person.
-		type sums struct{ capex, all int64 }
-		byProject, byUser := map[uuid.UUID]*sums{}, map[uuid.UUID]*sums{}
-		add := func(m map[uuid.UUID]*sums, id uuid.UUID, e capex.EntryLine) {
-			if m[id] == nil {
-				m[id] = &sums{}
-			}
-			m[id].all += e.AmountCents
-			if e.Classification == capex.CapEx {
-				m[id].capex += e.AmountCents
-			}
-		}
-		var total sums
-		page := domain.Page{Limit: 100}
-		for {
-			es, err := svc.Entries(ctx, caller, capex.EntriesQuery{Query: capex.Query{Period: march}}, page)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, e := range es.Items {
-				add(byProject, e.ProjectID, e)
-				add(byUser, e.UserID, e)
-				total.all += e.AmountCents
+		// compare checks the aggregates against the entries one by one.
+		compare := func(stage string) {
+			t.Helper()
+			// The entries one by one: CapEx and all cents per project and per person.
+			type sums struct{ capex, all int64 }
+			byProject, byUser := map[uuid.UUID]*sums{}, map[uuid.UUID]*sums{}
+			add := func(m map[uuid.UUID]*sums, id uuid.UUID, e capex.EntryLine) {
+				if m[id] == nil {
+					m[id] = &sums{}
+				}
+				m[id].all += e.AmountCents
 				if e.Classification == capex.CapEx {
-					total.capex += e.AmountCents
+					m[id].capex += e.AmountCents
 				}
 			}
-			if es.CapExAmountCents+es.OpExAmountCents != es.TotalAmountCents {
-				t.Fatalf("%s: drill-down totals %+v", fw, es.Totals)
-			}
-			if es.Next == nil {
-				if es.CapExAmountCents != total.capex || es.TotalAmountCents != total.all {
-					t.Errorf("%s: drill-down totals %+v, its entries CapEx %d of %d", fw, es.Totals, total.capex, total.all)
+			var total sums
+			page := domain.Page{Limit: 100}
+			for {
+				es, err := svc.Entries(ctx, caller, capex.EntriesQuery{Query: capex.Query{Period: march}}, page)
+				if err != nil {
+					t.Fatal(err)
 				}
-				break
+				for _, e := range es.Items {
+					add(byProject, e.ProjectID, e)
+					add(byUser, e.UserID, e)
+					total.all += e.AmountCents
+					if e.Classification == capex.CapEx {
+						total.capex += e.AmountCents
+					}
+				}
+				if es.CapExAmountCents+es.OpExAmountCents != es.TotalAmountCents {
+					t.Fatalf("%s %s: drill-down totals %+v", fw, stage, es.Totals)
+				}
+				if es.Next == nil {
+					if es.CapExAmountCents != total.capex || es.TotalAmountCents != total.all {
+						t.Errorf("%s %s: drill-down totals %+v, its entries CapEx %d of %d", fw, stage, es.Totals, total.capex, total.all)
+					}
+					break
+				}
+				page.After = *es.Next
 			}
-			page.After = *es.Next
-		}
-		if total.capex == 0 || total.capex == total.all {
-			t.Logf("%s: the month is all one class (%d of %d)", fw, total.capex, total.all)
-		}
-		for _, q := range []capex.Query{{Period: march}, {Period: march, GroupBy: capex.GroupUser},
-			{Period: march, GroupBy: capex.GroupTeam}, {Period: march, IncludeUsers: true, IncludeBudget: true}} {
-			rep, err := svc.Report(ctx, caller, q)
-			if err != nil {
-				t.Fatal(err)
+			if total.capex == 0 || total.capex == total.all {
+				t.Logf("%s %s: the month is all one class (%d of %d)", fw, stage, total.capex, total.all)
 			}
-			if rep.CapExAmountCents != total.capex || rep.TotalAmountCents != total.all {
-				t.Errorf("%s %+v: report %+v, the entries CapEx %d of %d", fw, q, rep.Totals, total.capex, total.all)
-			}
-			if q.GroupBy == "" && q.IncludeUsers {
-				for _, p := range *rep.Projects {
-					if s := byProject[p.ProjectID]; s == nil || *p.CapExAmountCents != s.capex || p.TotalAmountCents != s.all {
-						t.Errorf("%s: project %s CapEx %d of %d, the entries %+v", fw, p.ProjectKey, *p.CapExAmountCents,
-							p.TotalAmountCents, s)
+			for _, q := range []capex.Query{{Period: march}, {Period: march, GroupBy: capex.GroupUser},
+				{Period: march, GroupBy: capex.GroupTeam}, {Period: march, IncludeUsers: true, IncludeBudget: true}} {
+				rep, err := svc.Report(ctx, caller, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.CapExAmountCents != total.capex || rep.TotalAmountCents != total.all {
+					t.Errorf("%s %s %+v: report %+v, the entries CapEx %d of %d", fw, stage, q, rep.Totals, total.capex, total.all)
+				}
+				if q.GroupBy == "" && q.IncludeUsers {
+					for _, p := range *rep.Projects {
+						if s := byProject[p.ProjectID]; s == nil || *p.CapExAmountCents != s.capex || p.TotalAmountCents != s.all {
+							t.Errorf("%s %s: project %s CapEx %d of %d, the entries %+v", fw, stage, p.ProjectKey, *p.CapExAmountCents,
+								p.TotalAmountCents, s)
+						}
 					}
 				}
 			}
-		}
-		pr, err := svc.People(ctx, caller, capex.Query{Period: march})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(pr.People) != len(byUser) {
-			t.Errorf("%s: %d people, the entries %d", fw, len(pr.People), len(byUser))
-		}
-		for _, p := range pr.People {
-			if s := byUser[p.UserID]; s == nil || p.CapExAmountCents != s.capex || p.AmountCents != s.all {
-				t.Errorf("%s: person %s CapEx %d of %d, the entries %+v", fw, p.DisplayName, p.CapExAmountCents, p.AmountCents, s)
+			pr, err := svc.People(ctx, caller, capex.Query{Period: march})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pr.People) != len(byUser) {
+				t.Errorf("%s %s: %d people, the entries %d", fw, stage, len(pr.People), len(byUser))
+			}
+			for _, p := range pr.People {
+				if s := byUser[p.UserID]; s == nil || p.CapExAmountCents != s.capex || p.AmountCents != s.all {
+					t.Errorf("%s %s: person %s CapEx %d of %d, the entries %+v", fw, stage, p.DisplayName, p.CapExAmountCents, p.AmountCents, s)
+				}
 			}
 		}
+		compare("open")
+		if _, err := svc.Close(ctx, caller, g.ID, "2026-03"); err != nil {
+			t.Fatal(err)
+		}
+		compare("closed")
 	}
 }

@@ -32,16 +32,11 @@ type Filter struct {
 	// Projects restricts to these projects when Restricted (API keys).
 	Restricted bool
 	Projects   []uuid.UUID
-	// ExcludeProjects leaves these projects out (the parts of a month a
-	// policy classifies apart).
-	ExcludeProjects []uuid.UUID
-	// Tickets restricts to the entries of these tickets when OnlyTickets;
-	// ExcludeTickets leaves these tickets' entries out (the tickets a
-	// policy's rules classify apart). Only the entries answer them, not
-	// the rollup.
-	OnlyTickets    bool
-	Tickets        []uuid.UUID
-	ExcludeTickets []uuid.UUID
+	// Tickets restricts to the entries of these tickets when OnlyTickets
+	// (the tickets a policy makes OpEx): capex_ticket_rollup answers it
+	// for whole months, the entries otherwise.
+	OnlyTickets bool
+	Tickets     []uuid.UUID
 	// Class, when set, classifies every entry in the query itself, and
 	// every line carries its class (the aggregate is also grouped by it).
 	// Only the entries answer it, not the rollup.
@@ -83,7 +78,7 @@ const classExpr = `(CASE WHEN cap.cfrom IS NOT NULL AND te.date >= cap.cfrom AND
 	THEN 'CapEx' ELSE 'OpEx' END)`
 
 // byTicket tells whether f selects by ticket (which the rollup cannot).
-func (f Filter) byTicket() bool { return f.OnlyTickets || len(f.ExcludeTickets) > 0 || f.Class != nil }
+func (f Filter) byTicket() bool { return f.OnlyTickets || f.Class != nil }
 
 // Line is the aggregate of one (project, user, activity type), or of one
 // (project, activity type) or (project, user) when the grouping is coarser
@@ -183,10 +178,10 @@ func (f Filter) where(a *args, org string) string {
 		"te.date >= " + a.add(f.From), "te.date < " + a.add(f.To)}
 	w = append(w, f.narrow(a, org)...)
 	if f.OnlyTickets {
-		w = append(w, "te.ticket_id = ANY("+a.add(f.Tickets)+")")
-	}
-	if len(f.ExcludeTickets) > 0 {
-		w = append(w, "te.ticket_id <> ALL("+a.add(f.ExcludeTickets)+")")
+		// A semi-join, not ticket_id = ANY($n): a prepared statement's
+		// generic plan tests an array parameter element by element on
+		// every row.
+		w = append(w, "te.ticket_id IN (SELECT unnest("+a.add(f.Tickets)+"::uuid[]))")
 	}
 	for _, t := range f.Tags {
 		w = append(w, tagCond(a, org, t, "project", "ticket", "user", "time_entry", "team"))
@@ -215,9 +210,6 @@ func (f Filter) narrow(a *args, org string) []string {
 	}
 	if f.Restricted {
 		w = append(w, "te.project_id = ANY("+a.add(f.Projects)+")")
-	}
-	if len(f.ExcludeProjects) > 0 {
-		w = append(w, "te.project_id <> ALL("+a.add(f.ExcludeProjects)+")")
 	}
 	return w
 }

@@ -32,7 +32,7 @@ const rollupColumns = `te.project_id, te.user_id, te.activity_type, te.minutes, 
 // each tag, plus the few entries that match only through a tagged ticket or
 // entry, read one by one. Other ranges fall back to AggregateDirect.
 func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Line, error) {
-	if monthAligned(f.From) && monthAligned(f.To) && f.OnlyTickets && len(f.ExcludeTickets) == 0 && f.Class == nil &&
+	if monthAligned(f.From) && monthAligned(f.To) && f.OnlyTickets && f.Class == nil &&
 		len(f.Tags) == 0 {
 		return aggregateTickets(ctx, q, f, g)
 	}
