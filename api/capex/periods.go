@@ -1,9 +1,13 @@
 package capex
 
 import (
+	"context"
+
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/capex"
 )
 
@@ -30,21 +34,7 @@ func (h Handlers) approveClose(c *fiber.Ctx) error {
 	return api.Send(c, fiber.StatusOK, out)
 }
 
-func (h Handlers) rejectClose(c *fiber.Ctx) error {
-	orgID, err := api.PathID(c, "org_id", "organization")
-	if err != nil {
-		return err
-	}
-	var req reopenReq
-	if err := api.Bind(c, &req); err != nil {
-		return err
-	}
-	out, err := h.reports.Reject(c.UserContext(), api.Principal(c), orgID, c.Params("period"), req.Reason)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, fiber.StatusOK, out)
-}
+func (h Handlers) rejectClose(c *fiber.Ctx) error { return h.lift(c, h.reports.Reject) }
 
 func (h Handlers) listPeriods(c *fiber.Ctx) error {
 	orgID, err := api.PathID(c, "org_id", "organization")
@@ -74,7 +64,11 @@ type reopenReq struct {
 	Reason string `json:"reason"`
 }
 
-func (h Handlers) reopenPeriod(c *fiber.Ctx) error {
+func (h Handlers) reopenPeriod(c *fiber.Ctx) error { return h.lift(c, h.reports.Reopen) }
+
+// lift answers a reopen or a rejection: both lift the month's close with
+// the reason of the body.
+func (h Handlers) lift(c *fiber.Ctx, by func(context.Context, domain.Principal, uuid.UUID, string, string) (capex.CloseInfo, error)) error {
 	orgID, err := api.PathID(c, "org_id", "organization")
 	if err != nil {
 		return err
@@ -83,7 +77,7 @@ func (h Handlers) reopenPeriod(c *fiber.Ctx) error {
 	if err := api.Bind(c, &req); err != nil {
 		return err
 	}
-	out, err := h.reports.Reopen(c.UserContext(), api.Principal(c), orgID, c.Params("period"), req.Reason)
+	out, err := by(c.UserContext(), api.Principal(c), orgID, c.Params("period"), req.Reason)
 	if err != nil {
 		return err
 	}

@@ -17,8 +17,10 @@
 //	BENCH_REPORT_RUNS    measured requests per mode (30)
 //
 // Flags -url, -db, -self, -entries and -runs override the variables;
-// -drilldown=false skips the drill-down modes (their CSV holds every entry
-// of the month, minutes per request at 1M); -files=false skips the file
+// -drilldown=false skips the drill-down CSV of every entry (minutes per
+// request at 1M; the drill-down's first page is measured either way);
+// -policy=false measures without the seeded capitalization policy (20
+// ticket rules, 20 overrides); -close=false skips timing one close; -files=false skips the file
 // exports; -only default,csv measures only the modes and files whose names
 // contain one of the comma-separated words; -cpuprofile FILE (with -self,
 // where the API runs in this process) profiles everything after seeding,
@@ -55,6 +57,8 @@ type config struct {
 	Files    bool    // also measure the file exports (files.go)
 	Only     string  // comma-separated substrings: measure only the modes and files whose names hold one
 	CPUProf  string  // with -self: write a CPU profile of the measured requests here
+	Policy   bool    // put a capitalization policy with 20 rules in force for the month
+	Close    bool    // also time a close of the month (then reopen it)
 }
 
 func env(name, def string) string {
@@ -75,10 +79,12 @@ func main() {
 	flag.IntVar(&c.Entries, "entries", entries, "approved entries in the month")
 	runs, _ := strconv.Atoi(env("BENCH_REPORT_RUNS", "30"))
 	flag.IntVar(&c.Runs, "runs", runs, "measured requests per mode")
-	flag.BoolVar(&c.Drill, "drilldown", true, "also measure the drill-down page and its CSV of every entry (slow at 1M)")
+	flag.BoolVar(&c.Drill, "drilldown", true, "also measure the drill-down CSV of every entry (slow at 1M; its first page is always measured)")
 	flag.BoolVar(&c.Files, "files", true, "also measure the file exports (drill-down CSV and XLSX, capitalization XLSX)")
 	flag.StringVar(&c.Only, "only", "", "comma-separated substrings: measure only the modes and file exports whose names contain one")
 	flag.StringVar(&c.CPUProf, "cpuprofile", "", "with -self: write a CPU profile of the measured part (seeding excluded) to this file")
+	flag.BoolVar(&c.Policy, "policy", true, "put an ASU 2025-06 policy with 20 ticket rules (and 20 overrides, seeded) in force for the month")
+	flag.BoolVar(&c.Close, "close", true, "also time one close of the month (reopened afterwards)")
 	flag.BoolVar(&c.Keep, "keep", false, "with -self: keep the seeded database (its URL is printed) for EXPLAIN")
 	flag.StringVar(&c.Reuse, "reuse", "", "measure the database a -keep run left (implies -self), without seeding")
 	flag.Parse()

@@ -57,15 +57,65 @@ func prepare(ctx context.Context, c config) (world, error) {
 			w.orgID, auth.UserID); err != nil {
 			return w, err
 		}
-		fmt.Printf("reusing the seeded org %s\n\n", w.orgID)
-		return w, nil
+		fmt.Printf("reusing the seeded org %s\n", w.orgID)
+	} else {
+		start := time.Now()
+		if err := seed(ctx, pool, c, w.orgID); err != nil {
+			return w, fmt.Errorf("seed: %w", err)
+		}
+		fmt.Printf("seeded in %s (org %s)\n", time.Since(start).Round(time.Millisecond), w.orgID)
 	}
-	start := time.Now()
-	if err := seed(ctx, pool, c, w.orgID); err != nil {
-		return w, fmt.Errorf("seed: %w", err)
+	if c.Policy {
+		if err := adoptPolicy(ctx, c, w); err != nil {
+			return w, fmt.Errorf("policy: %w", err)
+		}
+		fmt.Printf("policy in force: %s with %d rules\n", capex.FrameworkASU202506, len(benchRules()))
 	}
-	fmt.Printf("seeded in %s (org %s)\n\n", time.Since(start).Round(time.Millisecond), w.orgID)
+	fmt.Println()
 	return w, nil
+}
+
+// benchRules are the policy's 20 rules, as a finance team writes them:
+// maintenance and support expensed, epics and product work capitalized,
+// labels, epics (parent:) and priorities combined; most tickets are tested
+// against many rules before one decides.
+func benchRules() []map[string]string {
+	matches := []struct{ match, class string }{
+		{"label:bug OR label:support", "opex"},
+		{"label:docs AND priority:low", "opex"},
+	}
+	for k := 1; k <= 12; k++ {
+		if k%3 == 0 {
+			matches = append(matches, struct{ match, class string }{fmt.Sprintf("label:feature AND parent:B%d-1", 7*k), "capex"})
+			continue
+		}
+		matches = append(matches, struct{ match, class string }{fmt.Sprintf("parent:B%d-1", 7*k), "capex"})
+	}
+	matches = append(matches, []struct{ match, class string }{
+		{"label:research", "opex"},
+		{"label:platform OR label:infra", "capex"},
+		{"label:feature AND priority:high", "capex"},
+		{"priority:critical AND label:security", "opex"},
+		{"label:ux OR label:perf", "capex"},
+		{"label:security", "opex"},
+	}...)
+	out := make([]map[string]string, 0, len(matches))
+	for i, m := range matches {
+		out = append(out, map[string]string{"id": fmt.Sprintf("r%02d", i+1), "match": m.match,
+			"classification": m.class, "reason": "bench rule " + fmt.Sprint(i+1)})
+	}
+	return out
+}
+
+// adoptPolicy puts an ASU 2025-06 policy with benchRules in force from the
+// measured month (a new version when a -reuse run finds one).
+func adoptPolicy(ctx context.Context, c config, w world) error {
+	// A close a timed-out run left in force is lifted first (an error
+	// here is the usual answer: the month is open).
+	_, _, _ = benchkit.Send(ctx, c.URL, "POST", "/api/v1/orgs/"+w.orgID.String()+"/periods/"+c.Period+"/reopen", w.token,
+		map[string]string{"reason": "benchmark"})
+	return benchkit.Call(ctx, c.URL, "POST", "/api/v1/orgs/"+w.orgID.String()+"/capitalization/policies", w.token,
+		map[string]any{"framework": capex.FrameworkASU202506, "effective_from": c.Period, "rules": benchRules()}, nil)
 }
 
 // seed writes users, teams, projects, tickets, rates and entries in one
@@ -114,6 +164,31 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID uuid.UUID) er
 		{`INSERT INTO entity_tags (id, org_id, entity_type, entity_id, key, value)
 		  SELECT gen_random_uuid(), $1, 'ticket', id, 'epic', 'payments' FROM b_tickets WHERE n % 20 = 0`, []any{orgID}},
 		{`UPDATE projects SET ticket_counter = 10 WHERE id IN (SELECT id FROM b_projects)`, nil},
+		// What the policy's framework (ASU 2025-06) and rules read: five
+		// projects start capitalizing on the month's 11th (their month is
+		// read by date), about a third are not capitalized (uncertainty
+		// unresolved) and the rest are all month; one label per ticket,
+		// weighted as a tracker's are (bug 15%, support 5%, feature 20%,
+		// platform 25%, …); priorities; each project's ticket 1 is the
+		// epic of its other nine; 20 overrides.
+		{`UPDATE projects p SET funding_authorized_on = $1::date - 30, completion_probable = true,
+		         significant_uncertainty_resolved_on = CASE WHEN b.n % 20 = 0 THEN $1::date + 10
+		                                                    WHEN b.n % 3 = 2 THEN NULL ELSE $1::date - 5 END
+		  FROM b_projects b WHERE p.id = b.id`, []any{period.Start()}},
+		{`CREATE TEMP TABLE b_labels ON COMMIT DROP AS
+		  SELECT gen_random_uuid() AS id, name
+		  FROM unnest(ARRAY['bug', 'support', 'feature', 'infra', 'security', 'ux', 'perf', 'docs', 'research', 'platform']) name`, nil},
+		{`INSERT INTO labels (id, org_id, name, color) SELECT id, $1, name, '#888888' FROM b_labels`, []any{orgID}},
+		{`INSERT INTO ticket_labels (org_id, ticket_id, label_id)
+		  SELECT $1::uuid, t.id, l.id FROM b_tickets t JOIN b_labels l ON l.name = (ARRAY['bug', 'bug', 'bug', 'support',
+		      'feature', 'feature', 'feature', 'feature', 'infra', 'infra', 'security', 'ux', 'perf', 'docs', 'research',
+		      'platform', 'platform', 'platform', 'platform', 'platform'])[1 + (t.n * 7) % 20]`, []any{orgID}},
+		{`UPDATE tickets x SET priority = (ARRAY['None', 'Low', 'Medium', 'High', 'Critical'])[1 + t.n % 5],
+		         parent_id = CASE WHEN t.number > 1 THEN (SELECT e.id FROM b_tickets e WHERE e.project_id = t.project_id AND e.number = 1) END
+		  FROM b_tickets t WHERE x.id = t.id`, nil},
+		{`INSERT INTO ticket_capitalization_overrides (ticket_id, org_id, classification, reason, set_at)
+		  SELECT id, $1, CASE WHEN n % 100 = 7 THEN 'capex' ELSE 'opex' END, 'bench override', now()
+		  FROM b_tickets WHERE n % 50 = 7`, []any{orgID}},
 		// Two rates per user: one before the month, one from its middle.
 		{`INSERT INTO labor_rates (id, org_id, user_id, loaded_rate_cents, effective_date)
 		  SELECT gen_random_uuid(), $1::uuid, id, 8000 + n * 100, $2::date - 60 FROM b_users
@@ -161,7 +236,8 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID uuid.UUID) er
 	if err := tx.Commit(ctx); err != nil {
 		return err
 	}
-	for _, t := range []string{"time_entries", "capex_rollup", "labor_rates", "projects", "tickets", "entity_tags", "users", "teams"} {
+	for _, t := range []string{"time_entries", "capex_rollup", "capex_ticket_rollup", "labor_rates", "projects", "tickets", "entity_tags", "users", "teams",
+		"ticket_labels", "labels", "ticket_capitalization_overrides"} {
 		if _, err := pool.Exec(ctx, "VACUUM ANALYZE "+t); err != nil {
 			return err
 		}

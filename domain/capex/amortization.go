@@ -15,8 +15,9 @@ import (
 // The amortization schedule. A project amortizes when it
 // has amortization_months of at least 1. Its capitalized amount of a month
 // is exactly the CapEx amount the capitalization report shows for it in that
-// month (a closed month's snapshot and frozen classification; an open
-// month's live rollup and the project's current classification).
+// month (a closed month's snapshot, with the policy and classification
+// frozen then; an open month under the policy in force then, or before any
+// policy by the project's current classification).
 //
 // Straight line, in integer cents, by layer:
 //   - Construction in progress: everything capitalized up to and including
@@ -229,7 +230,7 @@ func (s *Service) Amortization(ctx context.Context, p domain.Principal, req Amor
 	if err != nil {
 		return AmortReport{}, err
 	}
-	caps, err := capitalizedByMonth(ctx, q, aq.OrgID, projects, aq.To)
+	caps, err := capitalizedByMonth(ctx, q, aq.OrgID, projects, aq.To, s.now())
 	if err != nil {
 		return AmortReport{}, err
 	}
@@ -295,10 +296,15 @@ func BuildAmortization(aq AmortQuery, projects []capexdb.AmortProject, caps map[
 	return r
 }
 
-// capitalizedByMonth is each project's CapEx cents by month index up to to:
-// open months from the rollup with the project's current classification,
-// closed months from their snapshot with the classification frozen then.
-func capitalizedByMonth(ctx context.Context, q store.Querier, orgID uuid.UUID, projects []capexdb.AmortProject, to Period) (map[uuid.UUID]map[int]int64, error) {
+// capitalizedByMonth is each project's CapEx cents by month index up to
+// to, exactly as the capitalization report classifies them: a closed
+// month's from its snapshot (its policy's decisions and the columns frozen
+// then); an open month under a policy as the policy in force decides
+// (framework dates, rules, overrides; rules read the tickets as of now);
+// an open month before any policy by the project's current
+// classification.
+func capitalizedByMonth(ctx context.Context, q store.Querier, orgID uuid.UUID, projects []capexdb.AmortProject, to Period,
+	now time.Time) (map[uuid.UUID]map[int]int64, error) {
 	out := map[uuid.UUID]map[int]int64{}
 	if len(projects) == 0 {
 		return out, nil
@@ -310,19 +316,11 @@ func capitalizedByMonth(ctx context.Context, q store.Querier, orgID uuid.UUID, p
 		live[pr.ID] = Classify(pr.CapitalizationType, pr.DevelopmentPhase) == CapEx
 		out[pr.ID] = map[int]int64{}
 	}
-	rows, err := capexdb.MonthlyAmounts(ctx, q, orgID, ids, to.End())
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		if live[r.ProjectID] {
-			out[r.ProjectID][monthIndex(PeriodOf(r.Month))] = r.AmountCents
-		}
-	}
 	closes, err := capexdb.Between(ctx, q, orgID, "0000-01", to.String())
 	if err != nil {
 		return nil, err
 	}
+	closedAt := map[int]capexdb.Close{}
 	for _, c := range closes {
 		if c.ReopenedAt != nil {
 			continue
@@ -331,24 +329,78 @@ func capitalizedByMonth(ctx context.Context, q store.Querier, orgID uuid.UUID, p
 		if err != nil {
 			return nil, err
 		}
+		closedAt[monthIndex(per)] = c
+	}
+	policies, err := capexdb.Policies(ctx, q, orgID)
+	if err != nil {
+		return nil, err
+	}
+	first := -1 // the first month any policy is in force
+	for _, p := range policies {
+		if m := monthIndex(PeriodOf(p.EffectiveFrom)); first < 0 || m < first {
+			first = m
+		}
+	}
+	rows, err := capexdb.MonthlyAmounts(ctx, q, orgID, ids, to.End())
+	if err != nil {
+		return nil, err
+	}
+	governed := map[int]bool{} // open months under a policy
+	for _, r := range rows {
+		m := monthIndex(PeriodOf(r.Month))
+		if _, ok := closedAt[m]; ok {
+			continue
+		}
+		if first >= 0 && m >= first {
+			governed[m] = true
+		} else if live[r.ProjectID] {
+			out[r.ProjectID][m] = r.AmountCents
+		}
+	}
+	f := capexdb.Filter{OrgID: orgID, Restricted: true, Projects: ids}
+	add := func(m int, lines []capexdb.Line) {
+		for i := range lines {
+			if l := &lines[i]; l.ByActivity && classOf(l) == CapEx {
+				if _, ok := out[l.ProjectID]; ok {
+					out[l.ProjectID][m] += l.AmountCents
+				}
+			}
+		}
+	}
+	for m := range governed {
+		per := periodAt(m)
+		pol, err := policyInForce(ctx, q, orgID, per, now)
+		if err != nil {
+			return nil, err
+		}
+		f.From, f.To = per.Start(), per.End()
+		lines, err := classified(ctx, q, capexdb.Aggregate, f, capexdb.Grouping{}, pol)
+		if err != nil {
+			return nil, err
+		}
+		add(m, lines)
+	}
+	for m, c := range closedAt {
 		js, _, err := capexdb.Files(ctx, q, c.ID)
 		if err != nil {
 			return nil, err
 		}
-		var doc snapshot
-		if err := json.Unmarshal(js, &doc); err != nil {
+		cl := closed{info: c}
+		if err := json.Unmarshal(js, &cl.doc); err != nil {
 			return nil, err
 		}
-		amounts, err := capexdb.ClosedAmounts(ctx, q, c.ID, ids)
+		per := periodAt(m)
+		f.From, f.To = per.Start(), per.End()
+		lines, err := cl.classified(ctx, q, f, capexdb.Grouping{}, cl.doc.Policy)
 		if err != nil {
 			return nil, err
 		}
-		m := monthIndex(per)
-		for _, id := range ids {
-			delete(out[id], m)
-			fr, ok := doc.Frozen.Projects[id]
-			if a := amounts[id]; a != 0 && ok && Classify(fr.CapitalizationType, fr.DevelopmentPhase) == CapEx {
-				out[id][m] = a
+		add(m, lines)
+	}
+	for _, c := range out {
+		for m, a := range c {
+			if a == 0 {
+				delete(c, m)
 			}
 		}
 	}

@@ -146,7 +146,7 @@ func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID,
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return capexdb.Close{}, err
 	}
-	c := capexdb.Close{ID: domain.NewID(), OrgID: orgID, Period: per.String(), ClosedBy: by, ClosedAt: s.now(), Status: status}
+	c := capexdb.NewClose(domain.NewID(), orgID, per.String(), by, s.now(), status)
 	n, err := capexdb.SnapshotEntries(ctx, q, c.ID, orgID, per.Start(), per.End())
 	if err != nil {
 		return c, err
@@ -161,7 +161,7 @@ func (s *Service) closeTx(ctx context.Context, q store.Querier, orgID uuid.UUID,
 	}
 	qr := Query{OrgID: orgID, Period: per}
 	cl := closed{info: c, doc: doc}
-	lines, err := classified(ctx, q, cl.aggregate, filterOf(qr), capexdb.Grouping{Full: true}, doc.Policy)
+	lines, err := cl.classified(ctx, q, filterOf(qr), capexdb.Grouping{Full: true}, doc.Policy)
 	if err != nil {
 		return c, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"tracker/store"
 	"tracker/store/capexdb"
@@ -43,7 +44,7 @@ func closedOf(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period)
 // report builds the report of qr from the snapshot, with the close's
 // metadata.
 func (c closed) report(ctx context.Context, q store.Querier, qr Query, f capexdb.Filter) (Report, error) {
-	lines, err := classified(ctx, q, c.aggregate, f, GroupingFor(qr), c.doc.Policy)
+	lines, err := c.classified(ctx, q, f, GroupingFor(qr), c.doc.Policy)
 	if err != nil {
 		return Report{}, err
 	}
@@ -59,11 +60,42 @@ func (c closed) csv(ctx context.Context, q store.Querier, qr Query, f capexdb.Fi
 	if whole(f) {
 		return c.file, nil
 	}
-	lines, err := classified(ctx, q, c.aggregate, f, capexdb.Grouping{Full: true}, c.doc.Policy)
+	lines, err := c.classified(ctx, q, f, capexdb.Grouping{Full: true}, c.doc.Policy)
 	if err != nil {
 		return nil, err
 	}
 	return WriteCSV(qr.Period, lines, CSVExtras{ProjectTags: c.doc.ProjectTags, Departments: c.doc.Departments, Spent: c.doc.Spent})
+}
+
+// classified is the package's classified over the close's entries under
+// pol: a snapshot has no rollup to start from, so its entries are read once,
+// each classed in the query by pol's decisions (its project's first
+// capitalized day, from the columns frozen at close, and its ticket's
+// decision).
+func (c closed) classified(ctx context.Context, q store.Querier, f capexdb.Filter, g capexdb.Grouping,
+	pol *PolicyRef) ([]capexdb.Line, error) {
+	if pol == nil {
+		return c.aggregate(ctx, q, f, g)
+	}
+	opex := pol.opexTickets()
+	if pol.Framework == FrameworkASC35040 && len(opex) == 0 {
+		return c.aggregate(ctx, q, f, g)
+	}
+	projects := make([]capexdb.Line, 0, len(c.doc.Frozen.Projects))
+	for _, l := range c.doc.Frozen.Projects {
+		projects = append(projects, l)
+	}
+	from, _ := capitalizedFrom(pol.Framework, projects, f)
+	cl := &capexdb.Classing{Projects: make([]uuid.UUID, 0, len(from)), From: make([]time.Time, 0, len(from)), OpEx: opex}
+	if cl.OpEx == nil {
+		cl.OpEx = []uuid.UUID{}
+	}
+	for id, day := range from {
+		cl.Projects, cl.From = append(cl.Projects, id), append(cl.From, day)
+	}
+	cf := f
+	cf.Class = cl
+	return c.aggregate(ctx, q, cf, g)
 }
 
 // aggregate is AggregateClosed over the close's entries with its frozen

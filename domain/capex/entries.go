@@ -107,7 +107,7 @@ func (s *Service) prepareDrill(ctx context.Context, q store.Querier, p domain.Pr
 	}
 	if ok {
 		d.src, d.pol = capexdb.EntrySource{CloseID: cl.info.ID, Frozen: &cl.doc.Frozen}, cl.doc.Policy
-		d.lines, err = classified(ctx, q, cl.aggregate, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, d.pol)
+		d.lines, err = cl.classified(ctx, q, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, d.pol)
 		info := toCloseInfo(cl.info)
 		d.closed, d.names = &info, cl.doc.Frozen.Names
 	} else {

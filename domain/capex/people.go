@@ -50,20 +50,25 @@ func (s *Service) People(ctx context.Context, p domain.Principal, qr Query) (Peo
 		return PeopleReport{}, err
 	}
 	out := PeopleReport{Period: qr.Period.String(), People: []PersonLine{}}
-	agg := aggregator(capexdb.Aggregate)
+	classify := func(f capexdb.Filter, g capexdb.Grouping, pol *PolicyRef) ([]capexdb.Line, error) {
+		return classified(ctx, q, capexdb.Aggregate, f, g, pol)
+	}
 	cl, ok, err := closedOf(ctx, q, qr.OrgID, qr.Period)
 	if err != nil {
 		return out, err
 	}
 	if ok {
-		agg, out.Policy = cl.aggregate, cl.doc.Policy
+		out.Policy = cl.doc.Policy
+		classify = func(f capexdb.Filter, g capexdb.Grouping, pol *PolicyRef) ([]capexdb.Line, error) {
+			return cl.classified(ctx, q, f, g, pol)
+		}
 		info := toCloseInfo(cl.info)
 		out.Close = &info
 	} else if out.Policy, err = policyInForce(ctx, q, qr.OrgID, qr.Period, s.now()); err != nil {
 		return out, err
 	}
 	out.StandardHoursPerMonth = out.Policy.standardHours()
-	lines, err := classified(ctx, q, agg, f, capexdb.Grouping{WithUsers: true}, out.Policy)
+	lines, err := classify(f, capexdb.Grouping{OnlyUsers: true}, out.Policy)
 	if err != nil {
 		return out, err
 	}

@@ -71,13 +71,19 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 		res.Policy.Tickets, res.Policy.Overrides = nil, nil
 		res.InForce = res.InForce.public()
 	}()
-	agg, src := aggregator(capexdb.Aggregate), capexdb.EntrySource{}
+	src := capexdb.EntrySource{}
+	classify := func(f capexdb.Filter, g capexdb.Grouping, pol *PolicyRef) ([]capexdb.Line, error) {
+		return classified(ctx, q, capexdb.Aggregate, f, g, pol)
+	}
 	cl, ok, err := closedOf(ctx, q, orgID, per)
 	if err != nil {
 		return out, err
 	}
 	if ok {
-		agg, src, out.InForce = cl.aggregate, capexdb.EntrySource{CloseID: cl.info.ID, Frozen: &cl.doc.Frozen}, cl.doc.Policy
+		src, out.InForce = capexdb.EntrySource{CloseID: cl.info.ID, Frozen: &cl.doc.Frozen}, cl.doc.Policy
+		classify = func(f capexdb.Filter, g capexdb.Grouping, pol *PolicyRef) ([]capexdb.Line, error) {
+			return cl.classified(ctx, q, f, g, pol)
+		}
 		info := toCloseInfo(cl.info)
 		out.Close = &info
 	} else if out.InForce, err = policyInForce(ctx, q, orgID, per, s.now()); err != nil {
@@ -85,7 +91,7 @@ func (s *Service) PreviewPolicy(ctx context.Context, p domain.Principal, orgID, 
 	}
 	cols := map[uuid.UUID]capexdb.Line{}
 	for _, pol := range []*PolicyRef{&out.Policy, out.InForce} {
-		lines, err := classified(ctx, q, agg, f, capexdb.Grouping{}, pol)
+		lines, err := classify(f, capexdb.Grouping{}, pol)
 		if err != nil {
 			return out, err
 		}

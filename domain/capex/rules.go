@@ -17,6 +17,7 @@ import (
 	"tracker/internal/searchquery"
 	"tracker/store"
 	"tracker/store/capexdb"
+	"tracker/store/searchdb"
 )
 
 // Rule is one ticket-level rule of a policy: the tickets its match (a
@@ -147,33 +148,40 @@ func toClass(c string) string {
 
 // decideTickets finds, for each ticket of orgID with approved time in per,
 // the first of rules that matches it (the ticket as it is now): ticket →
-// rule id. A rule whose query no longer compiles (a custom field it names
-// was deleted) is a 422 naming it.
+// rule id. Every rule is evaluated in one query over the month's tickets,
+// found once. A rule whose query no longer compiles (a custom
+// field it names was deleted) is a 422 naming it.
 func decideTickets(ctx context.Context, q store.Querier, orgID uuid.UUID, per Period, rules []Rule, now time.Time) (map[uuid.UUID]string, error) {
-	out := map[uuid.UUID]string{}
-	among := sq.Expr(`t.id IN (SELECT te.ticket_id FROM time_entries te WHERE te.org_id = ? AND te.status = 'Approved'
-		AND te.date >= ? AND te.date < ?)`, orgID, per.Start(), per.End())
+	roots := make([]searchquery.Node, len(rules))
 	for i, r := range rules {
 		pq, err := searchquery.Parse(r.Match)
 		if err != nil {
 			return nil, domain.Invalid("rules[" + strconv.Itoa(i) + "].match: " + queryProblem(err))
 		}
-		if pq.Root == nil {
-			continue
+		roots[i] = pq.Root
+	}
+	// The month's tickets are found from the org's tickets, each probing
+	// its own entries' index (ticket, date) for one in the month: a probe
+	// per ticket, where reading the month's entries for their tickets
+	// costs in proportion to the entries.
+	among := sq.Expr(`SELECT t.id FROM tickets t WHERE t.org_id = ? AND t.deleted_at IS NULL
+		AND EXISTS (SELECT 1 FROM time_entries te WHERE te.ticket_id = t.id AND te.status = 'Approved'
+			AND te.date >= ? AND te.date < ?)`, orgID, per.Start(), per.End())
+	got, err := search.FirstMatching(ctx, q, orgID, roots, among, now.UTC())
+	var re *searchdb.RootError
+	if errors.As(err, &re) {
+		var qe *searchquery.Error
+		if errors.As(re.Err, &qe) {
+			return nil, domain.Invalid("rules[" + strconv.Itoa(re.Index) + "].match: " + queryProblem(re.Err))
 		}
-		ids, err := search.Matching(ctx, q, orgID, pq.Root, among, now.UTC())
-		if err != nil {
-			var qe *searchquery.Error
-			if errors.As(err, &qe) {
-				return nil, domain.Invalid("rules[" + strconv.Itoa(i) + "].match: " + queryProblem(err))
-			}
-			return nil, err
-		}
-		for _, id := range ids {
-			if _, ok := out[id]; !ok {
-				out[id] = r.ID
-			}
-		}
+		return nil, re.Err
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[uuid.UUID]string, len(got))
+	for id, i := range got {
+		out[id] = rules[i].ID
 	}
 	return out, nil
 }

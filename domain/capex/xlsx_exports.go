@@ -112,7 +112,7 @@ func exportLines(ctx context.Context, q store.Querier, qr Query, f capexdb.Filte
 		return nil, CSVExtras{}, err
 	}
 	if ok {
-		lines, err := classified(ctx, q, cl.aggregate, f, capexdb.Grouping{Full: true}, cl.doc.Policy)
+		lines, err := cl.classified(ctx, q, f, capexdb.Grouping{Full: true}, cl.doc.Policy)
 		return lines, CSVExtras{ProjectTags: cl.doc.ProjectTags, Departments: cl.doc.Departments, Spent: cl.doc.Spent}, err
 	}
 	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period, now)

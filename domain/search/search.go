@@ -355,14 +355,36 @@ func CheckCustom(ctx context.Context, q store.Querier, orgID uuid.UUID, root sea
 	return resolveCustom(ctx, q, &sr)
 }
 
-// Matching reads the ids of orgID's tickets (of its live projects) that
-// root matches among those among selects, whoever may see them: a
-// capitalization policy's rule classifies every ticket of the org. An
-// unknown custom field is a query error at its position.
-func Matching(ctx context.Context, q store.Querier, orgID uuid.UUID, root searchquery.Node, among sq.Sqlizer, now time.Time) ([]uuid.UUID, error) {
-	sr := searchdb.Search{Env: searchdb.Env{OrgID: orgID, Now: now, DefaultStatuses: defaultStatuses}, Root: root, Among: among}
-	if err := resolveCustom(ctx, q, &sr); err != nil {
+// FirstMatching is, for each ticket of orgID (of its live projects) among
+// the ids among selects (one column, read once) that one of roots matches,
+// the index of the first root that does, in one query: the rules of a
+// capitalization policy, where the first matching rule decides. A nil
+// root matches nothing. An error of one root is a *searchdb.RootError
+// naming it.
+func FirstMatching(ctx context.Context, q store.Querier, orgID uuid.UUID, roots []searchquery.Node, among sq.Sqlizer,
+	now time.Time) (map[uuid.UUID]int, error) {
+	var srs []searchdb.Search
+	var at []int // the root of each search
+	for i, root := range roots {
+		if root == nil {
+			continue
+		}
+		sr := searchdb.Search{Env: searchdb.Env{OrgID: orgID, Now: now, DefaultStatuses: defaultStatuses}, Root: root}
+		if err := resolveCustom(ctx, q, &sr); err != nil {
+			return nil, &searchdb.RootError{Index: i, Err: err}
+		}
+		srs, at = append(srs, sr), append(at, i)
+	}
+	got, err := searchdb.FirstMatches(ctx, q, srs, among)
+	var re *searchdb.RootError
+	if errors.As(err, &re) {
+		return nil, &searchdb.RootError{Index: at[re.Index], Err: re.Err}
+	}
+	if err != nil {
 		return nil, err
 	}
-	return searchdb.IDs(ctx, q, sr)
+	for id, i := range got {
+		got[id] = at[i]
+	}
+	return got, nil
 }

@@ -88,7 +88,8 @@ func (w *world) create(p domain.Principal, in timeentry.CreateInput) timeentry.E
 // closeMonth closes p in org.
 func (w *world) closeMonth(org uuid.UUID, p string) {
 	w.t.Helper()
-	c := capexdb.Close{ID: domain.NewID(), OrgID: org, Period: p, ClosedAt: now, SHA256: strings.Repeat("0", 64)}
+	c := capexdb.NewClose(domain.NewID(), org, p, nil, now, capexdb.StatusClosed)
+	c.SHA256 = strings.Repeat("0", 64)
 	if err := capexdb.Insert(context.Background(), w.db.Q(), c, []byte("{}"), []byte{}); err != nil {
 		w.t.Fatal(err)
 	}

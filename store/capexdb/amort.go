@@ -53,21 +53,3 @@ func MonthlyAmounts(ctx context.Context, q store.Querier, orgID uuid.UUID, proje
 	    FROM capex_rollup WHERE org_id = $1 AND project_id = ANY($2) AND month < $3
 	    GROUP BY project_id, month`, orgID, projects, to)
 }
-
-// ClosedAmounts sums a close's priced entries per project, for the projects.
-func ClosedAmounts(ctx context.Context, q store.Querier, closeID uuid.UUID, projects []uuid.UUID) (map[uuid.UUID]int64, error) {
-	type row struct {
-		ProjectID   uuid.UUID `db:"project_id"`
-		AmountCents int64     `db:"amount_cents"`
-	}
-	rows, err := store.SelectRaw[row](ctx, q, `SELECT project_id, sum(amount_cents)::bigint AS amount_cents
-	    FROM period_close_entries WHERE close_id = $1 AND project_id = ANY($2) GROUP BY project_id`, closeID, projects)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[uuid.UUID]int64, len(rows))
-	for _, r := range rows {
-		out[r.ProjectID] = r.AmountCents
-	}
-	return out, nil
-}

@@ -73,12 +73,15 @@ func InForceAmong(ctx context.Context, q store.Querier, orgID uuid.UUID, periods
 		Where(sq.Eq{"org_id": orgID, "period": periods, "reopened_at": nil}).OrderBy("period"))
 }
 
-// Insert records a close with its snapshot document and CSV; a close
-// without a status is closed (in force at once).
+// NewClose is a close of orgID's period taken at at by by (nil: the
+// Schedule), with its status: StatusClosed (in force at once) or
+// StatusPending (waiting for a second approver).
+func NewClose(id, orgID uuid.UUID, period string, by *uuid.UUID, at time.Time, status string) Close {
+	return Close{ID: id, OrgID: orgID, Period: period, ClosedBy: by, ClosedAt: at, Status: status}
+}
+
+// Insert records a close (NewClose) with its snapshot document and CSV.
 func Insert(ctx context.Context, q store.Querier, c Close, snapshot, csv []byte) error {
-	if c.Status == "" {
-		c.Status = StatusClosed
-	}
 	_, err := store.Exec(ctx, q, store.SQL.Insert("period_closes").
 		Columns("id", "org_id", "period", "closed_by", "closed_at", "snapshot", "csv", "sha256", "entries", "status").
 		Values(c.ID, c.OrgID, c.Period, c.ClosedBy, c.ClosedAt, snapshot, csv, c.SHA256, c.Entries, c.Status))

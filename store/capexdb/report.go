@@ -32,20 +32,53 @@ type Filter struct {
 	// Projects restricts to these projects when Restricted (API keys).
 	Restricted bool
 	Projects   []uuid.UUID
-	// ExcludeProjects leaves these projects out (the parts of a month a
-	// policy classifies apart).
-	ExcludeProjects []uuid.UUID
-	// Tickets restricts to the entries of these tickets when OnlyTickets;
-	// ExcludeTickets leaves these tickets' entries out (the tickets a
-	// policy's rules classify apart). Only the entries answer them, not
-	// the rollup.
-	OnlyTickets    bool
-	Tickets        []uuid.UUID
-	ExcludeTickets []uuid.UUID
+	// Tickets restricts to the entries of these tickets when OnlyTickets
+	// (the tickets a policy makes OpEx): capex_ticket_rollup answers it
+	// for whole months, the entries otherwise.
+	OnlyTickets bool
+	Tickets     []uuid.UUID
+	// Class, when set, classifies every entry in the query itself, and
+	// every line carries its class (the aggregate is also grouped by it).
+	// Only the entries answer it, not the rollup.
+	Class *Classing
 }
 
+// Classing is a policy's decisions for one month as the aggregate applies
+// them to each entry: CapEx when its project is one of Projects and its
+// date is on or after that project's From, unless its ticket is one of
+// OpEx; OpEx otherwise. Projects and From are parallel.
+type Classing struct {
+	Projects []uuid.UUID
+	From     []time.Time
+	OpEx     []uuid.UUID
+}
+
+// join renders the joins the class expression reads: each entry's
+// project's first capitalized date, and whether its ticket is decided
+// OpEx, both hash joins (an entry is tested once, not against a list).
+func (c *Classing) join(a *args) string {
+	if c == nil {
+		return ""
+	}
+	return ` LEFT JOIN unnest(` + a.add(c.Projects) + `::uuid[], ` + a.add(c.From) + `::date[]) AS cap (project_id, cfrom)
+		ON cap.project_id = te.project_id
+		LEFT JOIN (SELECT DISTINCT u.ticket_id FROM unnest(` + a.add(c.OpEx) + `::uuid[]) AS u (ticket_id)) ox
+		ON ox.ticket_id = te.ticket_id`
+}
+
+// column is the class of an entry (NULL when unclassified).
+func (c *Classing) column() string {
+	if c == nil {
+		return "NULL::text AS class"
+	}
+	return classExpr + " AS class"
+}
+
+const classExpr = `(CASE WHEN cap.cfrom IS NOT NULL AND te.date >= cap.cfrom AND ox.ticket_id IS NULL
+	THEN 'CapEx' ELSE 'OpEx' END)`
+
 // byTicket tells whether f selects by ticket (which the rollup cannot).
-func (f Filter) byTicket() bool { return f.OnlyTickets || len(f.ExcludeTickets) > 0 }
+func (f Filter) byTicket() bool { return f.OnlyTickets || f.Class != nil }
 
 // Line is the aggregate of one (project, user, activity type), or of one
 // (project, activity type) or (project, user) when the grouping is coarser
@@ -89,16 +122,33 @@ type Line struct {
 type Grouping struct {
 	Full      bool // (project, user, activity type)
 	WithUsers bool // also (project, user), when not Full
+	// OnlyUsers is (project, user) lines alone (the people report), when
+	// neither of the others is set.
+	OnlyUsers bool
 }
 
-func (g Grouping) sets() string {
+func (g Grouping) sets() string { return g.setsBy(nil) }
+
+// setsBy is sets, each also grouped by c's class when c is set.
+func (g Grouping) setsBy(c *Classing) string {
+	var sets []string
 	switch {
 	case g.Full:
-		return "(te.project_id, te.user_id, te.activity_type)"
+		sets = []string{"te.project_id, te.user_id, te.activity_type"}
 	case g.WithUsers:
-		return "(te.project_id, te.activity_type), (te.project_id, te.user_id)"
+		sets = []string{"te.project_id, te.activity_type", "te.project_id, te.user_id"}
+	case g.OnlyUsers:
+		sets = []string{"te.project_id, te.user_id"}
+	default:
+		sets = []string{"te.project_id, te.activity_type"}
 	}
-	return "(te.project_id, te.activity_type)"
+	for i := range sets {
+		if c != nil {
+			sets[i] += ", " + classExpr
+		}
+		sets[i] = "(" + sets[i] + ")"
+	}
+	return strings.Join(sets, ", ")
 }
 
 // args numbers the parameters of hand-written SQL.
@@ -128,10 +178,10 @@ func (f Filter) where(a *args, org string) string {
 		"te.date >= " + a.add(f.From), "te.date < " + a.add(f.To)}
 	w = append(w, f.narrow(a, org)...)
 	if f.OnlyTickets {
-		w = append(w, "te.ticket_id = ANY("+a.add(f.Tickets)+")")
-	}
-	if len(f.ExcludeTickets) > 0 {
-		w = append(w, "te.ticket_id <> ALL("+a.add(f.ExcludeTickets)+")")
+		// A semi-join, not ticket_id = ANY($n): a prepared statement's
+		// generic plan tests an array parameter element by element on
+		// every row.
+		w = append(w, "te.ticket_id IN (SELECT unnest("+a.add(f.Tickets)+"::uuid[]))")
 	}
 	for _, t := range f.Tags {
 		w = append(w, tagCond(a, org, t, "project", "ticket", "user", "time_entry", "team"))
@@ -161,9 +211,6 @@ func (f Filter) narrow(a *args, org string) []string {
 	if f.Restricted {
 		w = append(w, "te.project_id = ANY("+a.add(f.Projects)+")")
 	}
-	if len(f.ExcludeProjects) > 0 {
-		w = append(w, "te.project_id <> ALL("+a.add(f.ExcludeProjects)+")")
-	}
 	return w
 }
 
@@ -191,10 +238,18 @@ func tagCond(a *args, org string, t Tag, kinds ...string) string {
 // userColumns selects the user of a line; GROUPING may only name a column
 // that some grouping set holds.
 func (g Grouping) userColumns() string {
-	if g.Full || g.WithUsers {
+	if g.Full || g.WithUsers || g.OnlyUsers {
 		return "te.user_id, GROUPING(te.user_id) = 0 AS by_user"
 	}
 	return "NULL::uuid AS user_id, false AS by_user"
+}
+
+// activityColumns selects the activity type of a line, likewise.
+func (g Grouping) activityColumns() string {
+	if g.OnlyUsers && !g.Full && !g.WithUsers {
+		return "NULL::text AS activity_type, false AS by_activity"
+	}
+	return "te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity"
 }
 
 // aggRow is one grouped row of the aggregate, before the project's and
@@ -210,6 +265,7 @@ type aggRow struct {
 	RateMinutes     int64      `db:"rate_minutes"`
 	Entries         int64      `db:"entries"`
 	UnpricedEntries int64      `db:"unpriced_entries"`
+	Class           *string    `db:"class"`
 }
 
 // AggregateDirect prices every matching approved entry at the rate in
@@ -221,15 +277,15 @@ func AggregateDirect(ctx context.Context, q store.Querier, f Filter, g Grouping)
 	var a args
 	org := a.add(f.OrgID)
 	sql := `WITH ` + ratesCTE(org) + `
-		SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
+		SELECT te.project_id, ` + g.userColumns() + `, ` + g.activityColumns() + `,
 		       sum(te.duration_minutes) AS minutes,
 		       sum((te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0) * 2 + 60) / 120)::bigint AS amount_cents,
 		       sum(te.duration_minutes::bigint * COALESCE(r.loaded_rate_cents, 0))::bigint AS rate_minutes,
 		       count(*) AS entries,
-		       count(*) FILTER (WHERE r.loaded_rate_cents IS NULL) AS unpriced_entries
-		FROM time_entries te ` + rateJoin + `
+		       count(*) FILTER (WHERE r.loaded_rate_cents IS NULL) AS unpriced_entries, ` + f.Class.column() + `
+		FROM time_entries te ` + rateJoin + f.Class.join(&a) + `
 		WHERE ` + f.where(&a, org) + `
-		GROUP BY GROUPING SETS (` + g.sets() + `)`
+		GROUP BY GROUPING SETS (` + g.setsBy(f.Class) + `)`
 	return aggregateRows(ctx, q, f.OrgID, sql, a)
 }
 
@@ -276,7 +332,7 @@ func scanAggRows(ctx context.Context, q store.Querier, sql string, a args) ([]ag
 	for rows.Next() {
 		var r aggRow
 		if err := rows.Scan(&r.ProjectID, &r.UserID, &r.ByUser, &r.ActivityType, &r.ByActivity, &r.Minutes, &r.AmountCents,
-			&r.RateMinutes, &r.Entries, &r.UnpricedEntries); err != nil {
+			&r.RateMinutes, &r.Entries, &r.UnpricedEntries, &r.Class); err != nil {
 			return nil, store.Translate(err)
 		}
 		out = append(out, r)
@@ -298,6 +354,9 @@ func attach(rows []aggRow, projects map[uuid.UUID]Line, names map[uuid.UUID]stri
 		}
 		l.Minutes, l.AmountCents, l.RateMinutes, l.Entries, l.UnpricedEntries =
 			r.Minutes, r.AmountCents, r.RateMinutes, r.Entries, r.UnpricedEntries
+		if r.Class != nil {
+			l.Class = *r.Class
+		}
 		out = append(out, l)
 	}
 	return out

@@ -32,6 +32,10 @@ const rollupColumns = `te.project_id, te.user_id, te.activity_type, te.minutes, 
 // each tag, plus the few entries that match only through a tagged ticket or
 // entry, read one by one. Other ranges fall back to AggregateDirect.
 func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Line, error) {
+	if monthAligned(f.From) && monthAligned(f.To) && f.OnlyTickets && f.Class == nil &&
+		len(f.Tags) == 0 {
+		return aggregateTickets(ctx, q, f, g)
+	}
 	if !monthAligned(f.From) || !monthAligned(f.To) || f.byTicket() {
 		return AggregateDirect(ctx, q, f, g)
 	}
@@ -45,7 +49,8 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 		// Grouping 40k rows by their own key cost the per-user report and
 		// the CSV most of their database time at 1M entries a month.
 		return aggregateRows(ctx, q, f.OrgID, `SELECT te.project_id, te.user_id, true AS by_user, te.activity_type,
-			true AS by_activity, te.minutes, te.amount_cents, te.rate_minutes, te.entries, te.unpriced_entries
+			true AS by_activity, te.minutes, te.amount_cents, te.rate_minutes, te.entries, te.unpriced_entries,
+			NULL::text AS class
 			FROM capex_rollup te WHERE `+strings.Join(w, " AND "), a)
 	}
 	var grouped []string // per tag: the project or the user carries it
@@ -95,13 +100,40 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 	}
 	sql := with + `src (project_id, user_id, activity_type, minutes, amount_cents, rate_minutes, entries, unpriced_entries) AS (
 		` + src + `)
-		SELECT te.project_id, ` + g.userColumns() + `, te.activity_type, GROUPING(te.activity_type) = 0 AS by_activity,
+		SELECT te.project_id, ` + g.userColumns() + `, ` + g.activityColumns() + `,
 		       sum(te.minutes)::bigint AS minutes, sum(te.amount_cents)::bigint AS amount_cents,
 		       sum(te.rate_minutes)::bigint AS rate_minutes, sum(te.entries)::bigint AS entries,
-		       sum(te.unpriced_entries)::bigint AS unpriced_entries
+		       sum(te.unpriced_entries)::bigint AS unpriced_entries, NULL::text AS class
 		FROM src te
 		GROUP BY GROUPING SETS (` + g.sets() + `)`
 	return aggregateRows(ctx, q, f.OrgID, sql, a)
+}
+
+// aggregateTickets is Aggregate of the entries of f.Tickets, read from
+// capex_ticket_rollup (migration 052): in proportion to those tickets'
+// (project, user, activity type) groups in the months, not to their
+// entries.
+func aggregateTickets(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Line, error) {
+	var a args
+	org := a.add(f.OrgID)
+	// A join, not ticket_id = ANY($n): a prepared statement's generic plan
+	// tests an array parameter element by element on every row.
+	tickets := `JOIN (SELECT DISTINCT u.id FROM unnest(` + a.add(f.Tickets) + `::uuid[]) AS u (id)) x ON x.id = te.ticket_id`
+	// One month is an equality, so each ticket is one range of the key
+	// (org, month, ticket, …); a range of months scans them.
+	var months string
+	if f.To.Equal(f.From.AddDate(0, 1, 0)) {
+		months = "te.month = " + a.add(f.From)
+	} else {
+		months = "te.month >= " + a.add(f.From) + " AND te.month < " + a.add(f.To)
+	}
+	w := append([]string{"te.org_id = " + org, months}, f.narrow(&a, org)...)
+	return aggregateRows(ctx, q, f.OrgID, `SELECT te.project_id, `+g.userColumns()+`, `+g.activityColumns()+`,
+		       sum(te.minutes)::bigint AS minutes, sum(te.amount_cents)::bigint AS amount_cents,
+		       sum(te.rate_minutes)::bigint AS rate_minutes, sum(te.entries)::bigint AS entries,
+		       sum(te.unpriced_entries)::bigint AS unpriced_entries, NULL::text AS class
+		FROM capex_ticket_rollup te `+tickets+` WHERE `+strings.Join(w, " AND ")+`
+		GROUP BY GROUPING SETS (`+g.sets()+`)`, a)
 }
 
 // Spent is SpentDirect read from the rollup (whole-month bounds).

@@ -77,13 +77,16 @@ func TestRollupEqualsDirect(t *testing.T) {
 	r := rand.New(rand.NewPCG(seed, 17))
 	orgs := []randomOrg{seedRandom(t, f, r), seedRandom(t, f, r)}
 	ctx := context.Background()
-	groupings := []capexdb.Grouping{{}, {WithUsers: true}, {Full: true}}
+	groupings := []capexdb.Grouping{{}, {WithUsers: true}, {Full: true}, {OnlyUsers: true}}
 	compared, nonEmpty := 0, 0
 	for _, o := range orgs {
 		filters := []capexdb.Filter{{}, {UserID: o.users[2]}, {ActivityType: "Meeting"}, {TeamID: o.teams[0]}, {CostCenterID: "CC-1"},
 			{Restricted: true, Projects: o.projects[1:3]}, {Restricted: true, Projects: []uuid.UUID{}},
 			{Tags: []capexdb.Tag{{Key: "k", Value: "a"}}}, {Tags: []capexdb.Tag{{Key: "k", Value: "b"}, {Key: "j", Value: "x"}}},
-			{Tags: []capexdb.Tag{{Key: "j", Value: "x"}}, UserID: o.users[1]}, {Tags: []capexdb.Tag{{Key: "none", Value: "x"}}}}
+			{Tags: []capexdb.Tag{{Key: "j", Value: "x"}}, UserID: o.users[1]}, {Tags: []capexdb.Tag{{Key: "none", Value: "x"}}},
+			{OnlyTickets: true, Tickets: o.tickets[:len(o.tickets)/2]},
+			{OnlyTickets: true, Tickets: o.tickets[1:], Restricted: true, Projects: o.projects[:2], UserID: o.users[0]},
+			{OnlyTickets: true, Tickets: []uuid.UUID{}}}
 		for _, month := range []time.Month{2, 3, 4} {
 			from := time.Date(2026, month, 1, 0, 0, 0, 0, time.UTC)
 			for fi, flt := range filters {

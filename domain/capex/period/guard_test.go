@@ -49,7 +49,8 @@ func TestClosedErrorNamesThePeriodAndTheClose(t *testing.T) {
 // closeMonth records a close in force of p in org; it returns the close's id.
 func closeMonth(t *testing.T, db *store.DB, org uuid.UUID, p string, at time.Time) uuid.UUID {
 	t.Helper()
-	c := capexdb.Close{ID: domain.NewID(), OrgID: org, Period: p, ClosedAt: at, SHA256: strings.Repeat("0", 64)}
+	c := capexdb.NewClose(domain.NewID(), org, p, nil, at, capexdb.StatusClosed)
+	c.SHA256 = strings.Repeat("0", 64)
 	if err := capexdb.Insert(context.Background(), db.Q(), c, []byte("{}"), []byte("")); err != nil {
 		t.Fatalf("close %s: %v", p, err)
 	}
