@@ -110,7 +110,7 @@ func Aggregate(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Li
 }
 
 // aggregateTickets is Aggregate of the entries of f.Tickets, read from
-// capex_ticket_rollup (migration 052): in proportion to those tickets'
+// capex_ticket_rollup (migration 053): in proportion to those tickets'
 // (project, user, activity type) groups in the months, not to their
 // entries.
 func aggregateTickets(ctx context.Context, q store.Querier, f Filter, g Grouping) ([]Line, error) {
