@@ -43,7 +43,14 @@ func (h Handlers) Routes(r api.Router) {
 	r.Post("/notifications/:id/read", h.read)
 
 	r.Get("/me/notification-settings", h.settings)
-	r.Put("/me/notification-settings", api.Body(fiber.StatusOK, h.putSettings))
+	// The caller is checked before the body is read: a key that may not
+	// change settings is told so whatever it sent.
+	r.Put("/me/notification-settings", func(c *fiber.Ctx) error {
+		if err := notification.MayChangeSettings(api.Principal(c)); err != nil {
+			return err
+		}
+		return c.Next()
+	}, api.Body(fiber.StatusOK, h.putSettings))
 }
 
 func (h Handlers) self(do func(context.Context, domain.Principal, uuid.UUID) error) fiber.Handler {

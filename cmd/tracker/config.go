@@ -58,6 +58,9 @@ type Config struct {
 	S3SecretKey       string
 	S3Region          string
 	Attachments       AttachmentConfig
+	// NotificationStream tunes the live notification streams (zero:
+	// api.DefaultStreamOptions; tests end streams early).
+	NotificationStream api.StreamOptions
 	// Exchange holds the export/import knobs (zero: os.TempDir and
 	// exchange.DefaultImportLimit; tests set them here, not in the package).
 	Exchange      exchange.Settings

@@ -202,7 +202,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		customfieldapi.New(s.Fields),
 		webhooks.New(s.Webhooks),
 		comments.New(s.Comments),
-		notifications.New(s.Notifications, s.Hub, api.DefaultStreamOptions),
+		notifications.New(s.Notifications, s.Hub, streamOptions(cfg)),
 		labels.New(s.Labels),
 		sprints.New(s.Sprints),
 		timeentryapi.New(s.Entries),
@@ -320,4 +320,13 @@ func logChatTenancy(log *slog.Logger, cfg Config) {
 		return
 	}
 	log.Info(msg)
+}
+
+// streamOptions are the live streams' options: the config's, else the
+// defaults.
+func streamOptions(cfg Config) api.StreamOptions {
+	if cfg.NotificationStream.Heartbeat == 0 {
+		return api.DefaultStreamOptions
+	}
+	return cfg.NotificationStream
 }

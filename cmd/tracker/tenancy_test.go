@@ -86,6 +86,8 @@ func newTenantFixtureWith(t *testing.T, configure func(*Config)) *tenantFixture 
 		CodehostSecret: tenancyCodehostSecret, ChatSigningSecret: tenancyChatSecret, DNSResolver: dns.Addr,
 		ChatAPIURL: sa.URL + "/api/", ChatClientID: chattest.ClientID, ChatClientSecret: chattest.ClientSecret}
 	cfg.Attachments.LocalDir = t.TempDir()
+	// A live stream ends at once, so the walks read its whole answer.
+	cfg.NotificationStream = api.StreamOptions{Heartbeat: time.Second, MaxAge: 50 * time.Millisecond}
 	if configure != nil {
 		configure(&cfg)
 	}
@@ -261,6 +263,8 @@ func (f *tenantFixture) snapshot(t *testing.T) string {
 		(SELECT string_agg(slack_user_id, ';') FROM chat_identities WHERE org_id = $1 AND user_id = $5),
 		(SELECT accept_unconnected_workspaces::text FROM chat_settings WHERE org_id = $1),
 		(SELECT count(*) FROM audit_log WHERE org_id = $1),
+		(SELECT count(*) FROM ticket_watchers WHERE org_id = $1),
+		(SELECT count(*) || ':' || count(read_at) FROM notifications WHERE org_id = $1),
 		(SELECT count(*) || ':' || count(reopened_at) || ':' || count(approved_at) || coalesce(string_agg(status, ';'), '') FROM period_closes WHERE org_id = $1),
 		(SELECT count(*) FROM capitalization_policies WHERE org_id = $1),
 		(SELECT count(*) FROM ticket_capitalization_overrides WHERE org_id = $1),
@@ -297,6 +301,11 @@ func TestEveryRouteIsTenantScoped(t *testing.T) {
 		"POST /api/v1/tickets/batch-transition": {200},
 		"POST /api/v1/time-entries":             {404, 422},
 	}
+	// The caller's own inbox and settings answer anyone, showing only
+	// their own (the leak check below holds them to it).
+	for route, codes := range ownInbox {
+		outsiderAllowed[route] = codes
+	}
 	// Signature-verified routes take no bearer token: a request without
 	// their signature is a 401 whoever sends it.
 	for _, r := range signedRoutes {
@@ -309,6 +318,12 @@ func TestEveryRouteIsTenantScoped(t *testing.T) {
 		// Any member links their own chat identity (not the org's data).
 		"PUT /api/v1/integrations/chat/identities/me":    {200},
 		"DELETE /api/v1/integrations/chat/identities/me": {204, 404},
+		// Anyone who can read a ticket watches it.
+		"PUT /api/v1/tickets/:ticket_id/watchers/me":    {204},
+		"DELETE /api/v1/tickets/:ticket_id/watchers/me": {204},
+	}
+	for route, codes := range ownInbox {
+		viewerAllowed[route] = codes
 	}
 	for _, r := range signedRoutes {
 		viewerAllowed[r] = []int{401}
@@ -361,6 +376,20 @@ func TestEveryRouteIsTenantScoped(t *testing.T) {
 	if after := f.snapshot(t); after != before {
 		t.Fatalf("org A changed:\nbefore %s\nafter  %s", before, after)
 	}
+}
+
+// ownInbox are the routes of the caller's own notifications and settings:
+// what any caller gets from them with the walks' ids and bodies (the id
+// of /notifications/:id is no notification of theirs; the walks' body is
+// no settings document).
+var ownInbox = map[string][]int{
+	"GET /api/v1/notifications":              {200},
+	"GET /api/v1/notifications/unread-count": {200},
+	"GET /api/v1/notifications/stream":       {200},
+	"POST /api/v1/notifications/read-all":    {204},
+	"POST /api/v1/notifications/:id/read":    {404},
+	"GET /api/v1/me/notification-settings":   {200},
+	"PUT /api/v1/me/notification-settings":   {422},
 }
 
 func contains(xs []int, x int) bool {

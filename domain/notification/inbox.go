@@ -61,7 +61,10 @@ type Query struct {
 // to projects those projects' only, and never an org whose membership only
 // its single sign-on reaches.
 func filter(p domain.Principal, q Query) notificationdb.Filter {
-	f := notificationdb.Filter{UserID: p.UserID, OrgID: q.OrgID, UnreadOnly: q.UnreadOnly, NotOrgs: p.SSOOnlyOrgs, Projects: p.ProjectIDs}
+	f := notificationdb.Filter{UserID: p.UserID, OrgID: q.OrgID, UnreadOnly: q.UnreadOnly, NotOrgs: p.SSOOnlyOrgs}
+	if len(p.ProjectIDs) > 0 {
+		f.Projects = p.ProjectIDs
+	}
 	if p.Bound() {
 		if f.OrgID != uuid.Nil && f.OrgID != p.OrgID {
 			f.OrgID = uuid.Max // asks for an org the caller does not reach: nothing

@@ -141,6 +141,23 @@ func Emit(ctx context.Context, q store.Querier, e Event) error {
 	return err
 }
 
+// OnCreate is the event of a ticket's create as its insert statement
+// writes it (notificationdb.CreatedCTEs): the ticket is new, so it has no
+// watchers to tell yet; its recipients are those of To, but the actor.
+func (e Event) OnCreate() notificationdb.OnCreate {
+	o := notificationdb.OnCreate{Watch: e.Watch, Excerpt: Excerpt(e.Excerpt)}
+	if e.ActorID != nil {
+		o.Actor = *e.ActorID
+	}
+	for id, typ := range e.To {
+		if e.ActorID != nil && id == *e.ActorID {
+			continue
+		}
+		o.IDs, o.Users, o.Types = append(o.IDs, domain.NewID()), append(o.Users, id), append(o.Types, typ)
+	}
+	return o
+}
+
 type atError struct{}
 
 func (atError) Error() string {

@@ -98,9 +98,3 @@ func (s *Service) setWatch(ctx context.Context, p domain.Principal, ticketID, us
 		return notificationdb.Watch(ctx, q, t.OrgID, t.ProjectID, ticketID, readers, s.now())
 	})
 }
-
-// Watching reports whether the caller watches a ticket (for the ticket's
-// read, which has authorized the caller).
-func Watching(ctx context.Context, q store.Querier, ticketID, userID uuid.UUID) (bool, error) {
-	return notificationdb.Watching(ctx, q, ticketID, userID)
-}

@@ -65,6 +65,9 @@ func (s *Service) Settings(ctx context.Context, p domain.Principal) (Settings, e
 // PutSettings replaces the caller's settings; a type the body leaves out is
 // on.
 func (s *Service) PutSettings(ctx context.Context, p domain.Principal, in Settings) (Settings, error) {
+	if err := MayChangeSettings(p); err != nil {
+		return Settings{}, err
+	}
 	var probs domain.Problems
 	if in.Email.DigestMinutes < 0 || in.Email.DigestMinutes > MaxDigestMinutes {
 		probs.Add("email.digest_minutes", "must be between 0 and 1440")
@@ -90,4 +93,14 @@ func (s *Service) PutSettings(ctx context.Context, p domain.Principal, in Settin
 		return Settings{}, err
 	}
 	return s.Settings(ctx, p)
+}
+
+// MayChangeSettings refuses a caller that may not change its user's
+// settings: they are the person's, across orgs, so a key restricted to
+// projects or below the admin scope does not change them.
+func MayChangeSettings(p domain.Principal) error {
+	if !p.ManagesKeys() {
+		return domain.Forbidden("this API key cannot change its user's notification settings (a session or an unrestricted admin key can)")
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/customfielddb"
+	"tracker/store/notificationdb"
 	"tracker/store/ticketdb"
 )
 
@@ -135,29 +136,23 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	if err != nil {
 		return Ticket{}, err
 	}
-	// The watches and notifications go first: the insert that takes the
-	// project's counter lock is the transaction's last statement, so the
-	// lock is held only while it runs and commits (the FKs to the ticket
-	// are deferred).
-	var created ticketdb.Row
-	err = s.DB.InTx(ctx, func(tq store.Querier) error {
-		if err := s.notifyCreated(ctx, tq, by, row); err != nil {
-			return err
-		}
-		created, err = ticketdb.InsertNextWith(ctx, tq, row, audit, events, customfielddb.NewValuesJSON(in.custom.write.Put))
-		return domain.NotFoundAs(err, "project")
-	})
+	notes, err := s.createdNotes(ctx, q, by, row)
 	if err != nil {
 		return Ticket{}, err
+	}
+	created, err := ticketdb.InsertNextWith(ctx, q, row, audit, events, customfielddb.NewValuesJSON(in.custom.write.Put), notes)
+	if err != nil {
+		return Ticket{}, domain.NotFoundAs(err, "project")
 	}
 	out := toTicket(created)
 	out.CustomFields = data.CustomFields
 	return out, nil
 }
 
-// notifyCreated makes a new ticket's reporter and assignee watch it and
-// tells the assignee and the people its description mentions.
-func (s *Service) notifyCreated(ctx context.Context, q store.Querier, by Actor, row ticketdb.Row) error {
+// createdNotes are a new ticket's watches and notifications, which its
+// insert statement writes: the reporter and the assignee watch it, the
+// assignee and the people its description mentions are told.
+func (s *Service) createdNotes(ctx context.Context, q store.Querier, by Actor, row ticketdb.Row) (notificationdb.OnCreate, error) {
 	ev := notification.Event{OrgID: row.OrgID, ProjectID: row.ProjectID, TicketID: &row.ID, ActorID: &by.ID,
 		Watch: []uuid.UUID{row.ReporterID}, Excerpt: row.Title, At: row.CreatedAt}
 	if row.AssigneeID != nil {
@@ -167,9 +162,9 @@ func (s *Service) notifyCreated(ctx context.Context, q store.Querier, by Actor, 
 	if row.Description != nil {
 		mentioned, err := notification.Mentioned(ctx, q, row.OrgID, row.ProjectID, *row.Description)
 		if err != nil {
-			return err
+			return notificationdb.OnCreate{}, err
 		}
 		ev.Mention(mentioned)
 	}
-	return notification.Emit(ctx, q, ev)
+	return ev.OnCreate(), nil
 }

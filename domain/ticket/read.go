@@ -9,7 +9,6 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/customfield"
-	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/ticketdb"
 )
@@ -28,9 +27,8 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Ti
 	if err := withCustomFields(ctx, s.DB.Q(), t.AccessRow.OrgID, out); err != nil {
 		return Ticket{}, err
 	}
-	w, err := notification.Watching(ctx, s.DB.Q(), id, p.UserID)
-	out[0].Watching = &w
-	return out[0], err
+	out[0].Watching = &t.Watching
+	return out[0], nil
 }
 
 // WithCustomFields fills the custom_fields of ts, tickets of orgID the

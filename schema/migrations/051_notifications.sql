@@ -14,11 +14,10 @@ LANGUAGE sql STABLE AS $$
               SELECT 1 FROM project_members pm WHERE pm.project_id = p_project AND pm.user_id = p_user)))
 $$;
 
--- A ticket's watchers. The ticket FK is deferred: a ticket's create writes
--- its reporter's watch before the one statement that numbers and inserts
--- the ticket, so the project's counter lock is held only by that statement.
+-- A ticket's watchers. A ticket's create writes its first watchers and
+-- notifications in its own insert statement (ticketdb.InsertNextWith).
 CREATE TABLE ticket_watchers (
-    ticket_id  uuid NOT NULL REFERENCES tickets (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    ticket_id  uuid NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,
     user_id    uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     org_id     uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
     created_at timestamptz NOT NULL,
@@ -35,15 +34,19 @@ CREATE TABLE notifications (
     user_id    uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     type       text NOT NULL CHECK (type IN ('assigned', 'mentioned', 'commented', 'replied', 'status_changed',
                    'due_soon', 'time_entry_approved', 'time_entry_rejected', 'import_finished')),
-    ticket_id  uuid REFERENCES tickets (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    ticket_id  uuid REFERENCES tickets (id) ON DELETE CASCADE,
     project_id uuid,
     actor_id   uuid REFERENCES users (id) ON DELETE SET NULL,
     excerpt    text NOT NULL DEFAULT '',
     created_at timestamptz NOT NULL,
-    read_at    timestamptz
+    read_at    timestamptz,
+    -- due_on is the due date a due_soon notification is about: one per
+    -- person, ticket and date, however often the sweep runs.
+    due_on     date
 );
 CREATE INDEX notifications_inbox_idx ON notifications (user_id, id);
 CREATE INDEX notifications_unread_idx ON notifications (user_id, id) WHERE read_at IS NULL;
+CREATE UNIQUE INDEX notifications_due_soon_key ON notifications (user_id, ticket_id, due_on) WHERE type = 'due_soon';
 
 -- A person's delivery settings; no row is the defaults (email on with a
 -- 10-minute digest, chat on when a chat identity is linked, every type on).

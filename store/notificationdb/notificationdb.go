@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/internal/civil"
 	"tracker/internal/traceparent"
 	"tracker/store"
 )
@@ -30,6 +31,9 @@ type New struct {
 	ActorID   *uuid.UUID
 	Excerpt   string
 	CreatedAt time.Time
+	// DueOn is the due date a due_soon notification is about: one per
+	// person, ticket and date (a second is not written).
+	DueOn *civil.Date
 }
 
 // Insert writes the notifications that pass the recipient checks, with one
@@ -42,13 +46,13 @@ func Insert(ctx context.Context, q store.Querier, ns []New) ([]uuid.UUID, error)
 	n := len(ns)
 	ids, users, types, orgs := make([]uuid.UUID, n), make([]uuid.UUID, n), make([]string, n), make([]uuid.UUID, n)
 	projects, tickets, actors := make([]*uuid.UUID, n), make([]*uuid.UUID, n), make([]*uuid.UUID, n)
-	excerpts, ats := make([]string, n), make([]time.Time, n)
+	excerpts, ats, dues := make([]string, n), make([]time.Time, n), make([]*civil.Date, n)
 	for i, x := range ns {
 		ids[i], users[i], types[i], orgs[i] = x.ID, x.UserID, x.Type, x.OrgID
 		projects[i], tickets[i], actors[i] = x.ProjectID, x.TicketID, x.ActorID
-		excerpts[i], ats[i] = x.Excerpt, x.CreatedAt
+		excerpts[i], ats[i], dues[i] = x.Excerpt, x.CreatedAt, x.DueOn
 	}
-	written, err := store.Column[uuid.UUID](ctx, q, insertSQL, ids, users, types, orgs, projects, tickets, actors, excerpts, ats, traceparent.Arg(ctx))
+	written, err := store.Column[uuid.UUID](ctx, q, insertSQL, ids, users, types, orgs, projects, tickets, actors, excerpts, ats, traceparent.Arg(ctx), dues)
 	if err != nil || len(written) == 0 {
 		return written, err
 	}
@@ -56,13 +60,14 @@ func Insert(ctx context.Context, q store.Querier, ns []New) ([]uuid.UUID, error)
 }
 
 const insertSQL = `WITH x AS (
-	    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::text[], $9::timestamptz[])
-	        AS x(id, user_id, type, org_id, project_id, ticket_id, actor_id, excerpt, created_at)
+	    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::uuid[], $8::text[], $9::timestamptz[], $11::date[])
+	        AS x(id, user_id, type, org_id, project_id, ticket_id, actor_id, excerpt, created_at, due_on)
 	    WHERE member_reads(x.org_id, x.project_id, x.user_id)
 	      AND NOT EXISTS (SELECT 1 FROM notification_settings s WHERE s.user_id = x.user_id AND x.type = ANY (s.types_off))),
 	n AS (
-	    INSERT INTO notifications (id, org_id, user_id, type, ticket_id, project_id, actor_id, excerpt, created_at)
-	    SELECT id, org_id, user_id, type, ticket_id, project_id, actor_id, excerpt, created_at FROM x
+	    INSERT INTO notifications (id, org_id, user_id, type, ticket_id, project_id, actor_id, excerpt, created_at, due_on)
+	    SELECT id, org_id, user_id, type, ticket_id, project_id, actor_id, excerpt, created_at, due_on FROM x
+	    ON CONFLICT (user_id, ticket_id, due_on) WHERE type = 'due_soon' DO NOTHING
 	    RETURNING id, org_id, user_id, type, ticket_id, actor_id, excerpt, created_at),
 	o AS (
 	    INSERT INTO outbox (id, org_id, topic, payload, created_at, traceparent)

@@ -29,6 +29,13 @@ func Unwatch(ctx context.Context, q store.Querier, ticketID, userID uuid.UUID) e
 	return store.Translate(err)
 }
 
+// WatchingColumn is the SQL column "watching": whether the user bound as
+// userParam watches the ticket whose id is ticketExpr (for a ticket read
+// that answers it in the same query).
+func WatchingColumn(ticketExpr, userParam string) string {
+	return "EXISTS (SELECT 1 FROM ticket_watchers tw WHERE tw.ticket_id = " + ticketExpr + " AND tw.user_id = " + userParam + ") AS watching"
+}
+
 // Watching reports whether user watches the ticket.
 func Watching(ctx context.Context, q store.Querier, ticketID, userID uuid.UUID) (bool, error) {
 	var ok bool

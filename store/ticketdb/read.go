@@ -6,11 +6,12 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/store"
+	"tracker/store/notificationdb"
 )
 
 // The hot paths' SQL, built once.
 var (
-	getWithAccessSQL = `SELECT ` + prefixed("t") + `, ` + accessCols("$2") + `
+	getWithAccessSQL = `SELECT ` + prefixed("t") + `, ` + accessCols("$2") + `, ` + notificationdb.WatchingColumn("t.id", "$2") + `
 	        FROM tickets t JOIN projects p ON p.id = t.project_id
 	        WHERE t.id = $1 AND ` + visible
 	projectForCreateSQL = `SELECT ` + store.Cols(store.AccessColumns("p.org_id", "p.id", "$2")) + `, ` + workflowCols + `,
@@ -19,10 +20,12 @@ var (
 	        WHERE p.id = $1 AND p.deleted_at IS NULL`
 )
 
-// Accessed is a visible ticket with the caller's access to it.
+// Accessed is a visible ticket with the caller's access to it, and whether
+// the caller watches it.
 type Accessed struct {
 	Row
 	store.AccessRow
+	Watching bool
 }
 
 // GetWithAccess reads a visible ticket and the caller's access in one query
@@ -38,14 +41,15 @@ func GetWithAccess(ctx context.Context, q store.Querier, id, userID uuid.UUID) (
 	if err != nil {
 		return Accessed{}, store.Translate(err)
 	}
-	targets := append(rs.next(), acc.targets()...)
+	var watching bool
+	targets := append(append(rs.next(), acc.targets()...), &watching)
 	if err := scanAll(rows, func() ([]any, func()) { return targets, func() { found = true } }); err != nil {
 		return Accessed{}, err
 	}
 	if !found {
 		return Accessed{}, store.ErrNotFound
 	}
-	return Accessed{Row: rs.r, AccessRow: acc.access()}, nil
+	return Accessed{Row: rs.r, AccessRow: acc.access(), Watching: watching}, nil
 }
 
 // ForChange is a visible ticket with the caller's access, its project's key

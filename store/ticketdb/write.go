@@ -14,6 +14,7 @@ import (
 
 	"tracker/internal/traceparent"
 	"tracker/store"
+	"tracker/store/notificationdb"
 )
 
 // InsertNext numbers and inserts a ticket together with its audit row and
@@ -25,15 +26,17 @@ import (
 // data.ticket_number. r.TicketNumber and r.OrgID are taken from the project;
 // a project that is gone is store.ErrNotFound.
 func InsertNext(ctx context.Context, q store.Querier, r Row, audit store.AuditRow, events []store.OutboxRow) (Row, error) {
-	return InsertNextWith(ctx, q, r, audit, events, nil)
+	return InsertNextWith(ctx, q, r, audit, events, nil, notificationdb.OnCreate{})
 }
 
 // InsertNextWith is InsertNext that also writes the new ticket's custom
 // values, given as a JSON array of ticket_custom_values rows without
 // ticket and org ({field_id, text_value, num_value, date_value, bool_value,
 // user_value, option_ids}; numbers and dates as text), in the same
-// statement: one round trip and no transaction around the create.
-func InsertNextWith(ctx context.Context, q store.Querier, r Row, audit store.AuditRow, events []store.OutboxRow, values []byte) (Row, error) {
+// statement: one round trip and no transaction around the create. notes
+// are the watches and notifications of the create
+// (notificationdb.CreatedCTEs), written by the same statement.
+func InsertNextWith(ctx context.Context, q store.Querier, r Row, audit store.AuditRow, events []store.OutboxRow, values []byte, notes notificationdb.OnCreate) (Row, error) {
 	if len(values) == 0 {
 		values = []byte("[]")
 	}
@@ -49,6 +52,7 @@ func InsertNextWith(ctx context.Context, q store.Querier, r Row, audit store.Aud
 		"event_ids": ids, "event_topics": topics, "event_payloads": payloads,
 		"traceparent": traceparent.Arg(ctx), "custom_values": string(values),
 	})
+	notes.Args(args, traceparent.Arg(ctx))
 	row, err := getRow(ctx, q, insertNextSQL, args)
 	if err != nil {
 		return Row{}, err
@@ -89,7 +93,7 @@ var insertNextSQL = `WITH c AS (
 	            INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, text_value, num_value, date_value, bool_value, user_value, option_ids)
 	            SELECT t.id, x.field_id, t.org_id, x.text_value, x.num_value::numeric, x.date_value::date, x.bool_value, x.user_value, x.option_ids
 	            FROM t, jsonb_to_recordset(@custom_values::jsonb) AS x(field_id uuid, text_value text, num_value text, date_value text,
-	                bool_value boolean, user_value uuid, option_ids uuid[]))
+	                bool_value boolean, user_value uuid, option_ids uuid[]))` + notificationdb.CreatedCTEs + `
 	        SELECT ` + store.Cols(Columns()) + ` FROM t`
 
 // insertFilled are the columns a create takes from its project (org, next

@@ -119,6 +119,9 @@ var entities = []entity{{
 	inDocAs: with(noIDs, map[string]string{
 		"ticket_id": "", "project_id": "", // the enclosing ticket
 		"user_id": "user", "approved_by": "approved_by",
+		// A rejection's reason is a message to the entry's user about a
+		// Draft, not part of the record the document moves.
+		"rejection_reason": "",
 	}),
 	sqliteOnly:  underTicket,
 	notRequired: []string{"source_approved_by"},
