@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/delivery"
+	"tracker/domain/notification"
 )
 
 // Prefix is prepended to the activity method names at registration.
@@ -26,6 +27,8 @@ const (
 // struct.
 type Activities struct {
 	Delivery *delivery.Service
+	// Notifications runs the due-soon sweep.
+	Notifications *notification.Service
 	// Mailer sends email (nil: email is off, a digest sends nothing).
 	Mailer Mailer
 }
@@ -83,9 +86,9 @@ func (a *Activities) SendDigest(ctx context.Context, in SendInput) (SendResult, 
 	return SendResult{Sent: len(p.Send), Skipped: len(p.Skip)}, a.Delivery.Done(ctx, in.UserID, p.Send, p.Skip)
 }
 
-// SweepDueSoon writes the due_soon notifications of tickets due today or
-// tomorrow (idempotent per ticket and due date); it returns how many
-// tickets it noticed.
+// SweepDueSoon writes the due_soon notifications of tickets due tomorrow
+// (notification.Service.SweepDueSoon: idempotent per person, ticket and
+// due date); it returns how many it wrote.
 func (a *Activities) SweepDueSoon(ctx context.Context) (int, error) {
-	return a.Delivery.SweepDueSoon(ctx)
+	return a.Notifications.SweepDueSoon(ctx)
 }

@@ -19,6 +19,7 @@ import (
 	"tracker/domain/capex"
 	"tracker/domain/chat"
 	"tracker/domain/idempotency"
+	"tracker/domain/notification"
 	"tracker/domain/ticket"
 	"tracker/domain/webhook"
 	"tracker/internal/tracing"
@@ -59,7 +60,7 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheu
 // digests (off without SERVICE_SMTP_URL, said once here), chat direct
 // messages and the due-soon sweep.
 func deliveryRegistration(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock) jobkind.Registration {
-	d := deliverywf.Deps{Delivery: deliveryService(cfg, db, clock)}
+	d := deliverywf.Deps{Delivery: deliveryService(cfg, db, clock), Notifications: notification.New(db, clock)}
 	if cfg.SMTPURL == "" {
 		log.Info("notification email: SERVICE_SMTP_URL is not set; email is off (the inbox, the stream and chat still deliver)")
 	} else if m, err := deliveryact.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom); err != nil {

@@ -1,7 +1,6 @@
 // Package delivery takes personal notifications (domain/notification's
 // inbox rows) out of the service: email digests, direct messages in chat,
-// the unsubscribe link, and the due-soon sweep that writes due_soon
-// notifications.
+// and the unsubscribe link.
 //
 // Every send decides at send time: the notifications a digest carries are
 // read again when it is sent, so one whose type was turned off, whose
@@ -21,8 +20,6 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/chat"
-	"tracker/domain/notification"
-	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/chatdb"
 	"tracker/store/deliverydb"
@@ -217,46 +214,4 @@ func (s *Service) chatText(it deliverydb.Item) string {
 
 func mrkdwn(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-// SweepBatch is how many tickets one sweep transaction notices.
-const SweepBatch = 200
-
-// SweepDueSoon writes the due_soon notifications of tickets due today or
-// tomorrow (the service's clock, UTC) that were not noticed for that due
-// date yet: to the assignee and the watchers, through notification.Emit
-// (so only those who can read the ticket and keep the type on). Each batch
-// records its notices in the transaction that writes the notifications, so
-// a rerun, or two workers at once, tell nobody twice. It returns how many
-// tickets it noticed.
-func (s *Service) SweepDueSoon(ctx context.Context) (int, error) {
-	now := s.now()
-	today := civil.DateOf(now.UTC())
-	total := 0
-	for {
-		n := 0
-		err := s.db.InTx(ctx, func(q store.Querier) error {
-			due, err := deliverydb.NoticeDue(ctx, q, today, today.AddDays(1), now, SweepBatch)
-			if err != nil {
-				return err
-			}
-			n = len(due)
-			for _, t := range due {
-				id := t.ID
-				e := notification.Event{OrgID: t.OrgID, ProjectID: t.ProjectID, TicketID: &id,
-					Watchers: notification.TypeDueSoon, Excerpt: "Due " + t.DueDate.String() + ": " + t.Title, At: now}
-				if t.AssigneeID != nil {
-					e.Tell(*t.AssigneeID, notification.TypeDueSoon)
-				}
-				if err := notification.Emit(ctx, q, e); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		total += n
-		if err != nil || n < SweepBatch {
-			return total, err
-		}
-	}
 }

@@ -14,13 +14,3 @@ CREATE TABLE notification_emails (
     status          text NOT NULL CHECK (status IN ('sent', 'skipped')),
     at              timestamptz NOT NULL
 );
-
--- The due-soon sweep's memory: one notice per ticket and due date, so a
--- sweep run twice (or by two workers) tells nobody twice, and a due date
--- moved later is noticed again.
-CREATE TABLE due_soon_notices (
-    ticket_id  uuid NOT NULL REFERENCES tickets (id) ON DELETE CASCADE,
-    due_date   date NOT NULL,
-    created_at timestamptz NOT NULL,
-    PRIMARY KEY (ticket_id, due_date)
-);

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"tracker/internal/civil"
 	"tracker/store"
 )
 
@@ -107,31 +106,4 @@ func GetChatTarget(ctx context.Context, q store.Querier, id uuid.UUID) (ChatTarg
 	return store.GetRaw[ChatTarget](ctx, q, `SELECT x.*, i.slack_user_id FROM (`+itemSQL+` WHERE n.id = $1 AND `+deliverable+`) x
 	    JOIN chat_identities i ON i.org_id = x.org_id AND i.user_id = x.user_id
 	    WHERE COALESCE((SELECT s.chat_enabled FROM notification_settings s WHERE s.user_id = x.user_id), true)`, id)
-}
-
-// DueTicket is a ticket whose due date is near, newly noticed.
-type DueTicket struct {
-	ID         uuid.UUID  `db:"id"`
-	OrgID      uuid.UUID  `db:"org_id"`
-	ProjectID  uuid.UUID  `db:"project_id"`
-	AssigneeID *uuid.UUID `db:"assignee_id"`
-	Title      string     `db:"title"`
-	DueDate    civil.Date `db:"due_date"`
-}
-
-// NoticeDue records a notice for every live ticket due from from to to
-// (inclusive) that has none for its due date yet, and returns those
-// tickets. Run it in the transaction that writes their notifications: a
-// rerun finds nothing left to notice.
-func NoticeDue(ctx context.Context, q store.Querier, from, to civil.Date, at time.Time, limit int) ([]DueTicket, error) {
-	return store.SelectRaw[DueTicket](ctx, q, `WITH due AS (
-	        SELECT t.id, t.org_id, t.project_id, t.assignee_id, t.title, t.due_date
-	        FROM tickets t JOIN projects p ON p.id = t.project_id
-	        WHERE t.due_date BETWEEN $1 AND $2 AND t.deleted_at IS NULL AND p.deleted_at IS NULL
-	          AND NOT EXISTS (SELECT 1 FROM due_soon_notices d WHERE d.ticket_id = t.id AND d.due_date = t.due_date)
-	        ORDER BY t.id LIMIT $4),
-	    ins AS (
-	        INSERT INTO due_soon_notices (ticket_id, due_date, created_at) SELECT id, due_date, $3 FROM due
-	        ON CONFLICT DO NOTHING RETURNING ticket_id)
-	    SELECT due.* FROM due JOIN ins ON ins.ticket_id = due.id ORDER BY due.id`, from, to, at, limit)
 }

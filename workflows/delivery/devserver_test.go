@@ -41,7 +41,7 @@ var capture = flag.Bool("capture", false, "the dev server test writes the histor
 // one worker, an SMTP server and the chat stand-in. A mention reaches its
 // recipient as an email (at once: digest_minutes 0) and as a direct
 // message to their linked chat user; an address the mail server refuses
-// turns that person's email off; the due-soon sweep tells the assignee once.
+// turns that person's email off; the due-soon sweep tells a watcher once.
 //
 //	go test ./workflows/delivery -run OnTheDevServer -count=1 -args -capture
 //
@@ -78,7 +78,7 @@ func TestDeliveryOnTheDevServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := delivery.New(db, clock, "http://localhost:3000", []byte("k"))
-	dreg := deliverywf.Register(deliverywf.Deps{Delivery: svc, Mailer: m})
+	dreg := deliverywf.Register(deliverywf.Deps{Delivery: svc, Notifications: notification.New(db, clock), Mailer: m})
 	creg := chatwf.Register(chatwf.Deps{DB: db, Clock: clock, Chat: chat.New(db, clock, chat.Config{}),
 		Slack: chatact.NewSlackClient("xoxb-service", slack.URL+"/api/")})
 	both := jobkind.Registration{Register: func(r sdkworker.Registry) { dreg.Register(r); creg.Register(r) }}
@@ -131,7 +131,10 @@ func TestDeliveryOnTheDevServer(t *testing.T) {
 		workflowtest.SaveHistory(t, c, deliverywf.DigestWorkflowID(bounced.ID), "", filepath.Join("testdata", "email_digest_refused.json"))
 	}
 
-	t.Run("the due-soon sweep tells the assignee once per due date", func(t *testing.T) {
+	t.Run("the due-soon sweep tells a watcher once per due date", func(t *testing.T) {
+		if err := notificationdb.Watch(ctx, db.Q(), org.ID, project.ID, ticket.ID, []uuid.UUID{grace.ID}, time.Now()); err != nil {
+			t.Fatal(err)
+		}
 		tomorrow := time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)
 		if _, err := db.Pool.Exec(ctx, `UPDATE tickets SET due_date = $1 WHERE id = $2`, tomorrow, ticket.ID); err != nil {
 			t.Fatal(err)
@@ -152,15 +155,15 @@ func TestDeliveryOnTheDevServer(t *testing.T) {
 		}
 		first := "sweep-" + uuid.NewString()
 		if n := sweep(first); n != 1 {
-			t.Fatalf("first sweep noticed %d tickets", n)
+			t.Fatalf("first sweep told %d", n)
 		}
 		if n := sweep("sweep-" + uuid.NewString()); n != 0 {
-			t.Fatalf("second sweep noticed %d tickets", n)
+			t.Fatalf("second sweep told %d", n)
 		}
 		var count int
 		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM notifications WHERE type = 'due_soon' AND user_id = $1 AND ticket_id = $2`,
 			grace.ID, ticket.ID).Scan(&count); err != nil || count != 1 {
-			t.Fatalf("due_soon notifications of the assignee: %d %v", count, err)
+			t.Fatalf("due_soon notifications of the watcher: %d %v", count, err)
 		}
 		if *capture {
 			workflowtest.SaveHistory(t, c, first, "", filepath.Join("testdata", "due_soon_sweep.json"))

@@ -17,6 +17,7 @@ import (
 
 	acts "tracker/activities/delivery"
 	"tracker/domain/delivery"
+	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/notificationdb"
 	"tracker/worker/jobkind"
@@ -26,6 +27,8 @@ import (
 // Deps is what delivery needs from the process.
 type Deps struct {
 	Delivery *delivery.Service
+	// Notifications runs the hourly due-soon sweep.
+	Notifications *notification.Service
 	// Mailer sends email (nil: SERVICE_SMTP_URL is unset and email is off;
 	// chat still runs).
 	Mailer acts.Mailer
@@ -41,7 +44,7 @@ const (
 // workflows, their activities, the dispatcher of notification.created and
 // the sweep's Schedule.
 func Register(d Deps) jobkind.Registration {
-	a := &acts.Activities{Delivery: d.Delivery, Mailer: d.Mailer}
+	a := &acts.Activities{Delivery: d.Delivery, Notifications: d.Notifications, Mailer: d.Mailer}
 	return jobkind.Registration{
 		Name:     "notification-delivery",
 		Register: func(r sdkworker.Registry) { RegisterOn(r, a) },
