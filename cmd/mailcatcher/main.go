@@ -84,6 +84,13 @@ func main() {
 	s.Addr, s.Domain = *smtpAddr, "localhost"
 	s.ReadTimeout, s.WriteTimeout, s.MaxMessageBytes = time.Minute, time.Minute, 10<<20
 	go func() { log.Fatal(s.ListenAndServe()) }()
+	log.Printf("mailcatcher: SMTP on %s, web page on http://%s/", *smtpAddr, *httpAddr)
+	srv := &http.Server{Addr: *httpAddr, Handler: pages(b), ReadHeaderTimeout: 10 * time.Second}
+	log.Fatal(srv.ListenAndServe())
+}
+
+// pages serves the list of caught emails and each email.
+func pages(b *box) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { render(w, listPage, b.list()) })
 	mux.HandleFunc("GET /messages/{id}", func(w http.ResponseWriter, r *http.Request) {
@@ -95,9 +102,7 @@ func main() {
 		}
 		render(w, messagePage, m)
 	})
-	log.Printf("mailcatcher: SMTP on %s, web page on http://%s/", *smtpAddr, *httpAddr)
-	srv := &http.Server{Addr: *httpAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	log.Fatal(srv.ListenAndServe())
+	return mux
 }
 
 func render(w http.ResponseWriter, t *template.Template, data any) {
