@@ -26,7 +26,7 @@ import (
 // clock skips ahead) with the real activities, database and an SMTP
 // server: three notifications over five minutes of a 10-minute window are
 // one email, sent when the window closes; with a window of 0 the next is
-// sent at once.
+// sent at once; a 451 is retried with backoff until the server takes it.
 func TestOneEmailPerDigestWindow(t *testing.T) {
 	db := storetest.New(t)
 	mail := smtptest.Start(t)
@@ -93,6 +93,17 @@ func TestOneEmailPerDigestWindow(t *testing.T) {
 		t.Fatalf("sends at %v, want one at once with digest_minutes 0", sentAt)
 	}
 	if msgs := mail.Wait(2, 30*time.Second); len(msgs) != 2 || msgs[1].Subject != "Ada assigned you on WIN-1 Windows" {
+		t.Fatalf("%d emails", len(msgs))
+	}
+
+	// A busy mail server (451) is retried by the send's retry policy, in
+	// the same run, until it takes the email.
+	mail.Refuse(user.Email, 451, 451, 0)
+	ids[0] = notify()
+	if sentAt := run(nil); len(sentAt) != 3 || sentAt[1] < 30*time.Second || sentAt[2] < sentAt[1]+time.Minute {
+		t.Fatalf("attempts at %v, want three backing off from 30 s", sentAt)
+	}
+	if msgs := mail.Wait(3, 30*time.Second); len(msgs) != 3 {
 		t.Fatalf("%d emails", len(msgs))
 	}
 }
