@@ -22,13 +22,18 @@ GOFILES_CMD       = find . -name '*.go' -not -path './bin/*' -not -path './.data
 
 export BENCH_URL
 
-.PHONY: help build temporal temporal-server minio run stack soak test faults lint bench fuzz mutate clean distclean openapi docsui
+.PHONY: help build mailcatcher temporal temporal-server minio run stack soak test faults lint bench fuzz mutate clean distclean openapi docsui
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 16
 
 build: ## bin/tracker
 	$(GO) build -o bin/tracker ./cmd/tracker
+
+mailcatcher: bin/mailcatcher ## bin/mailcatcher, the local mail catcher of make run (SMTP + a web page)
+
+bin/mailcatcher: $(wildcard cmd/mailcatcher/*.go)
+	$(GO) build -o bin/mailcatcher ./cmd/mailcatcher
 
 temporal: bin/temporal ## bin/temporal, the pinned Temporal CLI (dev server), built once
 
@@ -51,7 +56,7 @@ bin/minio:
 	@echo "building the MinIO server $(MINIO_VERSION) into bin/ (a cold build takes ~10 min)"
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/minio/minio@$(MINIO_VERSION)
 
-run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, tracker dev (Ctrl-C stops it)
+run: ## the whole local stack: PostgreSQL, Temporal dev server + UI, a mail catcher, tracker dev (Ctrl-C stops it)
 	@bash deploy/dev/run.sh
 
 STACK_APIS    ?= 2

@@ -32,6 +32,8 @@ const (
 	KindImport      = "import"
 	KindCapexExport = "capex_export"
 	KindChat        = "chat"
+	// KindNotificationEmail: a user's email digest and the due-soon sweep.
+	KindNotificationEmail = "notification_email"
 )
 
 // StatusQueued is TrackerStatus when the relay starts a workflow.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	deliveryact "tracker/activities/delivery"
 
 	"tracker/api"
 	"tracker/api/exchange"
@@ -46,12 +47,17 @@ type Config struct {
 	// credentials (SERVICE_CHAT_CLIENT_ID, SERVICE_CHAT_CLIENT_SECRET): a
 	// workspace is connected by installing the app with them.
 	ChatClientID, ChatClientSecret string
-	S3Endpoint                     string
-	S3Bucket                       string
-	S3AccessKey                    string
-	S3SecretKey                    string
-	S3Region                       string
-	Attachments                    AttachmentConfig
+	// SMTPURL is the mail server of notification emails
+	// (SERVICE_SMTP_URL, smtp://user:pass@host:587 with STARTTLS, or
+	// smtps://; empty: email is off) and SMTPFrom their sender
+	// (SERVICE_SMTP_FROM, default tracker@ the public URL's host).
+	SMTPURL, SMTPFrom string
+	S3Endpoint        string
+	S3Bucket          string
+	S3AccessKey       string
+	S3SecretKey       string
+	S3Region          string
+	Attachments       AttachmentConfig
 	// NotificationStream tunes the live notification streams (zero:
 	// api.DefaultStreamOptions; tests end streams early).
 	NotificationStream api.StreamOptions
@@ -153,6 +159,8 @@ func loadConfig() (Config, []string, error) {
 		ChatAPIURL:         env("SERVICE_CHAT_API_URL", ""),
 		ChatClientID:       env("SERVICE_CHAT_CLIENT_ID", ""),
 		ChatClientSecret:   env("SERVICE_CHAT_CLIENT_SECRET", ""),
+		SMTPURL:            env("SERVICE_SMTP_URL", ""),
+		SMTPFrom:           env("SERVICE_SMTP_FROM", ""),
 		S3Endpoint:         env("SERVICE_S3_ENDPOINT", ""),
 		S3Bucket:           env("SERVICE_S3_BUCKET", ""),
 		S3AccessKey:        env("SERVICE_S3_ACCESS_KEY", ""),
@@ -218,6 +226,18 @@ func loadConfig() (Config, []string, error) {
 	if (c.ChatClientID == "") != (c.ChatClientSecret == "") {
 		return c, nil, errors.New("SERVICE_CHAT_CLIENT_ID and SERVICE_CHAT_CLIENT_SECRET must be set together")
 	}
+	if c.SMTPURL != "" {
+		if c.SMTPFrom == "" {
+			host := "localhost"
+			if u, err := url.Parse(c.PublicURL); err == nil && u.Hostname() != "" {
+				host = u.Hostname()
+			}
+			c.SMTPFrom = "Tracker <tracker@" + host + ">"
+		}
+		if _, err := deliveryact.NewSMTP(c.SMTPURL, c.SMTPFrom); err != nil {
+			return c, nil, fmt.Errorf("SERVICE_SMTP_URL, SERVICE_SMTP_FROM: %w", err)
+		}
+	}
 	if c.JWTSecret == "" {
 		if c.Profile == "production" {
 			return c, nil, errors.New("SERVICE_JWT_SECRET is required when SERVICE_PROFILE=production")
@@ -276,6 +296,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("chat_signing_secret", mask(c.ChatSigningSecret)), slog.String("chat_bot_token", mask(c.ChatBotToken)),
 		slog.String("chat_tenancy", c.ChatTenancy), slog.String("chat_client_id", c.ChatClientID),
 		slog.String("chat_client_secret", mask(c.ChatClientSecret)),
+		slog.String("smtp_url", MaskURL(c.SMTPURL)), slog.String("smtp_from", c.SMTPFrom),
 		slog.String("s3_endpoint", c.S3Endpoint), slog.String("s3_bucket", c.S3Bucket),
 		slog.String("s3_access_key", mask(c.S3AccessKey)), slog.String("s3_secret_key", mask(c.S3SecretKey)),
 		slog.Any("attachments", c.Attachments),

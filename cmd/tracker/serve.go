@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"time"
+	deliveryapi "tracker/api/delivery"
+	"tracker/domain/delivery"
 
 	"golang.org/x/sync/errgroup"
 
@@ -112,8 +114,17 @@ type services struct {
 	SCIM        *scimdomain.Service
 	Codehost    *codehost.Service
 	Chat        *chat.Service
+	// Delivery serves the unsubscribe link of notification emails.
+	Delivery *delivery.Service
 	// Idempotency keeps the responses of POSTs made with an Idempotency-Key.
 	Idempotency *idempotency.Service
+}
+
+// deliveryService builds notification delivery; its unsubscribe links are
+// signed with a key derived from SERVICE_JWT_SECRET, which every replica
+// shares.
+func deliveryService(cfg Config, db *store.DB, clock domain.Clock) *delivery.Service {
+	return delivery.New(db, clock, cfg.PublicURL, []byte(cfg.JWTSecret))
 }
 
 // secretsBox seals stored third-party secrets under SERVICE_SECRETS_KEY.
@@ -169,6 +180,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 		Chat:          chat.New(db, clock, chatConfig(cfg, box, tickets)),
 		SCIM:          scimdomain.New(db, clock, cfg.PublicURL),
 		Idempotency:   idempotency.New(db, clock),
+		Delivery:      deliveryService(cfg, db, clock),
 	}
 	// The identity provider client: the webhook client's SSRF guard, so an
 	// issuer on a private address is refused unless SERVICE_WEBHOOK_ALLOW_PRIVATE.
@@ -203,6 +215,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		scimapi.New(s.SCIM),
 		codehostapi.New(s.Codehost),
 		chatapi.New(s.Chat),
+		deliveryapi.New(s.Delivery),
 	}
 }
 

@@ -30,6 +30,15 @@ var signedRoutes = []string{
 	"GET /api/v1/integrations/chat/oauth/callback",
 }
 
+// tokenRoutes are public routes authorized by a signed token in the link
+// (the unsubscribe link of notification emails), never by the caller:
+// without the token they are a 404 to anyone, a key or session changes
+// nothing (api/delivery's tests forge tokens).
+var tokenRoutes = []string{
+	"GET /api/v1/email/unsubscribe",
+	"POST /api/v1/email/unsubscribe",
+}
+
 // TestSignedRoutesRefuseForgeries sends every signature-verified route
 // requests that would change org A's data if accepted (a pull request
 // naming its ticket), unsigned and forged in several ways: each is a 401

@@ -13,11 +13,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	chatact "tracker/activities/chat"
+	deliveryact "tracker/activities/delivery"
 	"tracker/api"
 	"tracker/domain"
 	"tracker/domain/capex"
 	"tracker/domain/chat"
 	"tracker/domain/idempotency"
+	"tracker/domain/notification"
 	"tracker/domain/ticket"
 	"tracker/domain/webhook"
 	"tracker/internal/tracing"
@@ -27,6 +29,7 @@ import (
 	capexwf "tracker/workflows/capex"
 	cascadewf "tracker/workflows/cascade"
 	chatwf "tracker/workflows/chat"
+	deliverywf "tracker/workflows/delivery"
 	exchangewf "tracker/workflows/exchange"
 	webhookwf "tracker/workflows/webhook"
 )
@@ -49,7 +52,24 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheu
 		capexwf.Register(capexwf.Deps{Exports: capex.New(db, clock)}),
 		attachmentRegistration(cfg, db, clock),
 		chatRegistration(cfg, db, clock),
+		deliveryRegistration(cfg, log, db, clock),
 	}
+}
+
+// deliveryRegistration is the delivery of personal notifications: email
+// digests (off without SERVICE_SMTP_URL, said once here), chat direct
+// messages and the due-soon sweep.
+func deliveryRegistration(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock) jobkind.Registration {
+	d := deliverywf.Deps{Delivery: deliveryService(cfg, db, clock), Notifications: notification.New(db, clock)}
+	if cfg.SMTPURL == "" {
+		log.Info("notification email: SERVICE_SMTP_URL is not set; email is off (the inbox, the stream and chat still deliver)")
+	} else if m, err := deliveryact.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom); err != nil {
+		log.Error("notification email: the SMTP configuration does not parse; email is off", "error", err)
+	} else {
+		d.Mailer = m
+		log.Info("notification email: on", "smtp", MaskURL(cfg.SMTPURL), "from", cfg.SMTPFrom)
+	}
+	return deliverywf.Register(d)
 }
 
 // chatRegistration is the chat feature's durable work: notifications,

@@ -76,6 +76,8 @@ stop_pid() {
 # The process a run script started last and waits on (tracker, or bin/stack);
 # stack_cleanup stops it.
 MAIN_PID=""
+# The local mail catcher run.sh started (empty: none); stack_cleanup stops it.
+MAIL_PID=""
 
 # stack_traps TAG WHAT SECS: on exit, stop MAIN_PID (named WHAT in the log,
 # given SECS to stop), then the Temporal server and PostgreSQL this script
@@ -98,6 +100,10 @@ stack_cleanup() {
   if [ -n "$MAIN_PID" ]; then
     DEV_LOG_TAG=$STACK_TAG dev_log "stopping $STACK_WHAT (pid $MAIN_PID)"
     stop_pid "$MAIN_PID" "$STACK_SECS"
+  fi
+  if [ -n "${MAIL_PID:-}" ]; then
+    DEV_LOG_TAG=$STACK_TAG dev_log "stopping the mail catcher (pid $MAIL_PID)"
+    stop_pid "$MAIL_PID" 5
   fi
   temporal_cleanup || true
   pg_cleanup || true

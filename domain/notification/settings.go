@@ -14,6 +14,10 @@ type EmailSettings struct {
 	// DigestMinutes is the digest window: 0 sends each notification at
 	// once, at most MaxDigestMinutes.
 	DigestMinutes int `json:"digest_minutes"`
+	// DisabledReason says why the service turned email off (the mail
+	// server refused the address for good, or the unsubscribe link of an
+	// email was used); absent while email is on or the person turned it off.
+	DisabledReason *string `json:"disabled_reason,omitempty"`
 }
 
 // ChatSettings are whether a person gets direct messages in chat.
@@ -36,7 +40,7 @@ const MaxDigestMinutes = 1440
 func (s Settings) Delivers(typ string) bool { return s.Types[typ] }
 
 func fromStored(r notificationdb.Settings) Settings {
-	out := Settings{Email: EmailSettings{Enabled: r.EmailEnabled, DigestMinutes: r.DigestMinutes},
+	out := Settings{Email: EmailSettings{Enabled: r.EmailEnabled, DigestMinutes: r.DigestMinutes, DisabledReason: r.EmailDisabledReason},
 		Chat: ChatSettings{Enabled: r.ChatLinked}, Types: map[string]bool{}}
 	if r.ChatEnabled != nil {
 		out.Chat.Enabled = *r.ChatEnabled
