@@ -336,14 +336,15 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 		return e, ok
 	}
 	labels := map[string]bool{}
-	doc := export.Document{Version: ptrInt(export.Version), ExportedAt: t.Now}
+	doc := newDocument(t)
 	var sum Summary
 	links := map[string]bool{}
 	var pending []pendingLink
 	for _, k := range order {
 		rs := byTarget[k]
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].number < rs[j].number })
-		p := export.Project{Key: k, Name: names[k], CreatedAt: t.Now, UpdatedAt: t.Now, Members: []string{}}
+		p := export.Project{Key: k, Name: names[k], CreatedAt: t.Now, UpdatedAt: t.Now, Members: []string{},
+			Sprints: []export.Sprint{}, Tickets: []export.Ticket{}}
 		if p.Name == "" {
 			p.Name = k
 		}
@@ -470,7 +471,9 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 		doc.Labels = append(doc.Labels, export.Label{Content: labeldb.Content{Name: name, Color: "#64748b"}})
 	}
 	sum.Labels = len(labels)
-	doc.Users, sum.UsersMatched, sum.UsersInvited = ppl.documentUsers(t.ImporterEmail)
+	users, matched, invited := ppl.documentUsers(t.ImporterEmail)
+	doc.Users = append(doc.Users, users...)
+	sum.UsersMatched, sum.UsersInvited = matched, invited
 	sum.UsersUnresolved = len(ppl.unresolved)
 	keys := make([]string, len(order))
 	copy(keys, order)

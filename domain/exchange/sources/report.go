@@ -247,3 +247,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// newDocument is an empty document of the current version.
+func newDocument(t Target) export.Document {
+	return export.Document{Version: ptrInt(export.Version), ExportedAt: t.Now, Users: []export.User{},
+		Workflows: []export.Workflow{}, Labels: []export.Label{}, Projects: []export.Project{}}
+}

@@ -74,11 +74,15 @@ type Row struct {
 	CreatedAt     time.Time  `db:"created_at"`
 	StartedAt     *time.Time `db:"started_at"`
 	FinishedAt    *time.Time `db:"finished_at"`
+	// Format is the file's format (tracker_json: an export document);
+	// Report the conversion's report of a file in another format (JSON).
+	Format string `db:"format"`
+	Report []byte `db:"report"`
 }
 
 func columns(alias string) []string {
 	cols := []string{"id", "org_id", "requested_by", "requester_role", "status", "source", "size_bytes", "stage",
-		"tickets_total", "next_seq", "counts", "errors", "created_at", "started_at", "finished_at"}
+		"tickets_total", "next_seq", "counts", "errors", "created_at", "started_at", "finished_at", "format", "report"}
 	if alias != "" {
 		for i, c := range cols {
 			cols[i] = alias + "." + c
@@ -89,9 +93,13 @@ func columns(alias string) []string {
 
 // Insert stores a new import with its document.
 func Insert(ctx context.Context, q store.Querier, r Row, document []byte) error {
+	if r.Format == "" {
+		r.Format = "tracker_json"
+	}
 	_, err := q.Exec(ctx, `INSERT INTO imports (id, org_id, requested_by, requester_role, status, source, document,
-	        size_bytes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		r.ID, r.OrgID, r.RequestedBy, r.RequesterRole, StatusPending, r.Source, document, len(document), r.CreatedAt)
+	        size_bytes, created_at, format, report) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		r.ID, r.OrgID, r.RequestedBy, r.RequesterRole, StatusPending, r.Source, document, len(document), r.CreatedAt,
+		r.Format, r.Report)
 	return store.Translate(err)
 }
 

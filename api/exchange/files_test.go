@@ -1,0 +1,251 @@
+package exchange_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime/multipart"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tracker/api/apitest"
+	"tracker/domain/exchange/export/exportseed"
+	"tracker/domain/exchange/importer"
+)
+
+// fileForm is a multipart import: the file and the form's fields.
+type fileForm struct {
+	format, projectKey, mapping, dryRun string
+	name                                string // file part's filename
+	file                                []byte
+}
+
+func readSample(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../../domain/exchange/sources/testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (f *fixture) postFile(t *testing.T, org uuid.UUID, token string, ff fileForm) apitest.Resp {
+	t.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	for k, v := range map[string]string{"format": ff.format, "project_key": ff.projectKey, "mapping": ff.mapping, "dry_run": ff.dryRun} {
+		if v != "" {
+			_ = w.WriteField(k, v)
+		}
+	}
+	if ff.file != nil {
+		name := ff.name
+		if name == "" {
+			name = "export.csv"
+		}
+		fw, _ := w.CreateFormFile("file", name)
+		_, _ = fw.Write(ff.file)
+	}
+	_ = w.Close()
+	req := httptest.NewRequest("POST", "/api/v1/orgs/"+org.String()+"/imports", &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	return f.env.Send(req)
+}
+
+// runFile posts a real import and runs it in this process.
+func (f *fixture) runFile(t *testing.T, org uuid.UUID, ff fileForm) map[string]any {
+	t.Helper()
+	r := f.postFile(t, org, f.owner.Token, ff).Expect(t, 202)
+	var res struct {
+		ImportID uuid.UUID `json:"import_id"`
+	}
+	r.Decode(t, &res)
+	if _, err := f.runner.RunAll(t.Context(), res.ImportID); err != nil {
+		t.Fatal(err)
+	}
+	return f.env.Do("GET", "/api/v1/imports/"+res.ImportID.String(), f.owner.Token, nil).Expect(t, 200).Map(t)
+}
+
+const enUsers = `{"users": {"Eric Medlock": "eric@example.com", "5fe07a7dd3649601392ba191": "sai.b@example.com",
+ "Saicharan Basireddy": "sai.b@example.com", "712020:b0892835-64bc-4809-afd1-cc09a3ffc20e": "sai.s@example.com",
+ "5db9d8eb4ff1890d31036b89": "eric@example.com"}}`
+
+func count(t *testing.T, f *fixture, sql string, args ...any) int {
+	t.Helper()
+	return int(apitest.Scalar[int64](t, f.env, sql, args...))
+}
+
+func TestImportJiraCSVDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exportseed.Options{})
+	file := readSample(t, "jira_cloud_en.csv")
+	r := f.postFile(t, f.b, f.owner.Token, fileForm{format: "jira_csv", mapping: enUsers, dryRun: "true", file: file}).Expect(t, 200).Map(t)
+	sum := r["summary"].(map[string]any)
+	if r["status"] != "dry_run" || sum["tickets"] != 22.0 || sum["comments"] != 17.0 || sum["sprints"] != 1.0 ||
+		sum["users_invited"] != 3.0 || sum["users_unresolved"] != 0.0 {
+		t.Fatalf("dry run %v", r)
+	}
+	if st := r["statuses"].(map[string]any); st["To Do"] != "Todo" || st["In Progress"] != "InProgress" {
+		t.Fatalf("statuses %v", st)
+	}
+	if fl := r["fields"].(map[string]any); fl["Summary"] != "title" || fl["Custom field (Rank)"] != nil {
+		t.Fatalf("fields %v", fl)
+	}
+	if n := count(t, f, `SELECT count(*) FROM projects WHERE org_id = $1`, f.b); n != 0 {
+		t.Fatalf("%d projects after a dry run", n)
+	}
+	if n := count(t, f, `SELECT count(*) FROM imports WHERE org_id = $1`, f.b); n != 0 {
+		t.Fatalf("%d imports after a dry run", n)
+	}
+	if n := count(t, f, `SELECT count(*) FROM users WHERE email LIKE '%@example.com' AND email LIKE 'sai.%'`); n != 0 {
+		t.Fatalf("%d users after a dry run", n)
+	}
+}
+
+func TestImportJiraCSVEndToEnd(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exportseed.Options{})
+	file := readSample(t, "jira_cloud_en.csv")
+	st := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: enUsers, file: file})
+	sum := st["summary"].(map[string]any)
+	if st["status"] != "completed" || st["format"] != "jira_csv" || sum["tickets"] != 22.0 || sum["comments"] != 17.0 ||
+		sum["tickets_created"] != 22.0 || sum["sprints"] != 1.0 || sum["users_invited"] != 3.0 {
+		t.Fatalf("import %v", st)
+	}
+	if p, ok := st["problems"].([]any); !ok || len(p) != 0 {
+		t.Fatalf("problems %v", st["problems"])
+	}
+	// The project is created with Jira's key, and TES-15 keeps its number.
+	var title, status, assignee string
+	row := f.env.DB.Pool.QueryRow(t.Context(), `SELECT t.title, t.status, u.email FROM tickets t
+	    JOIN projects p ON p.id = t.project_id JOIN users u ON u.id = t.assignee_id
+	    WHERE p.org_id = $1 AND p.key = 'TES' AND t.ticket_number = 15`, f.b)
+	if err := row.Scan(&title, &status, &assignee); err != nil {
+		t.Fatal(err)
+	}
+	if title != "Create S3 bucket and store input and output files" || status != "InProgress" || assignee != "sai.b@example.com" {
+		t.Fatalf("TES-15 %q %q %q", title, status, assignee)
+	}
+	if n := count(t, f, `SELECT count(*) FROM comments c JOIN tickets t ON t.id = c.ticket_id JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1 AND p.key = 'TES' AND t.ticket_number = 15`, f.b); n != 3 {
+		t.Fatalf("TES-15 has %d comments", n)
+	}
+	if n := count(t, f, `SELECT ticket_counter FROM projects WHERE org_id = $1 AND key = 'TES'`, f.b); n != 25 {
+		t.Fatalf("counter %d", n)
+	}
+	// People are invited, never enrolled.
+	if n := count(t, f, `SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
+	    WHERE m.org_id = $1 AND u.email IN ('sai.b@example.com', 'sai.s@example.com', 'eric@example.com')`, f.b); n != 0 {
+		t.Fatalf("%d imported people became members", n)
+	}
+	if n := count(t, f, `SELECT count(*) FROM invites WHERE org_id = $1 AND email IN ('sai.b@example.com', 'sai.s@example.com', 'eric@example.com')`, f.b); n != 3 {
+		t.Fatalf("%d invites", n)
+	}
+
+	// The same file again updates nothing twice: no ticket, comment or
+	// sprint is duplicated.
+	again := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: enUsers, file: file})
+	if s := again["summary"].(map[string]any); again["status"] != "completed" || s["tickets"] != 0.0 || s["comments"] != 0.0 {
+		t.Fatalf("re-run %v", again)
+	}
+	if n := count(t, f, `SELECT count(*) FROM tickets t JOIN projects p ON p.id = t.project_id WHERE p.org_id = $1`, f.b); n != 22 {
+		t.Fatalf("%d tickets after a re-run", n)
+	}
+	if n := count(t, f, `SELECT count(*) FROM comments c JOIN tickets t ON t.id = c.ticket_id JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1`, f.b); n != 17 {
+		t.Fatalf("%d comments after a re-run", n)
+	}
+}
+
+func TestImportJiraCSVSpanishParentsAndLinks(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exportseed.Options{})
+	mapping, _ := json.Marshal(map[string]any{"columns": map[string]string{"title": "Resumen", "external_key": "Clave de incidencia",
+		"id": "ID de la incidencia", "status": "Estado", "status_category": "Categoría de estado",
+		"project_key": "Clave del proyecto", "project_name": "Nombre del proyecto", "priority": "Prioridad",
+		"assignee": "Persona asignada", "reporter": "Informador", "created_at": "Creada", "updated_at": "Actualizada",
+		"description": "Descripción", "labels": "Etiquetas", "parent": "Principal", "parent_key": "Clave principal",
+		"links_inward": "Enlace a la incidencia interna", "links_outward": "Enlace de incidencia saliente"}})
+	st := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: string(mapping), file: readSample(t, "jira_cloud_es.csv")})
+	sum := st["summary"].(map[string]any)
+	if st["status"] != "completed" || sum["tickets"] != 106.0 || sum["parents"] != 87.0 || sum["links"] != 5.0 || sum["labels"] != 16.0 {
+		t.Fatalf("import %v", sum)
+	}
+	problems := st["problems"].([]any)
+	missing := 0
+	for _, p := range problems {
+		if strings.Contains(p.(map[string]any)["message"].(string), "is not in the file") {
+			missing++
+		}
+	}
+	if missing != 18 {
+		t.Fatalf("%d missing parents named: %v", missing, problems)
+	}
+	var parent int
+	f.env.ScanRow(t, &parent, `SELECT pt.ticket_number FROM tickets t JOIN tickets pt ON pt.id = t.parent_id
+	    JOIN projects p ON p.id = t.project_id WHERE p.org_id = $1 AND p.key = 'LIPU' AND t.ticket_number = 144`, f.b)
+	if parent != 18 {
+		t.Fatalf("LIPU-144's parent is LIPU-%d", parent)
+	}
+	if n := count(t, f, `SELECT count(*) FROM ticket_links l JOIN tickets a ON a.id = l.source_id JOIN tickets b ON b.id = l.target_id
+	    JOIN projects p ON p.id = a.project_id WHERE p.org_id = $1 AND l.type = 'blocks' AND a.ticket_number = 4 AND b.ticket_number = 16`, f.b); n != 1 {
+		t.Fatalf("LIPU-4 blocks LIPU-16: %d links", n)
+	}
+}
+
+func TestImportFileAccessAndBadInput(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exportseed.Options{Projects: 1, TicketsPerProject: 1})
+	file := readSample(t, "jira_cloud_en.csv")
+	ff := fileForm{format: "jira_csv", dryRun: "true", file: file}
+	outsider := f.env.Register("Outsider")
+	member := f.env.Member(f.owner, "member")
+	f.postFile(t, f.a, outsider.Token, ff).Expect(t, 404)
+	if r := f.postFile(t, f.a, member.Token, ff).Expect(t, 403); !strings.Contains(r.Error().Message, "Admin") {
+		t.Fatalf("403 %s", r.Body)
+	}
+	var pid uuid.UUID
+	f.env.ScanRow(t, &pid, `SELECT id FROM projects WHERE org_id = $1 LIMIT 1`, f.a)
+	key := f.env.APIKeyIn(f.owner, f.a, []string{"read", "write"}, pid)
+	f.postFile(t, f.a, key, ff).Expect(t, 403)
+	f.postFile(t, f.a, "", ff).Expect(t, 401)
+
+	// Bad fields and files: 422, nothing recorded.
+	before := count(t, f, `SELECT count(*) FROM imports WHERE org_id = $1`, f.a)
+	for _, c := range []struct {
+		ff   fileForm
+		want string
+	}{
+		{fileForm{format: "jira_csv"}, "file: required"},
+		{fileForm{file: file}, "format: required"},
+		{fileForm{format: "xml", file: file}, "format: must be one of"},
+		{fileForm{format: "jira_csv", dryRun: "maybe", file: file}, "dry_run"},
+		{fileForm{format: "jira_csv", mapping: "{", file: file}, "mapping"},
+		{fileForm{format: "jira_csv", file: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}, "binary"},
+		{fileForm{format: "jira_csv", file: []byte("Summary,Issue key\nok,A-1\n\"broken,A-2\n")}, "row"},
+		{fileForm{format: "jira_csv", file: []byte("Summary,Status\nok,To Do\n")}, "no external_key column"},
+		{fileForm{format: "jira_csv", file: []byte("Summary,Issue key,Created\nok,A-1,someday\n")}, "no issue can be imported"},
+	} {
+		r := f.postFile(t, f.a, f.owner.Token, c.ff).Expect(t, 422)
+		if !strings.Contains(string(r.Body), c.want) {
+			t.Errorf("%+v: %s, want %q", c.ff.format, r.Body, c.want)
+		}
+	}
+	if n := count(t, f, `SELECT count(*) FROM imports WHERE org_id = $1`, f.a); n != before {
+		t.Fatalf("%d imports recorded by refused files", n-before)
+	}
+
+	// A JSON body is a Tracker document, as POST /import takes it.
+	raw, _ := json.Marshal(smallDoc(f.owner.Email))
+	r := f.env.Do("POST", "/api/v1/orgs/"+f.b.String()+"/imports", f.owner.Token, raw).Expect(t, 202)
+	var res importer.Status
+	r.Decode(t, &res)
+	// And the tracker_json format in a form.
+	f.postFile(t, f.b, f.owner.Token, fileForm{format: "tracker_json", file: raw}).Expect(t, 202)
+}
