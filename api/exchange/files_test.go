@@ -249,3 +249,33 @@ func TestImportFileAccessAndBadInput(t *testing.T) {
 	// And the tracker_json format in a form.
 	f.postFile(t, f.b, f.owner.Token, fileForm{format: "tracker_json", file: raw}).Expect(t, 202)
 }
+
+func TestImportGitHubJSONEndToEnd(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exportseed.Options{})
+	file := readSample(t, "github_issues_octokit.json")
+	ff := fileForm{format: "github_json", mapping: `{"users": {"octokit-fixture-user-a": "a@example.com"}}`, file: file, name: "issues.json"}
+	ff.dryRun = "true"
+	f.postFile(t, f.b, f.owner.Token, ff).Expect(t, 422) // no project key: GitHub has none
+	ff.projectKey = "OCTO"
+	if r := f.postFile(t, f.b, f.owner.Token, ff).Expect(t, 200).Map(t); r["summary"].(map[string]any)["tickets"] != 13.0 {
+		t.Fatalf("dry run %v", r)
+	}
+	ff.dryRun = ""
+	st := f.runFile(t, f.b, ff)
+	if s := st["summary"].(map[string]any); st["status"] != "completed" || st["format"] != "github_json" || s["tickets"] != 13.0 {
+		t.Fatalf("import %v", st)
+	}
+	var title, reporter string
+	if err := f.env.DB.Pool.QueryRow(t.Context(), `SELECT t.title, u.email FROM tickets t JOIN projects p ON p.id = t.project_id
+	    JOIN users u ON u.id = t.reporter_id WHERE p.org_id = $1 AND p.key = 'OCTO' AND t.ticket_number = 13`, f.b).Scan(&title, &reporter); err != nil {
+		t.Fatal(err)
+	}
+	if title != "Test issue 13" || reporter != "a@example.com" {
+		t.Fatalf("OCTO-13 %q by %q", title, reporter)
+	}
+	again := f.runFile(t, f.b, ff)
+	if s := again["summary"].(map[string]any); s["tickets"] != 0.0 {
+		t.Fatalf("re-run %v", again)
+	}
+}

@@ -7,6 +7,7 @@ package sources
 
 import (
 	"encoding/json"
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -253,3 +254,5 @@ func newDocument(t Target) export.Document {
 	return export.Document{Version: ptrInt(export.Version), ExportedAt: t.Now, Users: []export.User{},
 		Workflows: []export.Workflow{}, Labels: []export.Label{}, Projects: []export.Project{}}
 }
+
+func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
