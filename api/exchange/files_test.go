@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime/multipart"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -138,6 +139,16 @@ func TestImportJiraCSVEndToEnd(t *testing.T) {
 	}
 	if n := count(t, f, `SELECT ticket_counter FROM projects WHERE org_id = $1 AND key = 'TES'`, f.b); n != 25 {
 		t.Fatalf("counter %d", n)
+	}
+	// The Jira key stays reachable: on the ticket, in search, by resolve.
+	tk := f.env.Do("GET", "/api/v1/orgs/"+f.b.String()+"/tickets?q="+url.QueryEscape("external:tes-15"), f.owner.Token, nil).Expect(t, 200).Map(t)
+	items := tk["items"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["external_key"] != "TES-15" || items[0].(map[string]any)["ticket_number"] != 15.0 {
+		t.Fatalf("external:tes-15 %v", tk)
+	}
+	res := f.env.Do("GET", "/api/v1/tickets/resolve?ref=TES-9&org_id="+f.b.String(), f.owner.Token, nil).Expect(t, 200).Map(t)
+	if ref, _ := res["ticket"].(map[string]any); ref == nil || ref["key"] != "TES-9" {
+		t.Fatalf("resolve TES-9 %v", res)
 	}
 	// People are invited, never enrolled.
 	if n := count(t, f, `SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
@@ -278,4 +289,14 @@ func TestImportGitHubJSONEndToEnd(t *testing.T) {
 	if s := again["summary"].(map[string]any); s["tickets"] != 0.0 {
 		t.Fatalf("re-run %v", again)
 	}
+	// The imported project's own number differs from GitHub's where pull
+	// requests left gaps; the GitHub reference finds the ticket either way.
+	ref := "octokit-fixture-org/tmp-scenario-paginate-issues-20220719043836917-izyoe#7"
+	res := f.env.Do("GET", "/api/v1/tickets/resolve?org_id="+f.b.String()+"&ref="+url.QueryEscape(ref), f.owner.Token, nil).Expect(t, 200).Map(t)
+	if tk, _ := res["ticket"].(map[string]any); tk == nil || tk["key"] != "OCTO-7" {
+		t.Fatalf("resolve %s: %v", ref, res)
+	}
+	// Someone outside the org learns nothing from the reference.
+	outsider := f.env.Register("Outsider")
+	f.env.Do("GET", "/api/v1/tickets/resolve?org_id="+f.b.String()+"&ref="+url.QueryEscape(ref), outsider.Token, nil).Expect(t, 404)
 }

@@ -174,6 +174,7 @@ func (b *batchRun) prepare(s staged) (*pending, error) {
 		CreatedAt: orNow(t.CreatedAt, b.now)}
 	r.Priority = prio
 	r.UpdatedAt = orNow(t.UpdatedAt, r.CreatedAt)
+	r.ExternalKey, r.ExternalURL = t.ExternalKey, t.ExternalURL
 	var err error
 	if r.ReporterID, err = b.user(t.Reporter); err != nil {
 		return nil, err

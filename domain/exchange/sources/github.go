@@ -196,7 +196,13 @@ func buildGitHub(issues []ghIssue, comments []ghComment, m Mapping, t Target) (R
 			continue
 		}
 		rep.Statuses[src] = strPtr(st)
-		tk := export.Ticket{Number: len(p.Tickets) + 1, Labels: []string{}, Comments: []export.Comment{}, TimeEntries: []export.TimeEntry{}}
+		ref := k.ref
+		tk := export.Ticket{Number: len(p.Tickets) + 1, Labels: []string{}, Comments: []export.Comment{}, TimeEntries: []export.TimeEntry{},
+			ExternalKey: &ref}
+		if strings.HasPrefix(is.HTMLURL, "https://") && len(is.HTMLURL) <= 2048 {
+			u := is.HTMLURL
+			tk.ExternalURL = &u
+		}
 		tk.Content = ticketdb.Content{Title: is.Title, Status: st, Priority: "None"}
 		rep.Priorities[""] = strPtr("None")
 		if len(tk.Title) > 500 {

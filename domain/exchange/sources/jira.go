@@ -541,7 +541,9 @@ func contains(l []string, s string) bool {
 
 // jiraTicket reads a row's own values; false when the row is skipped.
 func jiraTicket(r *jiraRow, m Mapping, t Target, sm statusMapper, rep *Report, probs *problems) (export.Ticket, bool) {
-	tk := export.Ticket{Number: r.number, Labels: []string{}, Comments: []export.Comment{}, TimeEntries: []export.TimeEntry{}}
+	ext := r.key
+	tk := export.Ticket{Number: r.number, Labels: []string{}, Comments: []export.Comment{}, TimeEntries: []export.TimeEntry{},
+		ExternalKey: &ext}
 	created, ok := parseDate(r.created, m.DateFormat)
 	if !ok {
 		if r.created == "" {
