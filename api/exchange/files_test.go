@@ -300,3 +300,53 @@ func TestImportGitHubJSONEndToEnd(t *testing.T) {
 	outsider := f.env.Register("Outsider")
 	f.env.Do("GET", "/api/v1/tickets/resolve?org_id="+f.b.String()+"&ref="+url.QueryEscape(ref), outsider.Token, nil).Expect(t, 404)
 }
+
+// TestImportJiraCSVRerunUpdates imports an earlier state of the real
+// export (TES-15 still To Do, its last comment not yet written), then the
+// export itself: the ticket is updated and gains the comment, and nothing
+// is duplicated.
+func TestImportJiraCSVRerunUpdates(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exportseed.Options{})
+	file := string(readSample(t, "jira_cloud_en.csv"))
+	const row = "Create S3 bucket and store input and output files,TES-15,10674,Story,In Progress,"
+	const comment = "12/Sep/25 9:06 AM;712020:b0892835-64bc-4809-afd1-cc09a3ffc20e;Testing in progress 09/12 9 AM EST"
+	if strings.Count(file, row) != 1 || strings.Count(file, comment) != 1 {
+		t.Fatal("the sample changed")
+	}
+	earlier := strings.Replace(strings.Replace(file, row, strings.Replace(row, "In Progress", "To Do", 1), 1), comment, "", 1)
+	first := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: enUsers, file: []byte(earlier)})
+	if s := first["summary"].(map[string]any); s["tickets"] != 22.0 || s["comments"] != 16.0 {
+		t.Fatalf("first %v", first)
+	}
+	status := func() (string, int) {
+		var st string
+		f.env.ScanRow(t, &st, `SELECT t.status FROM tickets t JOIN projects p ON p.id = t.project_id
+		    WHERE p.org_id = $1 AND p.key = 'TES' AND t.ticket_number = 15`, f.b)
+		return st, count(t, f, `SELECT count(*) FROM comments c JOIN tickets t ON t.id = c.ticket_id
+		    JOIN projects p ON p.id = t.project_id WHERE p.org_id = $1 AND p.key = 'TES' AND t.ticket_number = 15`, f.b)
+	}
+	if st, n := status(); st != "Todo" || n != 2 {
+		t.Fatalf("TES-15 first: %s with %d comments", st, n)
+	}
+	again := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: enUsers, file: []byte(file)})
+	s := again["summary"].(map[string]any)
+	if again["status"] != "completed" || s["tickets"] != 0.0 || s["tickets_updated"] != 1.0 || s["comments"] != 1.0 {
+		t.Fatalf("re-run %v", again)
+	}
+	if st, n := status(); st != "InProgress" || n != 3 {
+		t.Fatalf("TES-15 after the re-run: %s with %d comments", st, n)
+	}
+	if n := count(t, f, `SELECT count(*) FROM tickets t JOIN projects p ON p.id = t.project_id WHERE p.org_id = $1`, f.b); n != 22 {
+		t.Fatalf("%d tickets", n)
+	}
+	if n := count(t, f, `SELECT count(*) FROM comments c JOIN tickets t ON t.id = c.ticket_id JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1`, f.b); n != 17 {
+		t.Fatalf("%d comments", n)
+	}
+	// The third run finds nothing to change.
+	third := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: enUsers, file: []byte(file)})
+	if s := third["summary"].(map[string]any); s["tickets_updated"] != 0.0 || s["comments"] != 0.0 {
+		t.Fatalf("third %v", third)
+	}
+}

@@ -124,6 +124,9 @@ type Summary struct {
 	// (links, parent) of the document.
 	LinksCreated int `json:"links_created"`
 	ParentsSet   int `json:"parents_set"`
+	// TicketsUpdated are tickets a re-import of another tracker's file
+	// changed (always 0 for a Tracker document, whose re-import skips).
+	TicketsUpdated int `json:"tickets_updated"`
 	// Written, for a file of another format, adds the dry run's keys.
 	Written *sources.Summary `json:"-"`
 }
@@ -133,7 +136,7 @@ func SummaryOf(c importdb.Counts) Summary {
 	return Summary{UsersCreated: c.UsersCreated, WorkflowsCreated: c.WorkflowsCreated, LabelsCreated: c.LabelsCreated,
 		ProjectsCreated: c.ProjectsCreated, SprintsCreated: c.SprintsCreated, TicketsCreated: c.TicketsCreated,
 		CommentsCreated: c.CommentsCreated, TimeEntriesCreated: c.TimeEntriesCreated, TeamsCreated: c.TeamsCreated,
-		LinksCreated: c.LinksCreated, ParentsSet: c.ParentsSet}
+		LinksCreated: c.LinksCreated, ParentsSet: c.ParentsSet, TicketsUpdated: c.TicketsUpdated}
 }
 
 // MarshalJSON writes the counts and, for a file of another format, the

@@ -46,6 +46,9 @@ type Counts struct {
 	TeamsCreated       int `json:"teams_created"`
 	LinksCreated       int `json:"links_created"`
 	ParentsSet         int `json:"parents_set"`
+	// TicketsUpdated are tickets a re-import of another tracker's file
+	// found imported before and changed.
+	TicketsUpdated int `json:"tickets_updated"`
 }
 
 // Add sums two counts.
@@ -54,7 +57,7 @@ func (c Counts) Add(o Counts) Counts {
 		c.LabelsCreated + o.LabelsCreated, c.ProjectsCreated + o.ProjectsCreated, c.SprintsCreated + o.SprintsCreated,
 		c.TicketsCreated + o.TicketsCreated, c.CommentsCreated + o.CommentsCreated,
 		c.TimeEntriesCreated + o.TimeEntriesCreated, c.TicketsSkipped + o.TicketsSkipped, c.TeamsCreated + o.TeamsCreated,
-		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet}
+		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet, c.TicketsUpdated + o.TicketsUpdated}
 }
 
 // Row is an imports row without its document.

@@ -2,12 +2,14 @@ package importdb
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
+	"tracker/store/ticketdb"
 )
 
 // RaiseCounters lifts each project's ticket_counter to at least the given
@@ -111,4 +113,69 @@ func Present(ctx context.Context, q store.Querier, orgID uuid.UUID, source strin
 		out[i-1] = true
 	}
 	return out, store.Translate(err)
+}
+
+// Refresh is what a re-import of another tracker's file sets on a ticket
+// it imported before.
+type Refresh struct {
+	ID         uuid.UUID
+	Content    ticketdb.Content
+	AssigneeID *uuid.UUID
+	SprintID   *uuid.UUID
+	UpdatedAt  time.Time
+}
+
+// RefreshTickets sets the values of live tickets whose values differ and
+// returns the ids it changed.
+func RefreshTickets(ctx context.Context, q store.Querier, orgID uuid.UUID, rs []Refresh) (map[uuid.UUID]bool, error) {
+	changed := map[uuid.UUID]bool{}
+	for _, r := range rs {
+		c := r.Content
+		var id uuid.UUID
+		err := q.QueryRow(ctx, `UPDATE tickets SET title = $3, description = $4, status = $5, priority = $6,
+		        due_date = $7, estimate = $8, assignee_id = $9, sprint_id = $10, updated_at = greatest(updated_at, $11)
+		    WHERE org_id = $1 AND id = $2 AND deleted_at IS NULL
+		      AND (title, description, status, priority, due_date, estimate, assignee_id, sprint_id)
+		          IS DISTINCT FROM ($3, $4, $5, $6, $7::date, $8::numeric, $9::uuid, $10::uuid)
+		    RETURNING id`, orgID, r.ID, c.Title, c.Description, c.Status, c.Priority, c.DueDate, c.Estimate,
+			r.AssigneeID, r.SprintID, r.UpdatedAt).Scan(&id)
+		if errors.Is(store.Translate(err), store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, store.Translate(err)
+		}
+		changed[id] = true
+	}
+	return changed, nil
+}
+
+// CommentKeys are the comments of the tickets as author, time (to the
+// second) and body: what tells a comment a re-import brings again.
+func CommentKeys(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) (map[string]bool, error) {
+	out := map[string]bool{}
+	if len(ticketIDs) == 0 {
+		return out, nil
+	}
+	rows, err := q.Query(ctx, `SELECT ticket_id, author_id, date_trunc('second', created_at), body FROM comments
+	    WHERE ticket_id = ANY($1)`, ticketIDs)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t, a uuid.UUID
+		var at time.Time
+		var body string
+		if err := rows.Scan(&t, &a, &at, &body); err != nil {
+			return nil, store.Translate(err)
+		}
+		out[CommentKey(t, a, at, body)] = true
+	}
+	return out, store.Translate(rows.Err())
+}
+
+// CommentKey names a comment by ticket, author, time and body.
+func CommentKey(ticket, author uuid.UUID, at time.Time, body string) string {
+	return ticket.String() + "|" + author.String() + "|" + at.UTC().Truncate(time.Second).Format(time.RFC3339) + "|" + body
 }
