@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"tracker/domain"
@@ -49,7 +50,7 @@ func openCSV(in io.Reader) (*csvFile, error) {
 	r.Comma = sniffSeparator(head)
 	r.LazyQuotes = true
 	r.FieldsPerRecord = -1
-	r.ReuseRecord = false
+	r.ReuseRecord = true // kept cells are copied (jiraHeader.get)
 	f := &csvFile{r: r}
 	h, err := f.next()
 	if err == io.EOF {
@@ -61,7 +62,10 @@ func openCSV(in io.Reader) (*csvFile, error) {
 	if len(h) > MaxColumns {
 		return nil, domain.Invalidf("row 1: has %d columns; at most %d", len(h), MaxColumns)
 	}
-	f.Header = h
+	f.Header = append([]string(nil), h...) // the reader reuses its record
+	for i := range f.Header {
+		f.Header[i] = strings.Clone(f.Header[i])
+	}
 	return f, nil
 }
 

@@ -169,19 +169,22 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	return s[len(prefix):], true
 }
 
+// get is a field's cell, copied: encoding/csv slices every cell of a record
+// from one string, so a kept cell would keep the whole record (hundreds of
+// unused columns in a real export) alive.
 func (jh jiraHeader) get(rec []string, field string) string {
 	i, ok := jh.single[field]
 	if !ok || i >= len(rec) {
 		return ""
 	}
-	return strings.TrimSpace(rec[i])
+	return strings.Clone(strings.TrimSpace(rec[i]))
 }
 
 func (jh jiraHeader) all(rec []string, field string) []string {
 	var out []string
 	for _, i := range jh.multi[field] {
 		if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
-			out = append(out, rec[i])
+			out = append(out, strings.Clone(rec[i]))
 		}
 	}
 	return out
@@ -234,11 +237,11 @@ func Jira(in io.Reader, m Mapping, t Target) (Result, error) {
 			createdCol: jh.col(f.Header, "created_at"), updatedCol: jh.col(f.Header, "updated_at"), dueCol: jh.col(f.Header, "due_date"),
 			estCol: jh.col(f.Header, "estimate"), commentsCol: jh.col(f.Header, "comments")}
 		if i, ok := jh.single["description"]; ok && i < len(rec) {
-			r.desc = rec[i]
+			r.desc = strings.Clone(rec[i])
 		}
 		for i, l := range jh.links {
 			if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
-				l.other = strings.ToUpper(strings.TrimSpace(rec[i]))
+				l.other = strings.ToUpper(strings.Clone(strings.TrimSpace(rec[i])))
 				r.links = append(r.links, l)
 			}
 		}
