@@ -113,7 +113,8 @@ func TestImportJiraCSVEndToEnd(t *testing.T) {
 	t.Parallel()
 	f := setup(t, exportseed.Options{})
 	file := readSample(t, "jira_cloud_en.csv")
-	st := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: enUsers, file: file})
+	mapping := strings.Replace(enUsers, `{"users"`, `{"columns": {"custom_fields.jira_rank": "Custom field (Rank)"}, "users"`, 1)
+	st := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: mapping, file: file})
 	sum := st["summary"].(map[string]any)
 	if st["status"] != "completed" || st["format"] != "jira_csv" || sum["tickets"] != 22.0 || sum["comments"] != 17.0 ||
 		sum["tickets_created"] != 22.0 || sum["sprints"] != 1.0 || sum["users_invited"] != 3.0 {
@@ -139,6 +140,15 @@ func TestImportJiraCSVEndToEnd(t *testing.T) {
 	}
 	if n := count(t, f, `SELECT ticket_counter FROM projects WHERE org_id = $1 AND key = 'TES'`, f.b); n != 25 {
 		t.Fatalf("counter %d", n)
+	}
+	// A column mapped to a custom field: the definition is created, the
+	// values written.
+	var rank string
+	f.env.ScanRow(t, &rank, `SELECT v.text_value FROM ticket_custom_values v JOIN custom_fields cf ON cf.id = v.field_id
+	    JOIN tickets t ON t.id = v.ticket_id JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1 AND cf.key = 'jira_rank' AND cf.type = 'text' AND t.ticket_number = 25`, f.b)
+	if rank != "0|i001wn:" {
+		t.Fatalf("TES-25 jira_rank %q", rank)
 	}
 	// The Jira key stays reachable: on the ticket, in search, by resolve.
 	tk := f.env.Do("GET", "/api/v1/orgs/"+f.b.String()+"/tickets?q="+url.QueryEscape("external:tes-15"), f.owner.Token, nil).Expect(t, 200).Map(t)

@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"tracker/domain"
+	"tracker/domain/customfield"
 	"tracker/domain/exchange/export"
 	"tracker/internal/civil"
 	"tracker/store/commentdb"
@@ -73,6 +75,7 @@ type jiraRow struct {
 	parent, parentKey, epic     string
 	labels, sprints, comments   []string
 	links                       []jiraLink
+	custom                      map[string]string
 	createdCol, updatedCol      string
 	dueCol, estCol, commentsCol string
 }
@@ -83,10 +86,15 @@ type jiraHeader struct {
 	multi  map[string][]int
 	links  map[int]jiraLink // column → link kind and direction
 	fields map[string]*string
+	// custom are the custom fields mapping.columns names, by key.
+	custom map[string]int
 }
 
+var customKey = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
+
 func readJiraHeader(h []string, m Mapping) (jiraHeader, error) {
-	jh := jiraHeader{single: map[string]int{}, multi: map[string][]int{}, links: map[int]jiraLink{}, fields: map[string]*string{}}
+	jh := jiraHeader{single: map[string]int{}, multi: map[string][]int{}, links: map[int]jiraLink{}, fields: map[string]*string{},
+		custom: map[string]int{}}
 	for _, name := range h {
 		jh.fields[name] = nil
 	}
@@ -128,11 +136,29 @@ func readJiraHeader(h []string, m Mapping) (jiraHeader, error) {
 			}
 		}
 	}
-	for col, field := range m.Columns {
-		if _, known := jiraColumns[col]; !known && !strings.HasPrefix(col, "custom_fields.") {
-			return jh, domain.Invalidf("mapping.columns.%s: is not a field (one of %s)", col, strings.Join(sortedKeys(jiraColumns), ", "))
+	for _, field := range sortedKeys(m.Columns) {
+		col := m.Columns[field]
+		key, isCustom := strings.CutPrefix(field, "custom_fields.")
+		if _, known := jiraColumns[field]; !known && !isCustom {
+			return jh, domain.Invalidf("mapping.columns.%s: is not a field (one of %s, or custom_fields.<key>)", field, strings.Join(sortedKeys(jiraColumns), ", "))
 		}
-		_ = field
+		if !isCustom {
+			continue
+		}
+		if !customKey.MatchString(key) {
+			return jh, domain.Invalidf("mapping.columns.%s: a custom field key is 1-64 lowercase letters, digits or _", field)
+		}
+		found := false
+		for i, name := range h {
+			if strings.EqualFold(strings.TrimSpace(name), col) {
+				jh.custom[key], found = i, true
+				jh.fields[name] = strPtr(field)
+				break
+			}
+		}
+		if !found {
+			return jh, domain.Invalidf("mapping.columns.%s: the file has no column %s", field, quote(col))
+		}
 	}
 	for _, need := range []string{"title", "external_key"} {
 		if _, ok := jh.single[need]; !ok {
@@ -238,6 +264,14 @@ func Jira(in io.Reader, m Mapping, t Target) (Result, error) {
 			estCol: jh.col(f.Header, "estimate"), commentsCol: jh.col(f.Header, "comments")}
 		if i, ok := jh.single["description"]; ok && i < len(rec) {
 			r.desc = strings.Clone(rec[i])
+		}
+		for key, i := range jh.custom {
+			if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
+				if r.custom == nil {
+					r.custom = map[string]string{}
+				}
+				r.custom[key] = strings.Clone(strings.TrimSpace(rec[i]))
+			}
 		}
 		for i, l := range jh.links {
 			if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
@@ -411,6 +445,17 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 				tk.Comments = append(tk.Comments, cm)
 			}
 			sum.Comments += len(tk.Comments)
+			for key, v := range r.custom {
+				if len(v) > customfield.MaxText {
+					probs.add(Problem{Row: r.row, Column: jh.customCol(key), Message: fmt.Sprintf("custom field %s: over %d characters; left out", key, customfield.MaxText)})
+					continue
+				}
+				if tk.CustomFields == nil {
+					tk.CustomFields = map[string]json.RawMessage{}
+				}
+				b, _ := json.Marshal(v)
+				tk.CustomFields[key] = b
+			}
 			parent := r.parentKey
 			if parent == "" && r.parent != "" {
 				if k, ok := ids[r.parent]; ok {
@@ -470,6 +515,10 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 		doc.Projects = append(doc.Projects, p)
 	}
 	attachLinks(&doc, pending)
+	for _, key := range sortedKeys(jh.custom) {
+		doc.Fields = append(doc.Fields, export.CustomField{Key: key, Name: jh.customCol(key), Type: customfield.Text,
+			Options: []export.CustomFieldOption{}, Projects: order})
+	}
 	for _, name := range sortedKeys(labels) {
 		doc.Labels = append(doc.Labels, export.Label{Content: labeldb.Content{Name: name, Color: "#64748b"}})
 	}
@@ -625,4 +674,14 @@ func jiraComment(c string, m Mapping) (export.Comment, bool) {
 		return export.Comment{}, false
 	}
 	return export.Comment{Author: strings.TrimSpace(parts[1]), Content: commentdb.Content{Body: body}, CreatedAt: at, UpdatedAt: at}, true
+}
+
+// customCol is the column a custom field is read from.
+func (jh jiraHeader) customCol(key string) string {
+	for name, f := range jh.fields {
+		if f != nil && *f == "custom_fields."+key {
+			return name
+		}
+	}
+	return key
 }

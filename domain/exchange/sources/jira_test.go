@@ -280,3 +280,27 @@ func TestJiraSemicolonsBOMAndDuplicates(t *testing.T) {
 		t.Fatalf("%v %+v", err, res.Report)
 	}
 }
+
+func TestJiraCustomFieldsByMapping(t *testing.T) {
+	m := enMapping
+	m.Columns = map[string]string{"custom_fields.jira_rank": "Custom field (Rank)"}
+	res, err := Jira(open(t, "jira_cloud_en.csv"), m, defaultTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Doc.Fields) != 1 || res.Doc.Fields[0].Key != "jira_rank" || res.Doc.Fields[0].Name != "Custom field (Rank)" ||
+		res.Doc.Fields[0].Type != "text" || res.Doc.Fields[0].Projects[0] != "TES" {
+		t.Fatalf("fields %+v", res.Doc.Fields)
+	}
+	if v := string(ticketOf(t, res.Doc, "TES-25").CustomFields["jira_rank"]); v != `"0|i001wn:"` {
+		t.Fatalf("TES-25 rank %s", v)
+	}
+	if f := res.Report.Fields["Custom field (Rank)"]; f == nil || *f != "custom_fields.jira_rank" {
+		t.Fatalf("fields %v", res.Report.Fields)
+	}
+	for _, bad := range []map[string]string{{"custom_fields.Bad Key": "Sprint"}, {"custom_fields.x": "No such column"}, {"colour": "Summary"}} {
+		m.Columns = bad
+		_, err := Jira(open(t, "jira_cloud_en.csv"), m, defaultTarget())
+		invalid(t, err, "mapping.columns.")
+	}
+}
