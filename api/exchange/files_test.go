@@ -249,7 +249,7 @@ func TestImportFileAccessAndBadInput(t *testing.T) {
 		{fileForm{format: "jira_csv", dryRun: "maybe", file: file}, "dry_run"},
 		{fileForm{format: "jira_csv", mapping: "{", file: file}, "mapping"},
 		{fileForm{format: "jira_csv", file: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}, "binary"},
-		{fileForm{format: "jira_csv", file: []byte("Summary,Issue key\nok,A-1\n\"broken,A-2\n")}, "row"},
+		{fileForm{format: "jira_csv", file: []byte("Summary,Issue key\nok,A-1\nfine,A-\xff\n")}, "row 3, column 2"},
 		{fileForm{format: "jira_csv", file: []byte("Summary,Status\nok,To Do\n")}, "no external_key column"},
 		{fileForm{format: "jira_csv", file: []byte("Summary,Issue key,Created\nok,A-1,someday\n")}, "no issue can be imported"},
 	} {
@@ -358,5 +358,28 @@ func TestImportJiraCSVRerunUpdates(t *testing.T) {
 	third := f.runFile(t, f.b, fileForm{format: "jira_csv", mapping: enUsers, file: []byte(file)})
 	if s := third["summary"].(map[string]any); s["tickets_updated"] != 0.0 || s["comments"] != 0.0 {
 		t.Fatalf("third %v", third)
+	}
+}
+
+func TestImportGenericCSV(t *testing.T) {
+	t.Parallel()
+	f := setup(t, exportseed.Options{})
+	file := readSample(t, "jira_cloud_en.csv")
+	mapping := `{"columns": {"title": "Summary", "external_key": "Issue key", "status": "Status", "priority": "Priority",
+	 "created_at": "Created", "description": "Description"}}`
+	if r := f.postFile(t, f.b, f.owner.Token, fileForm{format: "csv", mapping: mapping, file: file}).Expect(t, 422); !strings.Contains(string(r.Body), "project_key") {
+		t.Fatalf("422 %s", r.Body)
+	}
+	ff := fileForm{format: "csv", projectKey: "GEN", mapping: mapping, file: file}
+	st := f.runFile(t, f.b, ff)
+	if s := st["summary"].(map[string]any); st["format"] != "csv" || s["tickets"] != 22.0 {
+		t.Fatalf("import %v", st)
+	}
+	res := f.env.Do("GET", "/api/v1/tickets/resolve?ref=TES-25&org_id="+f.b.String(), f.owner.Token, nil).Expect(t, 200).Map(t)
+	if tk, _ := res["ticket"].(map[string]any); tk == nil || tk["key"] != "GEN-1" {
+		t.Fatalf("resolve TES-25: %v", res)
+	}
+	if again := f.runFile(t, f.b, ff); again["summary"].(map[string]any)["tickets"] != 0.0 {
+		t.Fatalf("re-run %v", again)
 	}
 }

@@ -92,7 +92,7 @@ type jiraHeader struct {
 
 var customKey = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 
-func readJiraHeader(h []string, m Mapping) (jiraHeader, error) {
+func readJiraHeader(h []string, m Mapping, d dialect) (jiraHeader, error) {
 	jh := jiraHeader{single: map[string]int{}, multi: map[string][]int{}, links: map[int]jiraLink{}, fields: map[string]*string{},
 		custom: map[string]int{}}
 	for _, name := range h {
@@ -100,6 +100,9 @@ func readJiraHeader(h []string, m Mapping) (jiraHeader, error) {
 	}
 	for field, defaults := range jiraColumns {
 		names := defaults
+		if d.generic {
+			names = nil // a generic CSV has only the columns its mapping names
+		}
 		if c, ok := m.Columns[field]; ok {
 			names = []string{c}
 		}
@@ -160,8 +163,15 @@ func readJiraHeader(h []string, m Mapping) (jiraHeader, error) {
 			return jh, domain.Invalidf("mapping.columns.%s: the file has no column %s", field, quote(col))
 		}
 	}
-	for _, need := range []string{"title", "external_key"} {
+	need := []string{"title", "external_key"}
+	if d.generic {
+		need = need[:1]
+	}
+	for _, need := range need {
 		if _, ok := jh.single[need]; !ok {
+			if d.generic {
+				return jh, domain.Invalidf("mapping.columns.%s: required for csv: the column of the %s", need, need)
+			}
 			return jh, domain.Invalidf("row 1: no %s column (%s); name it in mapping.columns.%s", need, quote(jiraColumns[need][0]), need)
 		}
 	}
@@ -226,17 +236,42 @@ func (jh jiraHeader) col(h []string, field string) string {
 	return field
 }
 
+// dialect is a CSV format the converter reads.
+type dialect struct {
+	format string
+	// generic: any CSV, whose columns the mapping names (no defaults),
+	// keys of any form, numbered in file order into project_key.
+	generic bool
+}
+
 // Jira converts a Jira "Export CSV (all fields)" file.
 func Jira(in io.Reader, m Mapping, t Target) (Result, error) {
+	return convertCSV(in, m, t, dialect{format: "jira_csv"})
+}
+
+// CSV converts any CSV file by its mapping: mapping.columns names the
+// column of each field (title required; external_key, when named, keeps
+// re-runs from duplicating and links parents), project_key is required.
+func CSV(in io.Reader, m Mapping, t Target) (Result, error) {
+	if t.ProjectKey == "" {
+		return Result{}, domain.Invalid("project_key: required for csv")
+	}
+	if len(m.Columns) == 0 {
+		return Result{}, domain.Invalid("mapping.columns: required for csv (at least title)")
+	}
+	return convertCSV(in, m, t, dialect{format: "csv", generic: true})
+}
+
+func convertCSV(in io.Reader, m Mapping, t Target, d dialect) (Result, error) {
 	f, err := openCSV(in)
 	if err != nil {
 		return Result{}, err
 	}
-	jh, err := readJiraHeader(f.Header, m)
+	jh, err := readJiraHeader(f.Header, m, d)
 	if err != nil {
 		return Result{}, err
 	}
-	rep := newReport("jira_csv")
+	rep := newReport(d.format)
 	rep.Fields = jh.fields
 	var probs problems
 	var rows []*jiraRow
@@ -279,6 +314,26 @@ func Jira(in io.Reader, m Mapping, t Target) (Result, error) {
 				r.links = append(r.links, l)
 			}
 		}
+		if d.generic {
+			if i, ok := jh.single["external_key"]; ok && i < len(rec) {
+				r.key = strings.Clone(strings.TrimSpace(rec[i]))
+			}
+			r.project, r.number = "", len(rows)+1
+			if r.key == "" {
+				r.key = "#" + strconv.Itoa(r.row)
+			}
+			if r.title == "" {
+				probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "title"), Message: "empty title; the row is skipped"})
+				continue
+			}
+			if first, dup := seen[r.key]; dup {
+				probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "external_key"), Message: fmt.Sprintf("%s is also row %d; the later row is skipped", r.key, first)})
+				continue
+			}
+			seen[r.key] = r.row
+			rows = append(rows, r)
+			continue
+		}
 		km := issueKey.FindStringSubmatch(r.key)
 		if km == nil {
 			probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "external_key"), Message: "not an issue key (KEY-123): " + quote(r.key) + "; the row is skipped"})
@@ -302,11 +357,11 @@ func Jira(in io.Reader, m Mapping, t Target) (Result, error) {
 	if len(rows) == 0 && len(probs.list) == 0 {
 		return Result{}, domain.Invalid("file: has no issues")
 	}
-	return buildJira(rows, m, t, rep, &probs, jh)
+	return buildJira(rows, m, t, rep, &probs, jh, d)
 }
 
 // buildJira turns the rows into the document.
-func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems, jh jiraHeader) (Result, error) {
+func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems, jh jiraHeader, d dialect) (Result, error) {
 	ids := map[string]string{}
 	for _, r := range rows {
 		if r.id != "" {
@@ -389,6 +444,9 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 		var sprintOrder []string
 		for _, r := range rs {
 			tk, ok := jiraTicket(r, m, t, sm, &rep, probs)
+			if strings.HasPrefix(r.key, "#") {
+				tk.ExternalKey = nil // a generic CSV's row without a key
+			}
 			if !ok {
 				continue
 			}
@@ -401,7 +459,7 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 				tk.Assignee = &e
 			}
 			for _, l := range r.labels {
-				for _, name := range strings.Fields(l) {
+				for _, name := range labelNames(l, d) {
 					if !contains(tk.Labels, name) {
 						tk.Labels = append(tk.Labels, name)
 						labels[name] = true
@@ -460,6 +518,8 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 			if parent == "" && r.parent != "" {
 				if k, ok := ids[r.parent]; ok {
 					parent = k
+				} else if _, ok := newKey[r.parent]; ok {
+					parent = r.parent
 				} else if issueKey.MatchString(strings.ToUpper(r.parent)) {
 					parent = strings.ToUpper(r.parent)
 				} else {
@@ -530,7 +590,7 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 	keys := make([]string, len(order))
 	copy(keys, order)
 	sort.Strings(keys)
-	doc.Source = "jira_csv/" + strings.Join(keys, ",")
+	doc.Source = d.format + "/" + strings.Join(keys, ",")
 	rep.Summary = sum
 	rep.Problems = probs.done()
 	return Result{Doc: doc, Report: rep}, nil
@@ -684,4 +744,20 @@ func (jh jiraHeader) customCol(key string) string {
 		}
 	}
 	return key
+}
+
+// labelNames splits a labels cell: Jira writes one label a column (a label
+// has no spaces); a generic CSV may list several, separated by commas or
+// semicolons.
+func labelNames(cell string, d dialect) []string {
+	if !d.generic {
+		return strings.Fields(cell)
+	}
+	var out []string
+	for _, l := range strings.FieldsFunc(cell, func(r rune) bool { return r == ',' || r == ';' }) {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }

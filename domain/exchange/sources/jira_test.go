@@ -304,3 +304,47 @@ func TestJiraCustomFieldsByMapping(t *testing.T) {
 		invalid(t, err, "mapping.columns.")
 	}
 }
+
+// TestGenericCSVOfTheRealExport reads the real Jira export as any CSV: only
+// the columns the mapping names come across.
+func TestGenericCSVOfTheRealExport(t *testing.T) {
+	tg := defaultTarget()
+	m := Mapping{Columns: map[string]string{"title": "Summary", "external_key": "Issue key", "status": "Status",
+		"created_at": "Created", "labels": "Sprint", "description": "Description"}}
+	_, err := CSV(open(t, "jira_cloud_en.csv"), m, tg)
+	invalid(t, err, "project_key: required")
+	tg.ProjectKey = "GEN"
+	res, err := CSV(open(t, "jira_cloud_en.csv"), m, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Report.Summary
+	if s.Tickets != 22 || s.Comments != 0 || s.Labels != 1 || res.Doc.Source != "csv/GEN" || len(res.Report.Problems) != 0 {
+		t.Fatalf("summary %+v problems %+v", s, res.Report.Problems)
+	}
+	// File order (newest first in this export) numbers the tickets.
+	tk := ticketOf(t, res.Doc, "GEN-1")
+	if tk.Title != "Enable Selinium scripts to also test Pega apps/iframes/etc" || *tk.ExternalKey != "TES-25" ||
+		tk.Status != "Todo" || tk.Reporter != "admin@example.com" || len(tk.Labels) != 1 || tk.Labels[0] != "TES Sprint 1" {
+		t.Fatalf("GEN-1 %+v", tk)
+	}
+	if res.Report.Fields["Assignee"] != nil || *res.Report.Fields["Summary"] != "title" {
+		t.Fatalf("fields %v", res.Report.Fields)
+	}
+	_, err = CSV(open(t, "jira_cloud_en.csv"), Mapping{Columns: map[string]string{"status": "Status"}}, tg)
+	invalid(t, err, "mapping.columns.title: required for csv")
+}
+
+func TestGenericCSVRowsWithoutKeys(t *testing.T) {
+	tg := defaultTarget()
+	tg.ProjectKey = "GEN"
+	in := "Name;Tags;Owner;Parent\nFirst;a, b;ada@example.com;\nSecond;b;;\n"
+	res, err := CSV(strings.NewReader(in), Mapping{Columns: map[string]string{"title": "Name", "labels": "Tags", "assignee": "Owner"}}, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := ticketOf(t, res.Doc, "GEN-1")
+	if first.ExternalKey != nil || len(first.Labels) != 2 || *first.Assignee != "ada@example.com" || res.Report.Summary.UsersInvited != 1 {
+		t.Fatalf("GEN-1 %+v %+v", first, res.Report.Summary)
+	}
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats are the import formats the multipart route accepts.
-var Formats = []string{"tracker_json", "jira_csv", "github_json"}
+var Formats = []string{"tracker_json", "jira_csv", "github_json", "csv"}
 
 // Mapping is the optional guide of a conversion: which source column feeds
 // which field, and how statuses, priorities and people translate.
@@ -183,6 +183,13 @@ func newStatusMapper(m Mapping, t Target) statusMapper {
 // target answers the target status of a source status and its category
 // ("" when unknown), or "" with the reason.
 func (sm statusMapper) target(status, category string) (string, string) {
+	if strings.TrimSpace(status) == "" && strings.TrimSpace(category) == "" {
+		// No status in the file: the workflow's first to-do status, as a
+		// ticket created here without one.
+		if n, ok := sm.first["todo"]; ok {
+			return n, ""
+		}
+	}
 	if to, ok := sm.explicit[status]; ok {
 		if sm.exact[to] {
 			return to, ""
