@@ -251,6 +251,7 @@ func TestImportFileAccessAndBadInput(t *testing.T) {
 		{fileForm{format: "jira_csv", file: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")}, "binary"},
 		{fileForm{format: "jira_csv", file: []byte("Summary,Issue key\nok,A-1\nfine,A-\xff\n")}, "row 3, column 2"},
 		{fileForm{format: "jira_csv", file: []byte("Summary,Status\nok,To Do\n")}, "no external_key column"},
+		{fileForm{format: "linear_csv", file: file}, `no title column (\"Title\")`},
 		{fileForm{format: "jira_csv", file: []byte("Summary,Issue key,Created\nok,A-1,someday\n")}, "no issue can be imported"},
 	} {
 		r := f.postFile(t, f.a, f.owner.Token, c.ff).Expect(t, 422)

@@ -66,6 +66,8 @@ func (s *Service) SubmitFile(ctx context.Context, p domain.Principal, orgID uuid
 		res, err = sources.Jira(f.Body, f.Mapping, t)
 	case "github_json":
 		res, err = sources.GitHub(f.Body, f.Mapping, t)
+	case "linear_csv":
+		res, err = sources.Linear(f.Body, f.Mapping, t)
 	case "csv":
 		res, err = sources.CSV(f.Body, f.Mapping, t)
 	default:

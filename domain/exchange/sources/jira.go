@@ -100,6 +100,9 @@ func readJiraHeader(h []string, m Mapping, d dialect) (jiraHeader, error) {
 	}
 	for field, defaults := range jiraColumns {
 		names := defaults
+		if d.columns != nil {
+			names = d.columns[field]
+		}
 		if d.generic {
 			names = nil // a generic CSV has only the columns its mapping names
 		}
@@ -172,7 +175,11 @@ func readJiraHeader(h []string, m Mapping, d dialect) (jiraHeader, error) {
 			if d.generic {
 				return jh, domain.Invalidf("mapping.columns.%s: required for csv: the column of the %s", need, need)
 			}
-			return jh, domain.Invalidf("row 1: no %s column (%s); name it in mapping.columns.%s", need, quote(jiraColumns[need][0]), need)
+			want := jiraColumns[need][0]
+			if d.columns != nil {
+				want = d.columns[need][0]
+			}
+			return jh, domain.Invalidf("row 1: no %s column (%s); name it in mapping.columns.%s", need, quote(want), need)
 		}
 	}
 	return jh, nil
@@ -236,9 +243,21 @@ func (jh jiraHeader) col(h []string, field string) string {
 	return field
 }
 
+// linearColumns are the columns of Linear's CSV export by field.
+var linearColumns = map[string][]string{
+	"title": {"Title"}, "external_key": {"ID"}, "description": {"Description"}, "status": {"Status"},
+	"estimate": {"Estimate"}, "priority": {"Priority"}, "reporter": {"Creator"}, "assignee": {"Assignee"},
+	"labels": {"Labels"}, "sprint": {"Cycle Name"}, "created_at": {"Created"}, "updated_at": {"Updated"},
+	"due_date": {"Due Date"}, "parent_key": {"Parent issue"}, "project_name": {"Team"},
+}
+
 // dialect is a CSV format the converter reads.
 type dialect struct {
 	format string
+	// columns are the format's default columns by field (nil: Jira's).
+	columns map[string][]string
+	// splitLabels: a labels cell lists several, comma-separated.
+	splitLabels bool
 	// generic: any CSV, whose columns the mapping names (no defaults),
 	// keys of any form, numbered in file order into project_key.
 	generic bool
@@ -247,6 +266,13 @@ type dialect struct {
 // Jira converts a Jira "Export CSV (all fields)" file.
 func Jira(in io.Reader, m Mapping, t Target) (Result, error) {
 	return convertCSV(in, m, t, dialect{format: "jira_csv"})
+}
+
+// Linear converts Linear's CSV export: its issue ids (ENG-7) are keys
+// like Jira's, the team key their project; labels are listed in one cell,
+// the cycle is the sprint.
+func Linear(in io.Reader, m Mapping, t Target) (Result, error) {
+	return convertCSV(in, m, t, dialect{format: "linear_csv", columns: linearColumns, splitLabels: true})
 }
 
 // CSV converts any CSV file by its mapping: mapping.columns names the
@@ -259,7 +285,7 @@ func CSV(in io.Reader, m Mapping, t Target) (Result, error) {
 	if len(m.Columns) == 0 {
 		return Result{}, domain.Invalid("mapping.columns: required for csv (at least title)")
 	}
-	return convertCSV(in, m, t, dialect{format: "csv", generic: true})
+	return convertCSV(in, m, t, dialect{format: "csv", generic: true, splitLabels: true})
 }
 
 func convertCSV(in io.Reader, m Mapping, t Target, d dialect) (Result, error) {
@@ -750,7 +776,7 @@ func (jh jiraHeader) customCol(key string) string {
 // has no spaces); a generic CSV may list several, separated by commas or
 // semicolons.
 func labelNames(cell string, d dialect) []string {
-	if !d.generic {
+	if !d.splitLabels {
 		return strings.Fields(cell)
 	}
 	var out []string

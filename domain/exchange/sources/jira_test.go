@@ -348,3 +348,29 @@ func TestGenericCSVRowsWithoutKeys(t *testing.T) {
 		t.Fatalf("GEN-1 %+v %+v", first, res.Report.Summary)
 	}
 }
+
+// TestLinearCSV: Linear's 30-column export header (as Linear writes it;
+// no real export was found in public test data, so the rows are made
+// here): ids as keys, the team key the project, labels in one cell, the
+// cycle the sprint, the parent by id.
+func TestLinearCSV(t *testing.T) {
+	const header = "ID,Team,Title,Description,Status,Estimate,Priority,Project ID,Project,Creator,Assignee,Labels,Cycle Number,Cycle Name,Cycle Start,Cycle End,Created,Updated,Started,Triaged,Completed,Canceled,Archived,Due Date,Parent issue,Initiatives,Project Milestone ID,Project Milestone,SLA Status,Roadmaps\n"
+	in := header +
+		"ENG-7,Engineering,Ship it,\"Body\nin Markdown\",In Progress,3,Urgent,,,ada@example.com,grace@example.com,\"Bug, Backend\",4,Cycle 4,,,2024-03-12T15:04:05.000Z,2024-03-13T10:00:00.000Z,,,,,,2024-04-01,,,,,,\n" +
+		"ENG-8,Engineering,Child,,Todo,,No priority,,,ada@example.com,,,,,,,2024-03-14T09:00:00.000Z,2024-03-14T09:00:00.000Z,,,,,,,ENG-7,,,,,\n"
+	res, err := Linear(strings.NewReader(in), Mapping{}, defaultTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Report.Summary; s.Tickets != 2 || s.Parents != 1 || s.Labels != 2 || s.Sprints != 1 || len(res.Report.Problems) != 0 {
+		t.Fatalf("summary %+v problems %+v", s, res.Report.Problems)
+	}
+	tk := ticketOf(t, res.Doc, "ENG-7")
+	if tk.Priority != "Critical" || tk.Status != "InProgress" || tk.Estimate.String() != "3.00" || *tk.Assignee != "grace@example.com" ||
+		tk.DueDate.String() != "2024-04-01" || *tk.Sprint != "Cycle 4" || res.Doc.Projects[0].Name != "Engineering" || res.Doc.Source != "linear_csv/ENG" {
+		t.Fatalf("ENG-7 %+v", tk)
+	}
+	if c := ticketOf(t, res.Doc, "ENG-8"); *c.Parent != "ENG-7" || c.Priority != "None" {
+		t.Fatalf("ENG-8 %+v", c)
+	}
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // Formats are the import formats the multipart route accepts.
-var Formats = []string{"tracker_json", "jira_csv", "github_json", "csv"}
+var Formats = []string{"tracker_json", "jira_csv", "github_json", "linear_csv", "csv"}
 
 // Mapping is the optional guide of a conversion: which source column feeds
 // which field, and how statuses, priorities and people translate.
