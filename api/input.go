@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 	"strings"
@@ -148,4 +149,56 @@ func humanBytes(n int) string {
 		return strconv.Itoa(n>>10) + " KiB"
 	}
 	return strconv.Itoa(n) + " bytes"
+}
+
+const localStreamLimit = "stream_limit"
+
+// StreamBody is the handler that lets an UploadStream route read its body
+// itself (BodyStream), after authentication: a Content-Length over limit
+// is a 413 at once. The connection closes after the response, so a rest
+// the handler left unread is never parsed as a next request.
+func StreamBody(limit int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Locals(localBodyRead, true)
+		if c.Request().Header.ContentLength() > limit {
+			closeUnread(c)
+			return domain.TooLarge("request body too large: at most " + humanBytes(limit))
+		}
+		c.Locals(localStreamLimit, limit)
+		err := c.Next()
+		closeUnread(c)
+		return err
+	}
+}
+
+// BodyStream is the body of an UploadStream route as a stream of at most
+// the route's limit: reading past it fails with a 413 error.
+func BodyStream(c *fiber.Ctx) io.Reader {
+	limit, _ := c.Locals(localStreamLimit).(int)
+	var r io.Reader = c.Request().BodyStream()
+	if r == nil {
+		r = bytes.NewReader(c.Body())
+	}
+	return &limitedBody{r: r, left: int64(limit), limit: limit}
+}
+
+type limitedBody struct {
+	r     io.Reader
+	left  int64
+	limit int
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, domain.TooLarge("request body too large: at most " + humanBytes(l.limit))
+	}
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, domain.TooLarge("request body too large: at most " + humanBytes(l.limit))
+	}
+	return n, err
 }

@@ -12,7 +12,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"tracker/api"
 	"tracker/api/apitest"
+	"tracker/api/exchange"
+	"tracker/domain/exchange/export"
 	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
 )
@@ -383,4 +386,22 @@ func TestImportGenericCSV(t *testing.T) {
 	if again := f.runFile(t, f.b, ff); again["summary"].(map[string]any)["tickets"] != 0.0 {
 		t.Fatalf("re-run %v", again)
 	}
+}
+
+// TestImportFileBodyLimit: a form over the route's limit is a 413 (a body
+// without a length is cut while read: TestLimitedBody in api).
+func TestImportFileBodyLimit(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
+		return []api.Module{exchange.New(export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock), e.Log,
+			exchange.Settings{TempDir: t.TempDir(), ImportLimit: 4 << 10})}
+	}})
+	owner := env.Register("Owner")
+	f := &fixture{env: env, owner: owner, b: owner.OrgID}
+	file := readSample(t, "jira_cloud_en.csv") // 14 KB
+	if r := f.postFile(t, owner.OrgID, owner.Token, fileForm{format: "jira_csv", dryRun: "true", file: file}).Expect(t, 413); r.ErrorCode() == "" {
+		t.Fatalf("413 %s", r.Body)
+	}
+	small := fileForm{format: "jira_csv", dryRun: "true", file: []byte("Summary,Issue key\nok,A-1\n")}
+	f.postFile(t, owner.OrgID, owner.Token, small).Expect(t, 200)
 }

@@ -1,8 +1,11 @@
 package exchange
 
 import (
-	"bytes"
 	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"os"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -105,8 +108,10 @@ func (h Handlers) cancelImport(c *fiber.Ctx) error {
 // importFile answers POST /orgs/{org_id}/imports: a multipart form with
 // the export as its file part and the fields format, project_key, mapping
 // and dry_run; a JSON body is a Tracker document, as POST /import takes
-// it. A dry run answers 200 with its report at once and writes nothing;
-// otherwise the import runs as POST /import's does.
+// it. The form is read as a stream: the file part goes to a temporary
+// file, never whole into memory. A dry run answers 200 with its report at
+// once and writes nothing; otherwise the import runs as POST /import's
+// does.
 func (h Handlers) importFile(c *fiber.Ctx) error {
 	orgID, err := api.PathID(c, "org_id", "organization")
 	if err != nil {
@@ -114,18 +119,19 @@ func (h Handlers) importFile(c *fiber.Ctx) error {
 	}
 	p := api.Principal(c)
 	f := importer.File{Format: "tracker_json", Limit: int64(h.limit())}
-	if strings.HasPrefix(strings.ToLower(c.Get(fiber.HeaderContentType)), fiber.MIMEMultipartForm) {
-		form, err := c.MultipartForm()
+	ctype, params, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+	if ctype == fiber.MIMEMultipartForm {
+		form, err := h.readForm(c, params["boundary"])
+		if form.file != nil {
+			defer func() {
+				_ = form.file.Close()
+				_ = os.Remove(form.file.Name())
+			}()
+		}
 		if err != nil {
-			return domain.BadRequest("malformed multipart/form-data body")
+			return err
 		}
-		defer func() { _ = form.RemoveAll() }()
-		field := func(name string) string {
-			if v := form.Value[name]; len(v) > 0 {
-				return strings.TrimSpace(v[0])
-			}
-			return ""
-		}
+		field := func(name string) string { return strings.TrimSpace(form.fields[name]) }
 		f.Format, f.ProjectKey = field("format"), field("project_key")
 		if f.Format == "" {
 			return domain.Invalid("format: required (one of " + strings.Join(sources.Formats, ", ") + ")")
@@ -140,18 +146,12 @@ func (h Handlers) importFile(c *fiber.Ctx) error {
 		if f.Mapping, err = sources.ParseMapping(field("mapping")); err != nil {
 			return err
 		}
-		files := form.File["file"]
-		if len(files) != 1 {
+		if form.file == nil {
 			return domain.Invalid("file: required, one file part named file")
 		}
-		fh, err := files[0].Open()
-		if err != nil {
-			return domain.BadRequest("could not read the file part")
-		}
-		defer fh.Close()
-		f.Body = fh
+		f.Body = form.file
 	} else {
-		f.Body = bytes.NewReader(c.Body())
+		f.Body = api.BodyStream(c)
 	}
 	sub, err := h.imports.SubmitFile(c.UserContext(), p, orgID, f)
 	var ve *importer.VersionError
@@ -169,4 +169,67 @@ func (h Handlers) importFile(c *fiber.Ctx) error {
 		return err
 	}
 	return api.Send(c, statusCode(st), importResponse(st))
+}
+
+// maxField caps a form field (the mapping is the largest).
+const maxField = 1 << 20
+
+// uploadForm is a multipart form read: its fields, and its file part
+// spooled to a temporary file (rewound), nil when there was none.
+type uploadForm struct {
+	fields map[string]string
+	file   *os.File
+}
+
+// readForm reads the multipart body part by part.
+func (h Handlers) readForm(c *fiber.Ctx, boundary string) (uploadForm, error) {
+	form := uploadForm{fields: map[string]string{}}
+	if boundary == "" {
+		return form, domain.BadRequest("malformed multipart/form-data body: no boundary")
+	}
+	mr := multipart.NewReader(api.BodyStream(c), boundary)
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return form, bodyError(err)
+		}
+		name := part.FormName()
+		if name == "file" {
+			if form.file != nil {
+				return form, domain.Invalid("file: one file part only")
+			}
+			if form.file, err = os.CreateTemp(h.settings.TempDir, "import-*"); err != nil {
+				return form, err
+			}
+			if _, err := io.Copy(form.file, part); err != nil {
+				return form, bodyError(err)
+			}
+			if _, err := form.file.Seek(0, io.SeekStart); err != nil {
+				return form, err
+			}
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(part, maxField+1))
+		if err != nil {
+			return form, bodyError(err)
+		}
+		if len(b) > maxField {
+			return form, domain.Invalidf("%s: longer than %d bytes", name, maxField)
+		}
+		form.fields[name] = string(b)
+	}
+	return form, nil
+}
+
+// bodyError passes a 413 of the body's limit on; anything else is a
+// malformed body.
+func bodyError(err error) error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return domain.BadRequest("malformed multipart/form-data body")
 }

@@ -56,7 +56,7 @@ func (h Handlers) limit() int {
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/export", h.export)
 	r.Upload("/import", h.limit(), h.importDocument)
-	r.Upload("/orgs/:org_id/imports", h.limit(), h.importFile)
+	r.UploadStream("/orgs/:org_id/imports", h.limit(), h.importFile)
 	r.Get("/imports/:id", h.getImport)
 	r.Get("/orgs/:org_id/imports", api.ListUnder("org_id", "organization", h.imports.List))
 	r.Post("/imports/:id/cancel", h.cancelImport)

@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 
@@ -47,6 +48,10 @@ func (s *Service) SubmitFile(ctx context.Context, p domain.Principal, orgID uuid
 			return Submitted{}, domain.Invalid("dry_run: is for the formats of other trackers, not tracker_json")
 		}
 		body, err := io.ReadAll(io.LimitReader(f.Body, f.Limit+1))
+		var de *domain.Error
+		if errors.As(err, &de) {
+			return Submitted{}, err // the body's own limit: a 413
+		}
 		if err != nil {
 			return Submitted{}, domain.BadRequest("could not read the file")
 		}
