@@ -205,11 +205,10 @@ func buildGitHub(issues []ghIssue, comments []ghComment, m Mapping, t Target) (R
 		}
 		tk.Content = ticketdb.Content{Title: is.Title, Status: st, Priority: "None"}
 		rep.Priorities[""] = strPtr("None")
-		if len(tk.Title) > 500 {
-			tk.Title = tk.Title[:500]
-		}
+		tk.Title, _ = clip(tk.Title, 500)
 		if is.Body != nil && strings.TrimSpace(*is.Body) != "" {
-			tk.Description = is.Body
+			d, _ := clip(*is.Body, domain.MaxFreeText)
+			tk.Description = &d
 		}
 		tk.CreatedAt, tk.UpdatedAt = t.Now, t.Now
 		if is.CreatedAt != nil {
@@ -265,7 +264,8 @@ func buildGitHub(issues []ghIssue, comments []ghComment, m Mapping, t Target) (R
 		if strings.TrimSpace(c.Body) == "" {
 			continue
 		}
-		cm := export.Comment{Content: commentdb.Content{Body: c.Body}, CreatedAt: t.Now, UpdatedAt: t.Now}
+		body, _ := clip(c.Body, domain.MaxFreeText)
+		cm := export.Comment{Content: commentdb.Content{Body: body}, CreatedAt: t.Now, UpdatedAt: t.Now}
 		if c.CreatedAt != nil {
 			cm.CreatedAt, cm.UpdatedAt = c.CreatedAt.UTC(), c.CreatedAt.UTC()
 		}

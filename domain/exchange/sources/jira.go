@@ -721,11 +721,12 @@ func jiraTicket(r *jiraRow, m Mapping, t Target, sm statusMapper, rep *Report, p
 		prio = "None"
 	}
 	tk.Content = ticketdb.Content{Title: r.title, Status: st, Priority: prio}
-	if len(tk.Title) > 500 {
-		tk.Title = tk.Title[:500]
-	}
+	tk.Title, _ = clip(tk.Title, 500)
 	if strings.TrimSpace(r.desc) != "" {
-		d := r.desc
+		d, cut := clip(r.desc, domain.MaxFreeText)
+		if cut {
+			probs.add(Problem{Row: r.row, Column: "Description", Message: fmt.Sprintf("over %d characters; cut", domain.MaxFreeText)})
+		}
 		tk.Description = &d
 	}
 	if r.due != "" {
@@ -759,6 +760,7 @@ func jiraComment(c string, m Mapping) (export.Comment, bool) {
 	if !ok || body == "" {
 		return export.Comment{}, false
 	}
+	body, _ = clip(body, domain.MaxFreeText)
 	return export.Comment{Author: strings.TrimSpace(parts[1]), Content: commentdb.Content{Body: body}, CreatedAt: at, UpdatedAt: at}, true
 }
 

@@ -374,3 +374,20 @@ func TestLinearCSV(t *testing.T) {
 		t.Fatalf("ENG-8 %+v", c)
 	}
 }
+
+func TestJiraLongCellsAreCutByCharacters(t *testing.T) {
+	title := strings.Repeat("é", 600)
+	desc := strings.Repeat("ü", domain.MaxFreeText+10)
+	in := "Summary,Issue key,Description\n" + title + ",AB-1,\"" + desc + "\"\n"
+	res, err := Jira(strings.NewReader(in), Mapping{}, defaultTarget())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := ticketOf(t, res.Doc, "AB-1")
+	if tk.Title != strings.Repeat("é", 500) || len([]rune(*tk.Description)) != domain.MaxFreeText {
+		t.Fatalf("title %d runes, description %d runes", len([]rune(tk.Title)), len([]rune(*tk.Description)))
+	}
+	if len(res.Report.Problems) != 1 || res.Report.Problems[0].Column != "Description" {
+		t.Fatalf("problems %+v", res.Report.Problems)
+	}
+}

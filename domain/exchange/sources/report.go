@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
@@ -263,3 +264,12 @@ func newDocument(t Target) export.Document {
 }
 
 func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
+
+// clip cuts s to at most n characters (runes); cut tells whether it did.
+func clip(s string, n int) (out string, cut bool) {
+	if utf8.RuneCountInString(s) <= n {
+		return s, false
+	}
+	r := []rune(s)
+	return string(r[:n]), true
+}
