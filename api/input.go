@@ -33,6 +33,37 @@ func routeKey(method, path string) string {
 // prefixKey is the bodyLimits key of every path under prefix.
 func prefixKey(method, prefix string) string { return "prefix " + method + " " + prefix }
 
+// route is the limit of the Upload route that method and path name: its
+// exact key, or a pattern whose :params match the path's segments
+// (/orgs/:org_id/imports).
+func (b bodyLimits) route(method, path string) (int, bool) {
+	key := routeKey(method, path)
+	if limit, ok := b[key]; ok {
+		return limit, true
+	}
+	got := strings.Split(key, "/")
+	for k, limit := range b {
+		if !strings.Contains(k, "/:") {
+			continue
+		}
+		want := strings.Split(k, "/")
+		if len(want) != len(got) {
+			continue
+		}
+		match := true
+		for i := range want {
+			if want[i] != got[i] && (!strings.HasPrefix(want[i], ":") || got[i] == "") {
+				match = false
+				break
+			}
+		}
+		if match {
+			return limit, true
+		}
+	}
+	return 0, false
+}
+
 // underPrefix is the limit of a RootUpload prefix that path lies under.
 func (b bodyLimits) underPrefix(method, path string) (int, bool) {
 	for k, limit := range b {
@@ -63,7 +94,7 @@ func guardInput(def int, large bodyLimits) fiber.Handler {
 			}
 			return c.Next()
 		}
-		if _, ok := large[routeKey(c.Method(), c.Path())]; ok {
+		if _, ok := large.route(c.Method(), c.Path()); ok {
 			err := c.Next()
 			if c.Locals(localBodyRead) == nil {
 				// Refused before its body was read (no credentials): the

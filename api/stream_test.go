@@ -27,3 +27,19 @@ func TestLimitedBody(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyLimitsMatchPatterns: an Upload route with a path parameter takes
+// its own limit on every path it serves, and only there.
+func TestBodyLimitsMatchPatterns(t *testing.T) {
+	b := bodyLimits{routeKey("POST", "/api/v1/import"): 5, routeKey("POST", "/api/v1/orgs/:org_id/imports"): 7}
+	for path, want := range map[string]int{"/api/v1/import": 5, "/api/v1/orgs/0193/imports": 7, "/API/v1/orgs/x/imports/": 7,
+		"/api/v1/orgs/0193/imports/1": 0, "/api/v1/orgs//imports": 0, "/api/v1/orgs/0193/export": 0} {
+		got, ok := b.route("POST", path)
+		if got != want || ok != (want != 0) {
+			t.Errorf("%s: %d %v, want %d", path, got, ok, want)
+		}
+	}
+	if _, ok := b.route("GET", "/api/v1/orgs/0193/imports"); ok {
+		t.Error("GET matched a POST route")
+	}
+}

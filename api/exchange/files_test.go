@@ -3,6 +3,7 @@ package exchange_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"mime/multipart"
 	"net/http/httptest"
 	"net/url"
@@ -27,7 +28,7 @@ type fileForm struct {
 	file                                []byte
 }
 
-func readSample(t *testing.T, name string) []byte {
+func readSample(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("../../domain/exchange/sources/testdata/" + name)
 	if err != nil {
@@ -36,7 +37,7 @@ func readSample(t *testing.T, name string) []byte {
 	return b
 }
 
-func (f *fixture) postFile(t *testing.T, org uuid.UUID, token string, ff fileForm) apitest.Resp {
+func (f *fixture) postFile(t testing.TB, org uuid.UUID, token string, ff fileForm) apitest.Resp {
 	t.Helper()
 	var body bytes.Buffer
 	w := multipart.NewWriter(&body)
@@ -264,6 +265,17 @@ func TestImportFileAccessAndBadInput(t *testing.T) {
 	}
 	if n := count(t, f, `SELECT count(*) FROM imports WHERE org_id = $1`, f.a); n != before {
 		t.Fatalf("%d imports recorded by refused files", n-before)
+	}
+
+	// A file past the 1 MiB of ordinary bodies is the route's to take.
+	var big strings.Builder
+	big.WriteString("Summary,Issue key\n")
+	for i := 1; big.Len() <= 2<<20; i++ {
+		fmt.Fprintf(&big, "An issue of a big export,BIG-%d\n", i)
+	}
+	r0 := f.postFile(t, f.a, f.owner.Token, fileForm{format: "jira_csv", dryRun: "true", file: []byte(big.String())}).Expect(t, 200).Map(t)
+	if n := r0["summary"].(map[string]any)["tickets"].(float64); n < 50_000 {
+		t.Fatalf("2 MiB dry run: %v tickets", n)
 	}
 
 	// A JSON body is a Tracker document, as POST /import takes it.

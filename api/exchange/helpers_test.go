@@ -31,7 +31,7 @@ type fixture struct {
 	runner *importer.Runner
 }
 
-func setup(t *testing.T, o exportseed.Options) *fixture {
+func setup(t testing.TB, o exportseed.Options) *fixture {
 	t.Helper()
 	f := &fixture{}
 	f.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
