@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/exchange/export/exportseed"
+	"tracker/domain/exchange/importer"
 )
 
 // benchJira writes a Jira export of n issues, three comments each.
@@ -73,7 +74,9 @@ func BenchmarkImportJiraCSV(b *testing.B) {
 		}
 		r.Decode(b, &res)
 		submitted := time.Since(start)
-		if _, err := f.runner.RunAll(b.Context(), res.ImportID); err != nil {
+		// The worker's batch size (the fixture's is tiny, for tests).
+		runner := importer.NewRunner(f.env.DB, f.env.Clock, 0)
+		if _, err := runner.RunAll(b.Context(), res.ImportID); err != nil {
 			b.Fatal(err)
 		}
 		close(done)
