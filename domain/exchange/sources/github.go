@@ -197,7 +197,9 @@ func buildGitHub(issues []ghIssue, comments []ghComment, m Mapping, t Target) (R
 		}
 		rep.Statuses[src] = strPtr(st)
 		ref := k.ref
-		tk := export.Ticket{Number: len(p.Tickets) + 1, Labels: []string{}, Comments: []export.Comment{}, TimeEntries: []export.TimeEntry{},
+		// GitHub's own number: a later export names the same tickets (pull
+		// requests leave gaps).
+		tk := export.Ticket{Number: is.Number, Labels: []string{}, Comments: []export.Comment{}, TimeEntries: []export.TimeEntry{},
 			ExternalKey: &ref}
 		if strings.HasPrefix(is.HTMLURL, "https://") && len(is.HTMLURL) <= 2048 {
 			u := is.HTMLURL
@@ -289,7 +291,9 @@ func buildGitHub(issues []ghIssue, comments []ghComment, m Mapping, t Target) (R
 			return p.Tickets[i].Comments[a].CreatedAt.Before(p.Tickets[i].Comments[b].CreatedAt)
 		})
 	}
-	p.TicketCounter = len(p.Tickets)
+	for _, tk := range p.Tickets {
+		p.TicketCounter = max(p.TicketCounter, tk.Number)
+	}
 	doc := newDocument(t)
 	for _, name := range sortedKeys(labels) {
 		doc.Labels = append(doc.Labels, export.Label{Content: labeldb.Content{Name: name, Color: labels[name]}})

@@ -344,9 +344,14 @@ func convertCSV(in io.Reader, m Mapping, t Target, d dialect) (Result, error) {
 			if i, ok := jh.single["external_key"]; ok && i < len(rec) {
 				r.key = strings.Clone(strings.TrimSpace(rec[i]))
 			}
-			r.project, r.number = "", len(rows)+1
 			if r.key == "" {
 				r.key = "#" + strconv.Itoa(r.row)
+			}
+			// The number a key ends with (PROJ-123, #45; a row without a
+			// key: its row), else the row's position.
+			r.project, r.number = "", trailingNumber(r.key)
+			if r.number == 0 {
+				r.number = len(rows) + 1
 			}
 			if r.title == "" {
 				probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "title"), Message: "empty title; the row is skipped"})
@@ -414,11 +419,17 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 	newKey := map[string]string{}
 	for _, k := range order {
 		rs := byTarget[k]
-		keep := true
+		// Numbers are kept whenever they are distinct — the source's own
+		// (TES-15 → NEW-15): a later export of the same issues then names
+		// the same tickets, which a re-run updates. Only issues of several
+		// source projects in one target, whose numbers collide, are
+		// numbered in order (project, number).
+		keep, seen := true, map[int]bool{}
 		for _, r := range rs {
-			if r.project != k {
+			if seen[r.number] {
 				keep = false
 			}
+			seen[r.number] = true
 		}
 		if !keep {
 			sort.SliceStable(rs, func(i, j int) bool {
@@ -788,4 +799,13 @@ func labelNames(cell string, d dialect) []string {
 		}
 	}
 	return out
+}
+
+var trailingDigits = regexp.MustCompile(`([0-9]{1,9})$`)
+
+// trailingNumber is the number a key ends with, 0 for none.
+func trailingNumber(key string) int {
+	m := trailingDigits.FindString(key)
+	n, _ := strconv.Atoi(m)
+	return n
 }

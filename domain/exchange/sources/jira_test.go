@@ -181,16 +181,32 @@ func TestJiraCloudSpanishExport(t *testing.T) {
 	}
 }
 
-func TestJiraTargetProjectRenumbers(t *testing.T) {
+func TestJiraTargetProjectKeepsNumbers(t *testing.T) {
 	tg := defaultTarget()
 	tg.ProjectKey = "NEW"
 	res, err := Jira(open(t, "jira_cloud_en.csv"), enMapping, tg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// TES-15 comes in as NEW-15, so a later export of the project names
+	// the same tickets; TES-15 stays its external key.
 	p := res.Doc.Projects[0]
-	if p.Key != "NEW" || p.TicketCounter != 22 || p.Tickets[0].Number != 1 || res.Doc.Source != "jira_csv/NEW" {
+	if p.Key != "NEW" || p.TicketCounter != 25 || p.Tickets[0].Number != 4 || res.Doc.Source != "jira_csv/NEW" ||
+		*ticketOf(t, res.Doc, "NEW-15").ExternalKey != "TES-15" {
 		t.Fatalf("project %s counter %d first %d", p.Key, p.TicketCounter, p.Tickets[0].Number)
+	}
+	// Two Jira projects into one: their numbers collide, so they are
+	// numbered in order of project and number, links and parents along.
+	in := "Summary,Issue key,Parent key,Outward issue link (Blocks)\nA1,A-1,,B-1\nA2,A-2,A-1,\nB1,B-1,,\n"
+	res, err = Jira(strings.NewReader(in), Mapping{}, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk := ticketOf(t, res.Doc, "NEW-2"); tk.Title != "A2" || *tk.Parent != "NEW-1" {
+		t.Fatalf("NEW-2 %+v", tk)
+	}
+	if tk := ticketOf(t, res.Doc, "NEW-1"); len(tk.Links) != 1 || tk.Links[0].Ticket != "NEW-3" || ticketOf(t, res.Doc, "NEW-3").Title != "B1" {
+		t.Fatalf("NEW-1 %+v", tk)
 	}
 }
 
@@ -322,11 +338,11 @@ func TestGenericCSVOfTheRealExport(t *testing.T) {
 	if s.Tickets != 22 || s.Comments != 0 || s.Labels != 1 || res.Doc.Source != "csv/GEN" || len(res.Report.Problems) != 0 {
 		t.Fatalf("summary %+v problems %+v", s, res.Report.Problems)
 	}
-	// File order (newest first in this export) numbers the tickets.
-	tk := ticketOf(t, res.Doc, "GEN-1")
+	// The number each key ends with numbers the tickets.
+	tk := ticketOf(t, res.Doc, "GEN-25")
 	if tk.Title != "Enable Selinium scripts to also test Pega apps/iframes/etc" || *tk.ExternalKey != "TES-25" ||
 		tk.Status != "Todo" || tk.Reporter != "admin@example.com" || len(tk.Labels) != 1 || tk.Labels[0] != "TES Sprint 1" {
-		t.Fatalf("GEN-1 %+v", tk)
+		t.Fatalf("GEN-25 %+v", tk)
 	}
 	if res.Report.Fields["Assignee"] != nil || *res.Report.Fields["Summary"] != "title" {
 		t.Fatalf("fields %v", res.Report.Fields)
@@ -343,7 +359,8 @@ func TestGenericCSVRowsWithoutKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := ticketOf(t, res.Doc, "GEN-1")
+	// Rows without a key are numbered by their row.
+	first := ticketOf(t, res.Doc, "GEN-2")
 	if first.ExternalKey != nil || len(first.Labels) != 2 || *first.Assignee != "ada@example.com" || res.Report.Summary.UsersInvited != 1 {
 		t.Fatalf("GEN-1 %+v %+v", first, res.Report.Summary)
 	}
