@@ -76,13 +76,33 @@ func BenchmarkImportJiraCSV(b *testing.B) {
 		submitted := time.Since(start)
 		// The worker's batch size (the fixture's is tiny, for tests).
 		runner := importer.NewRunner(f.env.DB, f.env.Clock, 0)
-		if _, err := runner.RunAll(b.Context(), res.ImportID); err != nil {
+		ctx := b.Context()
+		phase := time.Now()
+		if _, err := runner.Stage(ctx, res.ImportID); err != nil {
 			b.Fatal(err)
 		}
+		staged := time.Since(phase)
+		phase = time.Now()
+		st, err := runner.Catalog(ctx, res.ImportID)
+		for err == nil && !st.Done {
+			st, err = runner.Batch(ctx, res.ImportID)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		batches := time.Since(phase)
+		phase = time.Now()
+		if _, err := runner.Finish(ctx, res.ImportID); err != nil {
+			b.Fatal(err)
+		}
+		finished := time.Since(phase)
 		close(done)
 		total := time.Since(start)
 		b.ReportMetric(submitted.Seconds(), "submit-s")
 		b.ReportMetric(total.Seconds(), "total-s")
+		b.ReportMetric(staged.Seconds(), "stage-s")
+		b.ReportMetric(batches.Seconds(), "batches-s")
+		b.ReportMetric(finished.Seconds(), "finish-s")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		b.ReportMetric(float64(n), "issues")
 	}

@@ -72,21 +72,15 @@ func (r *Runner) relations(ctx context.Context, q store.Querier, row importdb.Ro
 		if err != nil {
 			return c, err
 		}
+		set, err := setParents(ctx, q, todo, ids)
+		if err != nil {
+			return c, err
+		}
+		c.ParentsSet += set
 		for _, s := range todo {
 			self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
 			if !ok {
 				continue
-			}
-			if s.Ticket.Parent != nil {
-				if parent, ok := ids[refKey(*s.Ticket.Parent)]; ok {
-					set, err := setParent(ctx, q, self, parent)
-					if err != nil {
-						return c, err
-					}
-					if set {
-						c.ParentsSet++
-					}
-				}
 			}
 			for _, l := range s.Ticket.Links {
 				other, ok := ids[refKey(l.Ticket)]
@@ -112,21 +106,34 @@ func refKey(ref string) string {
 	return strings.ToUpper(ticket.FormatRef(k, n))
 }
 
-// setParent makes parent the parent of child unless child has one, or the
-// tree would close a cycle or pass ticket.MaxDepth.
-func setParent(ctx context.Context, q store.Querier, child, parent uuid.UUID) (bool, error) {
-	if child == parent {
-		return false, nil
+// setParents sets the parents of a chunk's tickets in document order,
+// checked against the tree around them read at once, and written in one
+// statement; it returns how many it set.
+func setParents(ctx context.Context, q store.Querier, todo []staged, ids map[string]uuid.UUID) (int, error) {
+	var pairs []parentPair
+	for _, s := range todo {
+		self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
+		if !ok || s.Ticket.Parent == nil {
+			continue
+		}
+		if parent, ok := ids[refKey(*s.Ticket.Parent)]; ok {
+			pairs = append(pairs, parentPair{child: self, parent: parent})
+		}
 	}
-	chain, err := ticketdb.Ancestors(ctx, q, parent, ticket.MaxDepth+1)
-	if err != nil || slices.Contains(chain, child) {
-		return false, err
+	if len(pairs) == 0 {
+		return 0, nil
 	}
-	height, err := ticketdb.SubtreeHeight(ctx, q, child, ticket.MaxDepth+1)
-	if err != nil || len(chain)+1+height > ticket.MaxDepth {
-		return false, err
+	t, err := loadTree(ctx, q, pairs)
+	if err != nil {
+		return 0, err
 	}
-	return importdb.SetParent(ctx, q, child, parent)
+	var children, parents []uuid.UUID
+	for _, p := range pairs {
+		if t.setParent(p.child, p.parent) {
+			children, parents = append(children, p.child), append(parents, p.parent)
+		}
+	}
+	return importdb.SetParents(ctx, q, children, parents)
 }
 
 // link writes a link from source to target unless one of the type joins

@@ -58,16 +58,6 @@ func InsertTicketLabels(ctx context.Context, q store.Querier, orgID uuid.UUID, t
 	return store.Translate(err)
 }
 
-// SetParent makes parent the parent of a live child that has none; it
-// reports whether it did.
-func SetParent(ctx context.Context, q store.Querier, child, parent uuid.UUID) (bool, error) {
-	tag, err := q.Exec(ctx, `UPDATE tickets SET parent_id = $2 WHERE id = $1 AND parent_id IS NULL AND deleted_at IS NULL`, child, parent)
-	if err != nil {
-		return false, store.Translate(err)
-	}
-	return tag.RowsAffected() == 1, nil
-}
-
 // Email is a user's email (the importing admin's, whom an import records
 // as approver).
 func Email(ctx context.Context, q store.Querier, userID uuid.UUID) (string, error) {
@@ -178,4 +168,62 @@ func CommentKeys(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) (m
 // CommentKey names a comment by ticket, author, time and body.
 func CommentKey(ticket, author uuid.UUID, at time.Time, body string) string {
 	return ticket.String() + "|" + author.String() + "|" + at.UTC().Truncate(time.Second).Format(time.RFC3339) + "|" + body
+}
+
+// TreeNode is one ticket of the parent tree around an import's tickets.
+type TreeNode struct {
+	ID       uuid.UUID
+	ParentID *uuid.UUID
+	Deleted  bool
+}
+
+// ParentTree reads, in two statements, the tickets up: every ancestor of
+// each (with themselves), and the live descendants of down: enough to
+// check parents set among them for cycles and depth without a query per
+// ticket.
+func ParentTree(ctx context.Context, q store.Querier, up, down []uuid.UUID) (ancestors, descendants []TreeNode, err error) {
+	ancestors, err = treeNodes(ctx, q, `WITH RECURSIVE up(id, parent_id, deleted) AS (
+	        SELECT id, parent_id, deleted_at IS NOT NULL FROM tickets WHERE id = ANY($1::uuid[])
+	        UNION
+	        SELECT t.id, t.parent_id, t.deleted_at IS NOT NULL FROM tickets t JOIN up ON t.id = up.parent_id)
+	    SELECT id, parent_id, deleted FROM up`, up)
+	if err != nil {
+		return nil, nil, err
+	}
+	descendants, err = treeNodes(ctx, q, `WITH RECURSIVE down(id, parent_id) AS (
+	        SELECT id, parent_id FROM tickets WHERE parent_id = ANY($1::uuid[]) AND deleted_at IS NULL
+	        UNION
+	        SELECT t.id, t.parent_id FROM tickets t JOIN down ON t.parent_id = down.id WHERE t.deleted_at IS NULL)
+	    SELECT id, parent_id, false FROM down`, down)
+	return ancestors, descendants, err
+}
+
+func treeNodes(ctx context.Context, q store.Querier, sql string, ids []uuid.UUID) ([]TreeNode, error) {
+	rows, err := q.Query(ctx, sql, ids)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	var out []TreeNode
+	var n TreeNode
+	_, err = pgx.ForEachRow(rows, []any{&n.ID, &n.ParentID, &n.Deleted}, func() error {
+		out = append(out, n)
+		n = TreeNode{}
+		return nil
+	})
+	return out, store.Translate(err)
+}
+
+// SetParents sets parents[i] as the parent of children[i] on each child
+// without a parent, and returns how many it set.
+func SetParents(ctx context.Context, q store.Querier, children, parents []uuid.UUID) (int, error) {
+	if len(children) == 0 {
+		return 0, nil
+	}
+	tag, err := q.Exec(ctx, `UPDATE tickets t SET parent_id = u.parent
+	    FROM unnest($1::uuid[], $2::uuid[]) AS u(child, parent)
+	    WHERE t.id = u.child AND t.parent_id IS NULL AND t.deleted_at IS NULL`, children, parents)
+	if err != nil {
+		return 0, store.Translate(err)
+	}
+	return int(tag.RowsAffected()), nil
 }
