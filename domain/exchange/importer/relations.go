@@ -3,7 +3,6 @@ package importer
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 
@@ -77,25 +76,11 @@ func (r *Runner) relations(ctx context.Context, q store.Querier, row importdb.Ro
 			return c, err
 		}
 		c.ParentsSet += set
-		for _, s := range todo {
-			self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
-			if !ok {
-				continue
-			}
-			for _, l := range s.Ticket.Links {
-				other, ok := ids[refKey(l.Ticket)]
-				if !ok {
-					continue
-				}
-				made, err := r.link(ctx, q, row, self, other, l.Type)
-				if err != nil {
-					return c, err
-				}
-				if made {
-					c.LinksCreated++
-				}
-			}
+		made, err := r.links(ctx, q, row, todo, ids)
+		if err != nil {
+			return c, err
 		}
+		c.LinksCreated += made
 	}
 	return c, nil
 }
@@ -136,35 +121,35 @@ func setParents(ctx context.Context, q store.Querier, todo []staged, ids map[str
 	return importdb.SetParents(ctx, q, children, parents)
 }
 
-// link writes a link from source to target unless one of the type joins
-// them (either way for relates_to), it would close a cycle of blocks, or
-// either ticket has ticketdb.MaxLinks links.
-func (r *Runner) link(ctx context.Context, q store.Querier, row importdb.Row, source, target uuid.UUID, typ string) (bool, error) {
-	if source == target {
-		return false, nil
-	}
-	pairs := [][2]uuid.UUID{{source, target}}
-	if typ == ticket.LinkRelatesTo {
-		pairs = append(pairs, [2]uuid.UUID{target, source})
-	}
-	for _, p := range pairs {
-		if _, err := ticketdb.FindLink(ctx, q, p[0], p[1], typ); err == nil {
-			return false, nil
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return false, err
+// links writes the links a chunk's tickets carry, in document order,
+// checked against the links around them read at once (see add), and
+// written in one statement; it returns how many it wrote.
+func (r *Runner) links(ctx context.Context, q store.Querier, row importdb.Row, todo []staged, ids map[string]uuid.UUID) (int, error) {
+	var wants []linkWant
+	for _, s := range todo {
+		self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
+		if !ok {
+			continue
+		}
+		for _, l := range s.Ticket.Links {
+			if other, ok := ids[refKey(l.Ticket)]; ok {
+				wants = append(wants, linkWant{source: self, target: other, typ: l.Type})
+			}
 		}
 	}
-	if typ == ticket.LinkBlocks {
-		cycle, err := ticketdb.Blocks(ctx, q, target, source)
-		if err != nil || cycle {
-			return false, err
+	if len(wants) == 0 {
+		return 0, nil
+	}
+	g, err := loadLinks(ctx, q, wants)
+	if err != nil {
+		return 0, err
+	}
+	var rows []ticketdb.LinkRow
+	for _, w := range wants {
+		if g.add(w.source, w.target, w.typ) {
+			rows = append(rows, ticketdb.LinkRow{ID: domain.NewID(), OrgID: row.OrgID, SourceID: w.source, TargetID: w.target,
+				Type: w.typ, CreatedBy: row.RequestedBy, CreatedAt: r.now()})
 		}
 	}
-	counts, err := ticketdb.CountLinks(ctx, q, []uuid.UUID{source, target})
-	if err != nil || counts[source] >= ticketdb.MaxLinks || counts[target] >= ticketdb.MaxLinks {
-		return false, err
-	}
-	err = ticketdb.InsertLink(ctx, q, ticketdb.LinkRow{ID: domain.NewID(), OrgID: row.OrgID, SourceID: source, TargetID: target,
-		Type: typ, CreatedBy: row.RequestedBy, CreatedAt: r.now()})
-	return err == nil, err
+	return len(rows), importdb.InsertLinks(ctx, q, rows)
 }
