@@ -115,6 +115,8 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 	$(GO) run ./cmd/benchsearch $(BENCHSEARCH_FLAGS)
 	$(GO) test -run '^$$' -bench 'DecodeLargeImport|ImportNames' -benchtime 3x ./domain/exchange/importer/
 	$(GO) test -run '^$$' -bench JSONNames -benchtime 20x ./domain/
+	$(GO) test -run '^$$' -bench JiraDryRun100k -benchtime 2x ./domain/exchange/sources/
+	$(GO) test -run '^$$' -bench ImportJiraCSV -benchtime 1x -timeout 30m ./api/exchange/
 
 FUZZTIME ?= 60s
 fuzz: ## every fuzz target for FUZZTIME each (default 60s; make test runs 2000 inputs each)

@@ -89,6 +89,15 @@ func (r Router) Upload(path string, limit int, h ...fiber.Handler) {
 	r.group.Post(path, r.with(append([]fiber.Handler{ReadBody(limit), r.idem}, h...))...)
 }
 
+// UploadStream registers an authenticated POST route whose body (up to
+// limit bytes) the handler reads as a stream (BodyStream), never whole in
+// memory: a file upload. It takes no Idempotency-Key (the key's check
+// hashes the whole body); its handler must be safe to repeat.
+func (r Router) UploadStream(path string, limit int, h ...fiber.Handler) {
+	r.large[routeKey(fiber.MethodPost, r.prefix+path)] = limit
+	r.group.Post(path, r.with(append([]fiber.Handler{StreamBody(limit)}, h...))...)
+}
+
 // Public is the /api/v1 group without authentication, for the spec's public
 // and signature-verified endpoints.
 func (r Router) Public() fiber.Router { return r.group }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 	"strings"
@@ -32,6 +33,37 @@ func routeKey(method, path string) string {
 // prefixKey is the bodyLimits key of every path under prefix.
 func prefixKey(method, prefix string) string { return "prefix " + method + " " + prefix }
 
+// route is the limit of the Upload route that method and path name: its
+// exact key, or a pattern whose :params match the path's segments
+// (/orgs/:org_id/imports).
+func (b bodyLimits) route(method, path string) (int, bool) {
+	key := routeKey(method, path)
+	if limit, ok := b[key]; ok {
+		return limit, true
+	}
+	got := strings.Split(key, "/")
+	for k, limit := range b {
+		if !strings.Contains(k, "/:") {
+			continue
+		}
+		want := strings.Split(k, "/")
+		if len(want) != len(got) {
+			continue
+		}
+		match := true
+		for i := range want {
+			if want[i] != got[i] && (!strings.HasPrefix(want[i], ":") || got[i] == "") {
+				match = false
+				break
+			}
+		}
+		if match {
+			return limit, true
+		}
+	}
+	return 0, false
+}
+
 // underPrefix is the limit of a RootUpload prefix that path lies under.
 func (b bodyLimits) underPrefix(method, path string) (int, bool) {
 	for k, limit := range b {
@@ -62,7 +94,7 @@ func guardInput(def int, large bodyLimits) fiber.Handler {
 			}
 			return c.Next()
 		}
-		if _, ok := large[routeKey(c.Method(), c.Path())]; ok {
+		if _, ok := large.route(c.Method(), c.Path()); ok {
 			err := c.Next()
 			if c.Locals(localBodyRead) == nil {
 				// Refused before its body was read (no credentials): the
@@ -148,4 +180,56 @@ func humanBytes(n int) string {
 		return strconv.Itoa(n>>10) + " KiB"
 	}
 	return strconv.Itoa(n) + " bytes"
+}
+
+const localStreamLimit = "stream_limit"
+
+// StreamBody is the handler that lets an UploadStream route read its body
+// itself (BodyStream), after authentication: a Content-Length over limit
+// is a 413 at once. The connection closes after the response, so a rest
+// the handler left unread is never parsed as a next request.
+func StreamBody(limit int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Locals(localBodyRead, true)
+		if c.Request().Header.ContentLength() > limit {
+			closeUnread(c)
+			return domain.TooLarge("request body too large: at most " + humanBytes(limit))
+		}
+		c.Locals(localStreamLimit, limit)
+		err := c.Next()
+		closeUnread(c)
+		return err
+	}
+}
+
+// BodyStream is the body of an UploadStream route as a stream of at most
+// the route's limit: reading past it fails with a 413 error.
+func BodyStream(c *fiber.Ctx) io.Reader {
+	limit, _ := c.Locals(localStreamLimit).(int)
+	var r io.Reader = c.Request().BodyStream()
+	if r == nil {
+		r = bytes.NewReader(c.Body())
+	}
+	return &limitedBody{r: r, left: int64(limit), limit: limit}
+}
+
+type limitedBody struct {
+	r     io.Reader
+	left  int64
+	limit int
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, domain.TooLarge("request body too large: at most " + humanBytes(l.limit))
+	}
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	if l.left < 0 {
+		return n, domain.TooLarge("request body too large: at most " + humanBytes(l.limit))
+	}
+	return n, err
 }

@@ -13,9 +13,12 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/exchange"
+	"tracker/api/tickets"
 	"tracker/domain/exchange/export"
 	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
+	"tracker/domain/search"
+	"tracker/domain/ticket"
 )
 
 // fixture is an app with the exchange module, an owner of two orgs, A
@@ -28,13 +31,15 @@ type fixture struct {
 	runner *importer.Runner
 }
 
-func setup(t *testing.T, o exportseed.Options) *fixture {
+func setup(t testing.TB, o exportseed.Options) *fixture {
 	t.Helper()
 	f := &fixture{}
 	f.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		exp, imp := export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock)
 		exp.BatchSize, imp.Wait, imp.Poll = 7, 300*time.Millisecond, 20*time.Millisecond
-		return []api.Module{exchange.New(exp, imp, e.Log, exchange.Settings{TempDir: t.TempDir()})}
+		// The ticket routes read what an import wrote (resolve, search).
+		return []api.Module{exchange.New(exp, imp, e.Log, exchange.Settings{TempDir: t.TempDir()}),
+			tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock))}
 	}})
 	f.runner = importer.NewRunner(f.env.DB, f.env.Clock, 5)
 	f.owner = f.env.Register("Owner")

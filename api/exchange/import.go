@@ -2,12 +2,19 @@ package exchange
 
 import (
 	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"os"
+	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"tracker/api"
+	"tracker/domain"
 	"tracker/domain/exchange/importer"
+	"tracker/domain/exchange/sources"
 )
 
 // versionError is the spec's own body for an unsupported document version:
@@ -96,4 +103,133 @@ func (h Handlers) cancelImport(c *fiber.Ctx) error {
 		return err
 	}
 	return api.Send(c, fiber.StatusOK, st)
+}
+
+// importFile answers POST /orgs/{org_id}/imports: a multipart form with
+// the export as its file part and the fields format, project_key, mapping
+// and dry_run; a JSON body is a Tracker document, as POST /import takes
+// it. The form is read as a stream: the file part goes to a temporary
+// file, never whole into memory. A dry run answers 200 with its report at
+// once and writes nothing; otherwise the import runs as POST /import's
+// does.
+func (h Handlers) importFile(c *fiber.Ctx) error {
+	orgID, err := api.PathID(c, "org_id", "organization")
+	if err != nil {
+		return err
+	}
+	p := api.Principal(c)
+	f := importer.File{Format: "tracker_json", Limit: int64(h.limit())}
+	ctype, params, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+	if ctype == fiber.MIMEMultipartForm {
+		form, err := h.readForm(c, params["boundary"])
+		if form.file != nil {
+			defer func() {
+				_ = form.file.Close()
+				_ = os.Remove(form.file.Name())
+			}()
+		}
+		if err != nil {
+			return err
+		}
+		field := func(name string) string { return strings.TrimSpace(form.fields[name]) }
+		f.Format, f.ProjectKey = field("format"), field("project_key")
+		if f.Format == "" {
+			return domain.Invalid("format: required (one of " + strings.Join(sources.Formats, ", ") + ")")
+		}
+		switch field("dry_run") {
+		case "", "false":
+		case "true":
+			f.DryRun = true
+		default:
+			return domain.Invalid("dry_run: must be true or false")
+		}
+		if f.Mapping, err = sources.ParseMapping(field("mapping")); err != nil {
+			return err
+		}
+		if form.file == nil {
+			return domain.Invalid("file: required, one file part named file")
+		}
+		f.Body = form.file
+	} else {
+		f.Body = api.BodyStream(c)
+	}
+	sub, err := h.imports.SubmitFile(c.UserContext(), p, orgID, f)
+	var ve *importer.VersionError
+	if errors.As(err, &ve) {
+		return api.Send(c, fiber.StatusUnprocessableEntity, versionError{Error: ve.Error(), Details: ve.Details()})
+	}
+	if err != nil {
+		return err
+	}
+	if sub.Report != nil {
+		return api.Send(c, fiber.StatusOK, sub.Report)
+	}
+	st, err := h.imports.Await(c.UserContext(), sub.ImportID)
+	if err != nil {
+		return err
+	}
+	return api.Send(c, statusCode(st), importResponse(st))
+}
+
+// maxField caps a form field (the mapping is the largest).
+const maxField = 1 << 20
+
+// uploadForm is a multipart form read: its fields, and its file part
+// spooled to a temporary file (rewound), nil when there was none.
+type uploadForm struct {
+	fields map[string]string
+	file   *os.File
+}
+
+// readForm reads the multipart body part by part.
+func (h Handlers) readForm(c *fiber.Ctx, boundary string) (uploadForm, error) {
+	form := uploadForm{fields: map[string]string{}}
+	if boundary == "" {
+		return form, domain.BadRequest("malformed multipart/form-data body: no boundary")
+	}
+	mr := multipart.NewReader(api.BodyStream(c), boundary)
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return form, bodyError(err)
+		}
+		name := part.FormName()
+		if name == "file" {
+			if form.file != nil {
+				return form, domain.Invalid("file: one file part only")
+			}
+			if form.file, err = os.CreateTemp(h.settings.TempDir, "import-*"); err != nil {
+				return form, err
+			}
+			if _, err := io.Copy(form.file, part); err != nil {
+				return form, bodyError(err)
+			}
+			if _, err := form.file.Seek(0, io.SeekStart); err != nil {
+				return form, err
+			}
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(part, maxField+1))
+		if err != nil {
+			return form, bodyError(err)
+		}
+		if len(b) > maxField {
+			return form, domain.Invalidf("%s: longer than %d bytes", name, maxField)
+		}
+		form.fields[name] = string(b)
+	}
+	return form, nil
+}
+
+// bodyError passes a 413 of the body's limit on; anything else is a
+// malformed body.
+func bodyError(err error) error {
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return domain.BadRequest("malformed multipart/form-data body")
 }

@@ -1,6 +1,8 @@
 // Package exchange is the HTTP edge of export and import: GET /export (the
 // JSON document streamed, or a SQLite file), POST /import (validate, record,
-// start the durable Import workflow, wait briefly), GET /imports/{id},
+// start the durable Import workflow, wait briefly), POST
+// /orgs/{org_id}/imports (the same for a file of another tracker's export,
+// with a dry run), GET /imports/{id},
 // GET /orgs/{org_id}/imports and POST /imports/{id}/cancel.
 package exchange
 
@@ -43,14 +45,18 @@ func New(exports *export.Service, imports *importer.Service, log *slog.Logger, s
 // their comments and time entries (about 100 MB of JSON).
 const DefaultImportLimit = 256 << 20
 
+func (h Handlers) limit() int {
+	if h.settings.ImportLimit == 0 {
+		return DefaultImportLimit
+	}
+	return h.settings.ImportLimit
+}
+
 // Routes registers the routes.
 func (h Handlers) Routes(r api.Router) {
 	r.Get("/export", h.export)
-	limit := h.settings.ImportLimit
-	if limit == 0 {
-		limit = DefaultImportLimit
-	}
-	r.Upload("/import", limit, h.importDocument)
+	r.Upload("/import", h.limit(), h.importDocument)
+	r.UploadStream("/orgs/:org_id/imports", h.limit(), h.importFile)
 	r.Get("/imports/:id", h.getImport)
 	r.Get("/orgs/:org_id/imports", api.ListUnder("org_id", "organization", h.imports.List))
 	r.Post("/imports/:id/cancel", h.cancelImport)

@@ -17,6 +17,8 @@ done <<'TARGETS'
 ./domain/capex FuzzSafeCell
 ./domain/codehost FuzzExtractRefs
 ./domain/exchange/importer FuzzDecode
+./domain/exchange/sources FuzzJira
+./domain/exchange/sources FuzzGitHub
 ./domain/search FuzzSearchCursor
 ./internal/searchquery FuzzParse
 ./domain/ticket FuzzParseRef

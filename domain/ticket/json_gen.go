@@ -61,6 +61,18 @@ func (t Ticket) AppendJSON(b []byte) []byte {
 	b = appendTime(b, t.CreatedAt)
 	b = append(b, `,"updated_at":`...)
 	b = appendTime(b, t.UpdatedAt)
+	b = append(b, `,"external_key":`...)
+	if t.ExternalKey == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, *t.ExternalKey)
+	}
+	b = append(b, `,"external_url":`...)
+	if t.ExternalURL == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendString(b, *t.ExternalURL)
+	}
 	b = append(b, `,"custom_fields":`...)
 	b = t.CustomFields.AppendJSON(b)
 	return append(b, '}')

@@ -46,8 +46,10 @@ type Resolution struct {
 // projectID, required then). Not finding it is not an error: the answer has
 // ticket null and up to MaxSuggestions tickets with the same number in other
 // projects of the org or a title containing the reference. A ticket the
-// caller may not see is not found either, with the same answer. Any other
-// text is searched in titles only.
+// caller may not see is not found either, with the same answer. A
+// reference no ticket here has is looked up among the keys imported
+// tickets had in their tracker (external_key: PROJ-123, owner/repo#45).
+// Any other text is searched in titles only.
 func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, projectID, orgID uuid.UUID) (Resolution, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
@@ -100,9 +102,31 @@ func (s *Service) Resolve(ctx context.Context, p domain.Principal, ref string, p
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return Resolution{}, err
 		}
+		if r, ok, err := external(ctx, q, p, orgID, ref); err != nil || ok {
+			return r, err
+		}
 		return s.suggest(ctx, q, p, a, ref, n, uuid.Nil)
 	}
+	if r, ok, err := external(ctx, q, p, orgID, ref); err != nil || ok {
+		return r, err
+	}
 	return s.miss(ctx, q, p, orgID, ref, 0, uuid.Nil)
+}
+
+// external finds a visible ticket of the org imported under the key ref
+// had in another tracker (PROJ-123 from Jira, owner/repo#45 from GitHub).
+func external(ctx context.Context, q store.Querier, p domain.Principal, orgID uuid.UUID, ref string) (Resolution, bool, error) {
+	k, err := ticketdb.KeyedByExternal(ctx, q, orgID, p.UserID, ref)
+	if errors.Is(err, store.ErrNotFound) {
+		return Resolution{}, false, nil
+	}
+	if err != nil {
+		return Resolution{}, false, err
+	}
+	if !visible(p, k) {
+		return Resolution{}, false, nil
+	}
+	return found(k), true, nil
 }
 
 // visible tells whether the caller may read a ticket a reference found. One

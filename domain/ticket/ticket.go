@@ -67,6 +67,10 @@ type Ticket struct {
 	ParentID   *uuid.UUID `json:"parent_id"`
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  time.Time  `json:"updated_at"`
+	// ExternalKey and ExternalURL name an imported ticket in the tracker it
+	// came from (null for one born here).
+	ExternalKey *string `json:"external_key"`
+	ExternalURL *string `json:"external_url"`
 	// CustomFields are the ticket's custom values by field key ({} when
 	// none), read apart from the row (domain/customfield).
 	CustomFields customfield.Object `json:"custom_fields"`
@@ -87,7 +91,7 @@ func FromRow(r ticketdb.Row) Ticket { return toTicket(r) }
 func toTicket(r ticketdb.Row) Ticket {
 	return Ticket{ID: r.ID, ProjectID: r.ProjectID, TicketNumber: r.TicketNumber, Content: r.Content, AssigneeID: r.AssigneeID,
 		ReporterID: r.ReporterID, SprintID: r.SprintID, ParentID: r.ParentID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
-		Version: r.RowVersion}
+		ExternalKey: r.ExternalKey, ExternalURL: r.ExternalURL, Version: r.RowVersion}
 }
 
 // Result is a changed ticket and, under warn enforcement for an unlisted

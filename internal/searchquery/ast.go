@@ -48,12 +48,15 @@ const (
 	// FieldParent is parent:ENG-12: the tickets under that ticket, at any
 	// depth (its children, their children, ...).
 	FieldParent = "parent"
+	// FieldExternal is external:PROJ-123: the tickets imported from another
+	// tracker under that key (any case).
+	FieldExternal = "external"
 )
 
 // Fields lists the field names in the order docs/behaviour/search.md
 // documents them.
 var Fields = []string{FieldStatus, FieldCategory, FieldPriority, FieldAssignee, FieldReporter, FieldLabel,
-	FieldSprint, FieldProject, FieldCreated, FieldUpdated, FieldTag, FieldHas, FieldIs, FieldDue, FieldEstimate, FieldParent, "sort"}
+	FieldSprint, FieldProject, FieldCreated, FieldUpdated, FieldTag, FieldHas, FieldIs, FieldDue, FieldEstimate, FieldParent, FieldExternal, "sort"}
 
 // Term is one field term, its value checked and normalized.
 type Term struct {

@@ -253,6 +253,10 @@ func checkField(t token) (Term, error) {
 	lower := strings.ToLower(v)
 	switch name {
 	case FieldStatus, FieldLabel, FieldProject:
+	case FieldExternal:
+		if v == "" || len(v) > 255 {
+			return out, errAt(t.pos, "external: must be a key of 1 to 255 bytes")
+		}
 	case FieldCategory:
 		c := strings.ReplaceAll(strings.ReplaceAll(lower, "-", "_"), " ", "_")
 		if c == "inprogress" {

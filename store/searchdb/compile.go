@@ -255,6 +255,8 @@ func term(t searchquery.Term, env Env) (sq.Sqlizer, error) {
 			return anyID(env.Names.Current, "t.sprint_id %s"), nil
 		}
 		return anyID(env.Names.Sprints[strings.ToLower(t.Value)], "t.sprint_id %s"), nil
+	case searchquery.FieldExternal:
+		return sq.Expr("upper(t.external_key) = upper(?)", t.Value), nil
 	case searchquery.FieldProject:
 		return sq.Expr(`t.project_id IN (SELECT kp.id FROM projects kp
 			WHERE kp.org_id = ? AND upper(kp.key) = upper(?) AND kp.deleted_at IS NULL)`, env.OrgID, t.Value), nil

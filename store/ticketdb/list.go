@@ -126,6 +126,14 @@ func KeyedByKey(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, k
 		"p.org_id = $1 AND upper(p.key) = upper($3) AND t.ticket_number = $4"), orgID, userID, key, number)
 }
 
+// KeyedByExternal reads a visible ticket of an org by the key it had in
+// the tracker it was imported from (any case; the newest when several
+// projects imported it).
+func KeyedByExternal(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, ref string) (Keyed, error) {
+	return store.GetRaw[Keyed](ctx, q, keyedSQL("tickets t JOIN projects p ON p.id = t.project_id",
+		"t.org_id = $1 AND upper(t.external_key) = upper($3)")+` ORDER BY t.created_at DESC LIMIT 1`, orgID, userID, ref)
+}
+
 // KeyedByIDs reads the visible tickets of ids (live, in a live project), in
 // the order of ids; an id not found is left out.
 func KeyedByIDs(ctx context.Context, q store.Querier, ids []uuid.UUID, userID uuid.UUID) ([]Keyed, error) {

@@ -56,6 +56,10 @@ type Row struct {
 	CreatedAt  time.Time  `db:"created_at"`
 	UpdatedAt  time.Time  `db:"updated_at"`
 	ParentID   *uuid.UUID `db:"parent_id"`
+	// ExternalKey and ExternalURL name the ticket in the tracker it was
+	// imported from (PROJ-123, owner/repo#45); nil for a ticket born here.
+	ExternalKey *string `db:"external_key"`
+	ExternalURL *string `db:"external_url"`
 	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
 	RowVersion int64 `db:"row_version"`
 }

@@ -174,6 +174,10 @@ type Ticket struct {
 	// KEY-NUMBER; the other end's blocked_by/duplicated_by is the same
 	// link and is not repeated there. Left out when there are none.
 	Links []Link `json:"links,omitempty"`
+	// ExternalKey and ExternalURL (additive, left out when null) name the
+	// ticket in the tracker it was first imported from.
+	ExternalKey *string `json:"external_key,omitempty"`
+	ExternalURL *string `json:"external_url,omitempty"`
 	// CustomFields (additive to version 1, left out when the ticket has
 	// none) are its custom values by field key, as the API answers them
 	// except a user field's value, which is the user's email: text, url

@@ -97,8 +97,10 @@ var entities = []entity{{
 		"ticket_number": "number", "assignee_id": "assignee", "reporter_id": "reporter", "sprint_id": "sprint",
 		"parent_id": "parent",
 	}),
-	docOnly:     []string{"labels", "comments", "time_entries", "attachments", "links", "custom_fields"},
-	notInSQLite: []string{"parent"}, // table ticket_parents
+	docOnly: []string{"labels", "comments", "time_entries", "attachments", "links", "custom_fields"},
+	// parent: table ticket_parents; the keys a ticket had in the tracker it
+	// was imported from travel in the JSON document only.
+	notInSQLite: []string{"parent", "external_key", "external_url"},
 	sqliteOnly:  []string{"project_key"},
 }, {
 	name: "project", row: reflect.TypeFor[projectdb.Row](), content: projectdb.ContentFields.Names(), writes: []string{"createProject", "updateProject"},

@@ -166,7 +166,7 @@ func (w *projectWalker) tickets(key string, rows []ticketdb.Row, sprints map[uui
 	for _, r := range rows {
 		t := Ticket{Number: int(r.TicketNumber), Content: r.Content, Labels: byTicket[r.ID], CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 			Comments: comments[r.ID], TimeEntries: entries[r.ID], Attachments: files[r.ID],
-			Parent: parents[r.ID], Links: links[r.ID], CustomFields: values[r.ID]}
+			Parent: parents[r.ID], Links: links[r.ID], CustomFields: values[r.ID], ExternalKey: r.ExternalKey, ExternalURL: r.ExternalURL}
 		if t.Reporter, err = w.email(r.ReporterID); err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package importer
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 
@@ -72,36 +71,16 @@ func (r *Runner) relations(ctx context.Context, q store.Querier, row importdb.Ro
 		if err != nil {
 			return c, err
 		}
-		for _, s := range todo {
-			self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
-			if !ok {
-				continue
-			}
-			if s.Ticket.Parent != nil {
-				if parent, ok := ids[refKey(*s.Ticket.Parent)]; ok {
-					set, err := setParent(ctx, q, self, parent)
-					if err != nil {
-						return c, err
-					}
-					if set {
-						c.ParentsSet++
-					}
-				}
-			}
-			for _, l := range s.Ticket.Links {
-				other, ok := ids[refKey(l.Ticket)]
-				if !ok {
-					continue
-				}
-				made, err := r.link(ctx, q, row, self, other, l.Type)
-				if err != nil {
-					return c, err
-				}
-				if made {
-					c.LinksCreated++
-				}
-			}
+		set, err := setParents(ctx, q, todo, ids)
+		if err != nil {
+			return c, err
 		}
+		c.ParentsSet += set
+		made, err := r.links(ctx, q, row, todo, ids)
+		if err != nil {
+			return c, err
+		}
+		c.LinksCreated += made
 	}
 	return c, nil
 }
@@ -112,52 +91,65 @@ func refKey(ref string) string {
 	return strings.ToUpper(ticket.FormatRef(k, n))
 }
 
-// setParent makes parent the parent of child unless child has one, or the
-// tree would close a cycle or pass ticket.MaxDepth.
-func setParent(ctx context.Context, q store.Querier, child, parent uuid.UUID) (bool, error) {
-	if child == parent {
-		return false, nil
+// setParents sets the parents of a chunk's tickets in document order,
+// checked against the tree around them read at once, and written in one
+// statement; it returns how many it set.
+func setParents(ctx context.Context, q store.Querier, todo []staged, ids map[string]uuid.UUID) (int, error) {
+	var pairs []parentPair
+	for _, s := range todo {
+		self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
+		if !ok || s.Ticket.Parent == nil {
+			continue
+		}
+		if parent, ok := ids[refKey(*s.Ticket.Parent)]; ok {
+			pairs = append(pairs, parentPair{child: self, parent: parent})
+		}
 	}
-	chain, err := ticketdb.Ancestors(ctx, q, parent, ticket.MaxDepth+1)
-	if err != nil || slices.Contains(chain, child) {
-		return false, err
+	if len(pairs) == 0 {
+		return 0, nil
 	}
-	height, err := ticketdb.SubtreeHeight(ctx, q, child, ticket.MaxDepth+1)
-	if err != nil || len(chain)+1+height > ticket.MaxDepth {
-		return false, err
+	t, err := loadTree(ctx, q, pairs)
+	if err != nil {
+		return 0, err
 	}
-	return importdb.SetParent(ctx, q, child, parent)
+	var children, parents []uuid.UUID
+	for _, p := range pairs {
+		if t.setParent(p.child, p.parent) {
+			children, parents = append(children, p.child), append(parents, p.parent)
+		}
+	}
+	return importdb.SetParents(ctx, q, children, parents)
 }
 
-// link writes a link from source to target unless one of the type joins
-// them (either way for relates_to), it would close a cycle of blocks, or
-// either ticket has ticketdb.MaxLinks links.
-func (r *Runner) link(ctx context.Context, q store.Querier, row importdb.Row, source, target uuid.UUID, typ string) (bool, error) {
-	if source == target {
-		return false, nil
-	}
-	pairs := [][2]uuid.UUID{{source, target}}
-	if typ == ticket.LinkRelatesTo {
-		pairs = append(pairs, [2]uuid.UUID{target, source})
-	}
-	for _, p := range pairs {
-		if _, err := ticketdb.FindLink(ctx, q, p[0], p[1], typ); err == nil {
-			return false, nil
-		} else if !errors.Is(err, store.ErrNotFound) {
-			return false, err
+// links writes the links a chunk's tickets carry, in document order,
+// checked against the links around them read at once (see add), and
+// written in one statement; it returns how many it wrote.
+func (r *Runner) links(ctx context.Context, q store.Querier, row importdb.Row, todo []staged, ids map[string]uuid.UUID) (int, error) {
+	var wants []linkWant
+	for _, s := range todo {
+		self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
+		if !ok {
+			continue
+		}
+		for _, l := range s.Ticket.Links {
+			if other, ok := ids[refKey(l.Ticket)]; ok {
+				wants = append(wants, linkWant{source: self, target: other, typ: l.Type})
+			}
 		}
 	}
-	if typ == ticket.LinkBlocks {
-		cycle, err := ticketdb.Blocks(ctx, q, target, source)
-		if err != nil || cycle {
-			return false, err
+	if len(wants) == 0 {
+		return 0, nil
+	}
+	g, err := loadLinks(ctx, q, wants)
+	if err != nil {
+		return 0, err
+	}
+	var rows []ticketdb.LinkRow
+	for _, w := range wants {
+		if g.add(w.source, w.target, w.typ) {
+			rows = append(rows, ticketdb.LinkRow{ID: domain.NewID(), OrgID: row.OrgID, SourceID: w.source, TargetID: w.target,
+				Type: w.typ, CreatedBy: row.RequestedBy, CreatedAt: r.now()})
 		}
 	}
-	counts, err := ticketdb.CountLinks(ctx, q, []uuid.UUID{source, target})
-	if err != nil || counts[source] >= ticketdb.MaxLinks || counts[target] >= ticketdb.MaxLinks {
-		return false, err
-	}
-	err = ticketdb.InsertLink(ctx, q, ticketdb.LinkRow{ID: domain.NewID(), OrgID: row.OrgID, SourceID: source, TargetID: target,
-		Type: typ, CreatedBy: row.RequestedBy, CreatedAt: r.now()})
-	return err == nil, err
+	return len(rows), importdb.InsertLinks(ctx, q, rows)
 }

@@ -2,11 +2,13 @@ package importer
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/exchange/sources"
 	"tracker/store"
 	"tracker/store/exchangedb/importdb"
 )
@@ -53,6 +55,13 @@ func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	if err != nil {
 		return uuid.Nil, err
 	}
+	return s.submit(ctx, p, access, orgID, body, "tracker_json", nil)
+}
+
+// submit validates and records a document whose importer is authorized;
+// format and report (JSON, nil for tracker_json) say what file it came
+// from.
+func (s *Service) submit(ctx context.Context, p domain.Principal, access domain.Access, orgID uuid.UUID, body []byte, format string, report []byte) (uuid.UUID, error) {
 	d, err := decode(body)
 	if err != nil {
 		return uuid.Nil, err
@@ -75,7 +84,7 @@ func (s *Service) Submit(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	now := s.now()
 	err = s.DB.InTx(ctx, func(q store.Querier) error {
 		row := importdb.Row{ID: id, OrgID: orgID, RequestedBy: &p.UserID, RequesterRole: role.DB(),
-			Source: d.doc.Source, CreatedAt: now}
+			Source: d.doc.Source, CreatedAt: now, Format: format, Report: report}
 		if err := importdb.Insert(ctx, q, row, body); err != nil {
 			return err
 		}
@@ -115,12 +124,42 @@ type Summary struct {
 	// (links, parent) of the document.
 	LinksCreated int `json:"links_created"`
 	ParentsSet   int `json:"parents_set"`
+	// TicketsUpdated are tickets a re-import of another tracker's file
+	// changed (always 0 for a Tracker document, whose re-import skips).
+	TicketsUpdated int `json:"tickets_updated"`
+	// Written, for a file of another format, adds the dry run's keys.
+	Written *sources.Summary `json:"-"`
 }
 
 // SummaryOf drops the bookkeeping counts.
 func SummaryOf(c importdb.Counts) Summary {
-	return Summary{c.UsersCreated, c.WorkflowsCreated, c.LabelsCreated, c.ProjectsCreated, c.SprintsCreated,
-		c.TicketsCreated, c.CommentsCreated, c.TimeEntriesCreated, c.TeamsCreated, c.LinksCreated, c.ParentsSet}
+	return Summary{UsersCreated: c.UsersCreated, WorkflowsCreated: c.WorkflowsCreated, LabelsCreated: c.LabelsCreated,
+		ProjectsCreated: c.ProjectsCreated, SprintsCreated: c.SprintsCreated, TicketsCreated: c.TicketsCreated,
+		CommentsCreated: c.CommentsCreated, TimeEntriesCreated: c.TimeEntriesCreated, TeamsCreated: c.TeamsCreated,
+		LinksCreated: c.LinksCreated, ParentsSet: c.ParentsSet, TicketsUpdated: c.TicketsUpdated}
+}
+
+// MarshalJSON writes the counts and, for a file of another format, the
+// dry run's keys counted as written (Written).
+func (s Summary) MarshalJSON() ([]byte, error) {
+	type plain Summary
+	b, err := json.Marshal(plain(s))
+	if err != nil || s.Written == nil {
+		return b, err
+	}
+	w, err := json.Marshal(*s.Written)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b[:len(b)-1], ','), w[1:]...), nil
+}
+
+// written are the dry run's keys of an import of another format: the
+// things the import wrote, and the people as the conversion found them.
+func written(c importdb.Counts, r sources.Report) *sources.Summary {
+	return &sources.Summary{Tickets: c.TicketsCreated, Comments: c.CommentsCreated, Labels: c.LabelsCreated,
+		Sprints: c.SprintsCreated, Parents: c.ParentsSet, Links: c.LinksCreated, UsersMatched: r.Summary.UsersMatched,
+		UsersInvited: r.Summary.UsersInvited, UsersUnresolved: r.Summary.UsersUnresolved}
 }
 
 // Progress is where a running import is.
@@ -135,6 +174,7 @@ type Progress struct {
 type Status struct {
 	ID         uuid.UUID  `json:"id"`
 	OrgID      uuid.UUID  `json:"org_id"`
+	Format     string     `json:"format"`
 	Status     string     `json:"status"`
 	Progress   Progress   `json:"progress"`
 	Summary    Summary    `json:"summary"`
@@ -142,6 +182,8 @@ type Status struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	StartedAt  *time.Time `json:"started_at"`
 	FinishedAt *time.Time `json:"finished_at"`
+	// Problems are the conversion's problems of a file of another format.
+	Problems []sources.Problem `json:"problems"`
 }
 
 // StatusOf renders an imports row.
@@ -155,6 +197,17 @@ func StatusOf(r importdb.Row) Status {
 		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt)}
 	if st.Errors == nil {
 		st.Errors = []string{}
+	}
+	st.Format, st.Problems = r.Format, []sources.Problem{}
+	if st.Format == "" {
+		st.Format = "tracker_json"
+	}
+	var rep sources.Report
+	if r.Report != nil && json.Unmarshal(r.Report, &rep) == nil {
+		st.Summary.Written = written(r.Counts, rep)
+		if rep.Problems != nil {
+			st.Problems = rep.Problems
+		}
 	}
 	return st
 }

@@ -71,6 +71,8 @@ func (c *checker) ticket(path, key string, t export.Ticket, statuses, sprints ma
 	}
 	c.email(path+".reporter", t.Reporter)
 	c.optEmail(path+".assignee", t.Assignee)
+	c.length(path+".external_key", t.ExternalKey, 1, 255)
+	c.length(path+".external_url", t.ExternalURL, 1, 2048)
 	if t.Sprint != nil && !sprints[*t.Sprint] {
 		c.add(path+".sprint", "must be the name of a sprint of the project")
 	}

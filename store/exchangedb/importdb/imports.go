@@ -46,6 +46,9 @@ type Counts struct {
 	TeamsCreated       int `json:"teams_created"`
 	LinksCreated       int `json:"links_created"`
 	ParentsSet         int `json:"parents_set"`
+	// TicketsUpdated are tickets a re-import of another tracker's file
+	// found imported before and changed.
+	TicketsUpdated int `json:"tickets_updated"`
 }
 
 // Add sums two counts.
@@ -54,7 +57,7 @@ func (c Counts) Add(o Counts) Counts {
 		c.LabelsCreated + o.LabelsCreated, c.ProjectsCreated + o.ProjectsCreated, c.SprintsCreated + o.SprintsCreated,
 		c.TicketsCreated + o.TicketsCreated, c.CommentsCreated + o.CommentsCreated,
 		c.TimeEntriesCreated + o.TimeEntriesCreated, c.TicketsSkipped + o.TicketsSkipped, c.TeamsCreated + o.TeamsCreated,
-		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet}
+		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet, c.TicketsUpdated + o.TicketsUpdated}
 }
 
 // Row is an imports row without its document.
@@ -74,11 +77,15 @@ type Row struct {
 	CreatedAt     time.Time  `db:"created_at"`
 	StartedAt     *time.Time `db:"started_at"`
 	FinishedAt    *time.Time `db:"finished_at"`
+	// Format is the file's format (tracker_json: an export document);
+	// Report the conversion's report of a file in another format (JSON).
+	Format string `db:"format"`
+	Report []byte `db:"report"`
 }
 
 func columns(alias string) []string {
 	cols := []string{"id", "org_id", "requested_by", "requester_role", "status", "source", "size_bytes", "stage",
-		"tickets_total", "next_seq", "counts", "errors", "created_at", "started_at", "finished_at"}
+		"tickets_total", "next_seq", "counts", "errors", "created_at", "started_at", "finished_at", "format", "report"}
 	if alias != "" {
 		for i, c := range cols {
 			cols[i] = alias + "." + c
@@ -89,9 +96,13 @@ func columns(alias string) []string {
 
 // Insert stores a new import with its document.
 func Insert(ctx context.Context, q store.Querier, r Row, document []byte) error {
+	if r.Format == "" {
+		r.Format = "tracker_json"
+	}
 	_, err := q.Exec(ctx, `INSERT INTO imports (id, org_id, requested_by, requester_role, status, source, document,
-	        size_bytes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		r.ID, r.OrgID, r.RequestedBy, r.RequesterRole, StatusPending, r.Source, document, len(document), r.CreatedAt)
+	        size_bytes, created_at, format, report) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		r.ID, r.OrgID, r.RequestedBy, r.RequesterRole, StatusPending, r.Source, document, len(document), r.CreatedAt,
+		r.Format, r.Report)
 	return store.Translate(err)
 }
 
