@@ -19,6 +19,7 @@ import (
 	codehostapi "tracker/api/codehost"
 	"tracker/api/comments"
 	customfieldapi "tracker/api/customfield"
+	"tracker/api/events"
 	"tracker/api/exchange"
 	"tracker/api/labels"
 	laborrateapi "tracker/api/laborrate"
@@ -45,6 +46,7 @@ import (
 	"tracker/domain/customfield"
 	"tracker/domain/exchange/export"
 	"tracker/domain/exchange/importer"
+	"tracker/domain/feed"
 	"tracker/domain/idempotency"
 	"tracker/domain/label"
 	"tracker/domain/laborrate"
@@ -191,6 +193,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		webhooks.New(s.Webhooks),
 		comments.New(s.Comments),
 		notifications.New(s.Notifications, s.Hub, api.DefaultStreamOptions),
+		events.New(feed.New(s.DB), s.Hub, api.DefaultStreamOptions),
 		labels.New(s.Labels),
 		sprints.New(s.Sprints),
 		timeentryapi.New(s.Entries),
