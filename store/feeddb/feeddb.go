@@ -7,7 +7,6 @@ package feeddb
 import (
 	"context"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,7 +27,7 @@ type Row struct {
 	Topic     string    `db:"topic"`
 	Payload   []byte    `db:"payload"`
 	CreatedAt time.Time `db:"created_at"`
-	Txid      string    `db:"txid"` // xid8 as text: pgx has no xid8 codec
+	Txid      string    `db:"txid_text"` // xid8 as text: pgx has no xid8 codec
 }
 
 // Position is where the feed stands after r.
@@ -68,7 +67,7 @@ func Page(ctx context.Context, db store.Querier, q Query) ([]Row, error) {
 }
 
 const pageSQL = `
-		SELECT id, topic, payload, created_at, txid::text AS txid FROM outbox
+		SELECT id, topic, payload, created_at, txid::text AS txid_text FROM outbox
 		WHERE org_id = $1 AND ` + eventTopics + `
 		  AND (txid, id) > ($2::text::xid8, $3::uuid)
 		  AND txid < pg_snapshot_xmin(pg_current_snapshot())
@@ -80,12 +79,8 @@ func (q Query) args() []any {
 	return []any{q.OrgID, strconv.FormatUint(q.After.Txid, 10), q.After.ID, nilIfEmpty(q.Types), nilIfEmptyIDs(q.Projects), q.Limit}
 }
 
-// Explain is the plan of Page's statement for q (tests check that the feed
-// index serves it).
-func Explain(ctx context.Context, db store.Querier, q Query) (string, error) {
-	lines, err := store.Column[string](ctx, db, "EXPLAIN "+pageSQL, q.args()...)
-	return strings.Join(lines, "\n"), err
-}
+// Statement is Page's SQL and arguments for q (tests EXPLAIN it).
+func Statement(q Query) (string, []any) { return pageSQL, q.args() }
 
 // At is the position of one event of the org, visible to Projects as Page
 // filters them. store.ErrNotFound: no such event (never written, another
