@@ -163,3 +163,29 @@ func TestFeedStream(t *testing.T) {
 	apitest.ExpectCode(t, w.Env.Do("GET", path, w.Member.Token, nil), 403, "FORBIDDEN")
 	apitest.ExpectCode(t, w.Env.DoHeaders("GET", path, w.Admin.Token, nil, map[string]string{"Last-Event-ID": "x"}), 422, "VALIDATION_ERROR")
 }
+
+// TestFeedStreamEndsWithAccess: an Admin demoted while streaming gets no
+// further event: the stream ends at the next read.
+func TestFeedStreamEndsWithAccess(t *testing.T) {
+	t.Parallel()
+	w := setupWith(t, api.StreamOptions{Heartbeat: time.Minute, MaxAge: time.Minute})
+	base := serve(t, w.Env.App)
+	events, stop := open(t, base, feedURL(w, url.Values{"stream": {"true"}}), w.Admin.Token, "")
+	defer stop()
+	w.Env.Exec(t, `UPDATE memberships SET role = 'member' WHERE user_id = $1 AND org_id = $2`, w.Admin.ID, w.Owner.OrgID)
+	createTicket(t, w, w.Member.Token, w.Project.ID, "after the demotion")
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			if ev.comment == "" {
+				t.Fatalf("a demoted Admin got %+v", ev)
+			}
+		case <-deadline:
+			t.Fatal("stream still open 10 s after the demotion")
+		}
+	}
+}
