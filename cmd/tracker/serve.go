@@ -19,8 +19,8 @@ import (
 	codehostapi "tracker/api/codehost"
 	"tracker/api/comments"
 	customfieldapi "tracker/api/customfield"
-	"tracker/api/events"
 	"tracker/api/exchange"
+	feedapi "tracker/api/feed"
 	"tracker/api/labels"
 	laborrateapi "tracker/api/laborrate"
 	"tracker/api/notifications"
@@ -193,7 +193,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		webhooks.New(s.Webhooks),
 		comments.New(s.Comments),
 		notifications.New(s.Notifications, s.Hub, api.DefaultStreamOptions),
-		events.New(feed.New(s.DB), s.Hub, api.DefaultStreamOptions),
+		feedapi.New(feed.New(s.DB), s.Hub, api.DefaultStreamOptions),
 		labels.New(s.Labels),
 		sprints.New(s.Sprints),
 		timeentryapi.New(s.Entries),

@@ -1,7 +1,7 @@
-// Package events serves an org's event feed: GET /orgs/{org_id}/events, a
+// Package feed serves an org's event feed: GET /orgs/{org_id}/events, a
 // page of the events its webhooks carry, or with stream=true the same
 // events as Server-Sent Events.
-package events
+package feed
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package events_test
+package feed_test
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 	"tracker/api"
 	"tracker/api/apitest"
 	"tracker/api/comments"
-	"tracker/api/events"
+	feedapi "tracker/api/feed"
 	"tracker/api/tickets"
 	"tracker/api/webhooks"
 	"tracker/domain/comment"
@@ -37,7 +37,7 @@ func modules(t *testing.T, e *apitest.Env, stream api.StreamOptions) []api.Modul
 		tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock)),
 		comments.New(comment.New(e.DB, e.Clock)),
 		webhooks.New(webhook.New(e.DB, e.Clock)),
-		events.New(feed.New(e.DB), hub, stream),
+		feedapi.New(feed.New(e.DB), hub, stream),
 	}
 }
 
