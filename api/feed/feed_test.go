@@ -131,8 +131,16 @@ func TestFeedValidation(t *testing.T) {
 		{"after": {"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}},
 		{"limit": {"0"}},
 		{"stream": {"maybe"}},
+		{"after": {"\x00"}},
+		{"after": {"\xff\xfe"}},
+		{"types": {"\x00"}},
 	} {
 		apitest.ExpectCode(t, w.Env.Do("GET", feedURL(w, q), w.Admin.Token, nil), 422, "VALIDATION_ERROR")
+	}
+	// A well-formed cursor past everything is a position like any other.
+	p := read(t, w, w.Admin.Token, url.Values{"after": {"________________________________"}})
+	if len(p.Items) != 0 || p.NextCursor == nil {
+		t.Errorf("cursor past the end: %+v", p)
 	}
 	// Another org's event id is unknown here.
 	foreign := testfactory.Project(t, w.Env.DB, w.Outsider.OrgID, testfactory.ProjectOpts{})
