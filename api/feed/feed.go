@@ -50,6 +50,11 @@ func (h Handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if c.Query("cursor") != "" {
+		// The feed's position is after; a cursor ignored would silently
+		// restart an integrator from the oldest event.
+		return domain.Invalid("cursor: the feed takes after (an event id or a next_cursor)")
+	}
 	page, err := api.PageParams(c, domain.DefaultPageLimit)
 	if err != nil {
 		return err

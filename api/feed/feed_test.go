@@ -134,6 +134,7 @@ func TestFeedValidation(t *testing.T) {
 		{"after": {"\x00"}},
 		{"after": {"\xff\xfe"}},
 		{"types": {"\x00"}},
+		{"cursor": {"AAAAAAAAAAAAAAAAAAAAAA"}},
 	} {
 		apitest.ExpectCode(t, w.Env.Do("GET", feedURL(w, q), w.Admin.Token, nil), 422, "VALIDATION_ERROR")
 	}
