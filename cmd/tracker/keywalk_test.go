@@ -59,6 +59,8 @@ func TestRestrictedKeyReachesNoOrgLevelRoute(t *testing.T) {
 		"GET /api/v1/orgs/:org_id/tickets":        true,
 		"GET /api/v1/users/:user_id/time-entries": true,
 		"GET /api/v1/time-entries/submitted":      true,
+		// The event feed: the key's projects' events only (none here).
+		"GET /api/v1/orgs/:org_id/events": true,
 		// Reported per ticket: the fixture's ticket fails, in a 200.
 		"POST /api/v1/tickets/batch-transition": true,
 	}

@@ -22,6 +22,7 @@ import (
 	"tracker/api/comments"
 	customfieldapi "tracker/api/customfield"
 	"tracker/api/exchange"
+	feedapi "tracker/api/feed"
 	"tracker/api/labels"
 	laborrateapi "tracker/api/laborrate"
 	"tracker/api/notifications"
@@ -47,6 +48,7 @@ import (
 	"tracker/domain/customfield"
 	"tracker/domain/exchange/export"
 	"tracker/domain/exchange/importer"
+	"tracker/domain/feed"
 	"tracker/domain/idempotency"
 	"tracker/domain/label"
 	"tracker/domain/laborrate"
@@ -203,6 +205,7 @@ func modules(cfg Config, s services, log *slog.Logger) []api.Module {
 		webhooks.New(s.Webhooks),
 		comments.New(s.Comments),
 		notifications.New(s.Notifications, s.Hub, streamOptions(cfg)),
+		feedapi.New(feed.New(s.DB), s.Hub, streamOptions(cfg)),
 		labels.New(s.Labels),
 		sprints.New(s.Sprints),
 		timeentryapi.New(s.Entries),

@@ -30,6 +30,7 @@ type Hub struct {
 
 	mu     sync.Mutex
 	subs   map[uuid.UUID]map[chan struct{}]struct{}
+	any    map[chan struct{}]struct{}
 	seen   map[uuid.UUID]notificationdb.Recent
 	start  sync.Once
 	cancel context.CancelFunc
@@ -43,7 +44,7 @@ const Backstop = 2 * time.Second
 // Close.
 func NewHub(db *store.DB, clock domain.Clock, log *slog.Logger) *Hub {
 	return &Hub{db: db, clock: clock, log: log, backstop: Backstop, subs: map[uuid.UUID]map[chan struct{}]struct{}{},
-		seen: map[uuid.UUID]notificationdb.Recent{}, poke: make(chan struct{}, 1)}
+		seen: map[uuid.UUID]notificationdb.Recent{}, any: map[chan struct{}]struct{}{}, poke: make(chan struct{}, 1)}
 }
 
 // Subscribe returns a channel that fires (coalesced) when user may have
@@ -68,6 +69,23 @@ func (h *Hub) Subscribe(user uuid.UUID) (<-chan struct{}, func()) {
 	}
 }
 
+// SubscribeAny returns a channel that fires (coalesced) whenever any outbox
+// row may have been committed (a NOTIFY, or the backstop), and its cancel:
+// the wake of streams that read the outbox's events rather than one
+// person's notifications.
+func (h *Hub) SubscribeAny() (<-chan struct{}, func()) {
+	h.start.Do(h.run)
+	ch := make(chan struct{}, 1)
+	h.mu.Lock()
+	h.any[ch] = struct{}{}
+	h.mu.Unlock()
+	return ch, func() {
+		h.mu.Lock()
+		delete(h.any, ch)
+		h.mu.Unlock()
+	}
+}
+
 // Close stops listening.
 func (h *Hub) Close() {
 	h.start.Do(func() {}) // a hub never started stays stopped
@@ -82,6 +100,17 @@ func (h *Hub) wake() {
 	select {
 	case h.poke <- struct{}{}:
 	default:
+	}
+}
+
+func (h *Hub) wakeAny() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.any {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -135,6 +164,7 @@ func (h *Hub) run() {
 			case <-t.C:
 			case <-h.poke:
 			}
+			h.wakeAny()
 			h.check(ctx)
 		}
 	}()
