@@ -103,7 +103,28 @@ func TestIdentityProviderOfAnotherTenant(t *testing.T) {
 		"POST /api/v1/tickets/batch-delete":     {404, 422},
 		"POST /api/v1/tickets/batch-transition": {200},
 		"POST /api/v1/time-entries":             {404, 422},
+		// The caller's own inbox and settings, not org A's: answered, and
+		// shown below to hold nothing of org A.
+		"GET /api/v1/notifications":              {200},
+		"GET /api/v1/notifications/unread-count": {200},
+		"GET /api/v1/notifications/stream":       {200},
+		"POST /api/v1/notifications/read-all":    {204},
+		"GET /api/v1/me/notification-settings":   {200},
+		"PUT /api/v1/me/notification-settings":   {403, 422},
 	}
+	// Dual has a notification in org A, which no session of Mallory's
+	// provider may see, mark read, or silence.
+	f.env.Do("POST", "/api/v1/projects/"+f.project.String()+"/tickets", f.owner.Token,
+		map[string]any{"title": "for Dual", "assignee_id": dual.ID}).Expect(t, 201)
+	unread := func(tok string) int {
+		var n struct{ Count int }
+		f.env.Do("GET", "/api/v1/notifications/unread-count", tok, nil).Expect(t, 200).Decode(t, &n)
+		return n.Count
+	}
+	if unread(dual.Token) != 1 {
+		t.Fatal("Dual was not told of the assignment in org A")
+	}
+	before = f.snapshot(t)
 	for name, tok := range map[string]string{"sso session": auth.AccessToken, "refreshed sso session": refreshed.AccessToken, "key it minted": key.Key} {
 		t.Run(name, func(t *testing.T) {
 			walked := f.keyWalk(t, tok, func(t *testing.T, route string, res apitest.Resp) {
@@ -118,6 +139,13 @@ func TestIdentityProviderOfAnotherTenant(t *testing.T) {
 			if walked < 60 {
 				t.Fatalf("walked only %d routes", walked)
 			}
+			if n := unread(tok); n != 0 {
+				t.Errorf("shows %d of Dual's unread notifications of org A", n)
+			}
+			settings := map[string]any{"email": map[string]any{"enabled": false, "digest_minutes": 0}, "chat": map[string]any{"enabled": false}}
+			if r := f.env.Do("PUT", "/api/v1/me/notification-settings", tok, settings); r.Status != 403 {
+				t.Errorf("changes Dual's settings for every org: %d %s", r.Status, r.Body)
+			}
 			var orgs struct{ Items []struct{ ID uuid.UUID } }
 			f.env.Do("GET", "/api/v1/orgs", tok, nil).Expect(t, 200).Decode(t, &orgs)
 			if len(orgs.Items) != 1 || orgs.Items[0].ID != mallory {
@@ -127,6 +155,9 @@ func TestIdentityProviderOfAnotherTenant(t *testing.T) {
 	}
 	if after := f.snapshot(t); after != before {
 		t.Fatalf("org A changed:\nbefore %s\nafter  %s", before, after)
+	}
+	if unread(dual.Token) != 1 {
+		t.Error("a session of Mallory's provider marked Dual's notification of org A read")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"tracker/domain"
 	"tracker/store/notificationdb"
+	"tracker/store/orgdb"
 )
 
 // EmailSettings are how a person is emailed.
@@ -68,6 +69,9 @@ func (s *Service) PutSettings(ctx context.Context, p domain.Principal, in Settin
 	if err := MayChangeSettings(p); err != nil {
 		return Settings{}, err
 	}
+	if err := s.boundReachesEveryOrg(ctx, p); err != nil {
+		return Settings{}, err
+	}
 	var probs domain.Problems
 	if in.Email.DigestMinutes < 0 || in.Email.DigestMinutes > MaxDigestMinutes {
 		probs.Add("email.digest_minutes", "must be between 0 and 1440")
@@ -101,6 +105,28 @@ func (s *Service) PutSettings(ctx context.Context, p domain.Principal, in Settin
 func MayChangeSettings(p domain.Principal) error {
 	if !p.ManagesKeys() {
 		return domain.Forbidden("this API key cannot change its user's notification settings (a session or an unrestricted admin key can)")
+	}
+	return nil
+}
+
+// boundReachesEveryOrg refuses a caller bound to one org (an API key, a
+// single sign-on session, a key such a session minted) of a person who
+// belongs to other orgs too: the settings decide what every org tells them,
+// and an org's identity provider or key vouches for that org only. Someone
+// whose orgs are all that one (the usual single sign-on user, without a
+// password) changes them from there.
+func (s *Service) boundReachesEveryOrg(ctx context.Context, p domain.Principal) error {
+	if !p.Bound() {
+		return nil
+	}
+	orgs, err := orgdb.OrgsOfUser(ctx, s.db.Q(), p.UserID)
+	if err != nil {
+		return err
+	}
+	for _, o := range orgs {
+		if o.ID != p.OrgID {
+			return domain.Forbidden("this session or API key reaches one organization only, and these settings apply to all of yours: change them from a session signed in with your password")
+		}
 	}
 	return nil
 }
