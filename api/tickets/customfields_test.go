@@ -77,6 +77,19 @@ func TestCustomFieldValues(t *testing.T) {
 	if len(events) != 1 || events[0]["custom_fields"].(map[string]any)["severity"] != "High" {
 		t.Fatalf("event %+v", events)
 	}
+	// The trail's created entry lists the values the ticket was created with.
+	var trail struct {
+		Items []struct {
+			Type    string
+			Payload struct{ Changes []domain.FieldChange }
+		}
+	}
+	f.env.Do("GET", path("/tickets/%s/activity", created.ID), f.member.Token, nil).Expect(t, 200).Decode(t, &trail)
+	if len(trail.Items) != 1 || trail.Items[0].Type != "created" || !slices.Equal(trail.Items[0].Payload.Changes, []domain.FieldChange{
+		{Field: "custom_fields.owner", New: f.member.ID.String()}, {Field: "custom_fields.severity", New: "High"},
+		{Field: "custom_fields.story_points", New: float64(5)}}) {
+		t.Fatalf("activity %+v", trail)
+	}
 	var got cfTicket
 	f.env.Do("GET", path("/tickets/%s", created.ID), f.viewer.Token, nil).Expect(t, 200).Decode(t, &got)
 	if got.CustomFields["severity"] != "High" {

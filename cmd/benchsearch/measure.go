@@ -56,7 +56,6 @@ func filters(c config, w world) []filter {
 		// and a number "story_points" on 10%.
 		{name: "due:overdue", q: "due:overdue"},
 		{name: "due:<7d", q: "due:<7d"},
-		{name: "estimate:>3", q: "estimate:>3"},
 		{name: "sort:due", q: "sort:due"},
 		{name: "cf.severity:Blocker (0.1%)", q: "cf.severity:Blocker"},
 		{name: "cf.severity:Minor (0.4%)", q: "cf.severity:Minor"},

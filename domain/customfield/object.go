@@ -3,9 +3,11 @@ package customfield
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/google/uuid"
 
+	"tracker/domain"
 	"tracker/store"
 )
 
@@ -28,6 +30,21 @@ func (o Object) AppendJSON(b []byte) []byte {
 
 // MarshalJSON is AppendJSON for encoding/json.
 func (o Object) MarshalJSON() ([]byte, error) { return o.AppendJSON(nil), nil }
+
+// Created is the activity trail's record of the values a ticket was
+// created with: one change per key (old null), in key order.
+func (o Object) Created() []domain.FieldChange {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]domain.FieldChange, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, domain.FieldChange{Field: "custom_fields." + k, New: o[k]})
+	}
+	return out
+}
 
 // Objects reads the custom_fields of ticketIDs of orgID, by ticket.
 func Objects(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) (map[uuid.UUID]Object, error) {
