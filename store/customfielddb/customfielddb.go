@@ -73,9 +73,13 @@ func GetForUpdate(ctx context.Context, q store.Querier, id uuid.UUID) (Row, erro
 	return store.Get[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"id": id}).Suffix("FOR UPDATE"))
 }
 
-// Page lists the definitions of orgID by id.
-func Page(ctx context.Context, q store.Querier, orgID uuid.UUID, p store.Page) (store.Paged[Row], error) {
+// Page lists the definitions of orgID by id; only (when not nil) keeps
+// those enabled for one of its projects (every project's, or listing one).
+func Page(ctx context.Context, q store.Querier, orgID uuid.UUID, only []uuid.UUID, p store.Page) (store.Paged[Row], error) {
 	b := store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"org_id": orgID})
+	if only != nil {
+		b = b.Where("(cardinality(project_ids) = 0 OR project_ids && ?)", only)
+	}
 	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
