@@ -98,8 +98,8 @@ func (d decoded) tickets() int {
 	return n
 }
 
-// Summary is the spec's eight counts, the teams created, and the links
-// created and parents set.
+// Summary is the spec's eight counts, the teams created, the links created
+// and parents set, and the custom field definitions created.
 type Summary struct {
 	UsersCreated       int `json:"users_created"`
 	WorkflowsCreated   int `json:"workflows_created"`
@@ -115,12 +115,15 @@ type Summary struct {
 	// (links, parent) of the document.
 	LinksCreated int `json:"links_created"`
 	ParentsSet   int `json:"parents_set"`
+	// FieldsCreated counts the custom field definitions the import added
+	// (the additive fields part; a key the org has is mapped, not counted).
+	FieldsCreated int `json:"fields_created"`
 }
 
 // SummaryOf drops the bookkeeping counts.
 func SummaryOf(c importdb.Counts) Summary {
 	return Summary{c.UsersCreated, c.WorkflowsCreated, c.LabelsCreated, c.ProjectsCreated, c.SprintsCreated,
-		c.TicketsCreated, c.CommentsCreated, c.TimeEntriesCreated, c.TeamsCreated, c.LinksCreated, c.ParentsSet}
+		c.TicketsCreated, c.CommentsCreated, c.TimeEntriesCreated, c.TeamsCreated, c.LinksCreated, c.ParentsSet, c.FieldsCreated}
 }
 
 // Progress is where a running import is.

@@ -46,6 +46,7 @@ type Counts struct {
 	TeamsCreated       int `json:"teams_created"`
 	LinksCreated       int `json:"links_created"`
 	ParentsSet         int `json:"parents_set"`
+	FieldsCreated      int `json:"fields_created"`
 }
 
 // Add sums two counts.
@@ -54,7 +55,7 @@ func (c Counts) Add(o Counts) Counts {
 		c.LabelsCreated + o.LabelsCreated, c.ProjectsCreated + o.ProjectsCreated, c.SprintsCreated + o.SprintsCreated,
 		c.TicketsCreated + o.TicketsCreated, c.CommentsCreated + o.CommentsCreated,
 		c.TimeEntriesCreated + o.TimeEntriesCreated, c.TicketsSkipped + o.TicketsSkipped, c.TeamsCreated + o.TeamsCreated,
-		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet}
+		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet, c.FieldsCreated + o.FieldsCreated}
 }
 
 // Row is an imports row without its document.
