@@ -24,8 +24,9 @@ import (
 
 // Service runs the custom field use cases.
 type Service struct {
-	DB    *store.DB
-	clock domain.Clock
+	DB     *store.DB
+	clock  domain.Clock
+	inline int // see WithInlineValues
 }
 
 // New builds the service on db, telling the time by clock.
@@ -450,17 +451,49 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 	return out, err
 }
 
-// Delete removes a definition and its values on tickets (Admin).
+// InlineValues is the most values a DELETE of a field removes in its own
+// transaction (the default of WithInlineValues); a field held by more
+// tickets is marked deleted and its values are purged by the durable
+// cascade job, in batches, so the request never holds a long transaction.
+const InlineValues = 1000
+
+// WithInlineValues is s with another limit of the values a DELETE removes
+// inline (tests take the durable path with a few tickets).
+func (s *Service) WithInlineValues(n int) *Service {
+	c := *s
+	c.inline = n
+	return &c
+}
+
+// Delete removes a definition and its values on tickets (Admin): inline
+// when at most InlineValues tickets (WithInlineValues) hold one, else by the cascade job (the
+// field is gone for every read at once, its key free again).
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) error {
 	return s.DB.InTx(ctx, func(q store.Querier) error {
 		r, err := load(ctx, q, p, id, domain.RoleAdmin, true)
 		if err != nil {
 			return err
 		}
-		if err := customfielddb.Delete(ctx, q, r.OrgID, r.ID); err != nil {
+		now := s.clock.Now()
+		inline := s.inline
+		if inline <= 0 {
+			inline = InlineValues
+		}
+		many, err := customfielddb.ValuesOver(ctx, q, r.ID, inline)
+		if err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "custom_field",
+		if many {
+			if err := customfielddb.MarkDeleted(ctx, q, r.OrgID, r.ID, now); err != nil {
+				return err
+			}
+			if err := domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: r.OrgID, EntityType: "custom_field", EntityID: r.ID}, now); err != nil {
+				return err
+			}
+		} else if err := customfielddb.Delete(ctx, q, r.OrgID, r.ID); err != nil {
+			return err
+		}
+		return domain.Record(ctx, q, domain.Change{At: now, OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "custom_field",
 			EntityID: r.ID, Action: "deleted", Changes: []domain.FieldChange{{Field: "key", Old: r.Key}}})
 	})
 }

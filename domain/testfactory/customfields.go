@@ -19,7 +19,7 @@ func NumberValue(t testing.TB, db *store.DB, orgID, ticketID uuid.UUID, key stri
 	var id uuid.UUID
 	err := db.Pool.QueryRow(ctx, `WITH f AS (
 	        INSERT INTO custom_fields (id, org_id, key, name, type) VALUES ($1, $2, $3, $3, 'number')
-	        ON CONFLICT (org_id, key) DO UPDATE SET key = EXCLUDED.key RETURNING id)
+	        ON CONFLICT (org_id, key) WHERE deleted_at IS NULL DO UPDATE SET key = EXCLUDED.key RETURNING id)
 	    INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, num_value) SELECT $4, f.id, $2, $5 FROM f
 	    ON CONFLICT (ticket_id, field_id) DO UPDATE SET num_value = EXCLUDED.num_value RETURNING field_id`,
 		domain.NewID(), orgID, key, ticketID, v).Scan(&id)
