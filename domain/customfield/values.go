@@ -266,25 +266,14 @@ type Rendered map[uuid.UUID]map[string]any
 // Read renders the values of ticketIDs of orgID; a ticket without values
 // has none in the map (the API answers {}).
 func Read(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) (Rendered, error) {
-	vals, err := customfielddb.Of(ctx, q, orgID, ticketIDs)
+	vals, err := customfielddb.OfLive(ctx, q, orgID, ticketIDs)
 	if err != nil || len(vals) == 0 {
 		return Rendered{}, err
 	}
-	defs, err := Load(ctx, q, orgID)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[uuid.UUID]Field, len(defs))
-	for _, f := range defs {
-		byID[f.ID] = f
-	}
 	out := Rendered{}
 	for _, v := range vals {
-		f, ok := byID[v.FieldID]
-		if !ok {
-			continue
-		}
-		r := f.Render(v)
+		f := Field{Row: customfielddb.Row{ID: v.FieldID, Key: v.Key, Type: v.Type, Options: v.Options}}
+		r := f.Render(v.Value)
 		if r == nil {
 			continue
 		}

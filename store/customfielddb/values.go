@@ -24,9 +24,6 @@ type Value struct {
 	OptionIDs []uuid.UUID `db:"option_ids"`
 }
 
-var valueCols = []string{"ticket_id", "field_id", "org_id", "text_value", "num_value::text AS num_value",
-	"date_value::text AS date_value", "bool_value", "user_value", "option_ids"}
-
 // Put writes values, each replacing its ticket's earlier value of its field.
 func Put(ctx context.Context, q store.Querier, vs []Value) error {
 	if len(vs) == 0 {
@@ -57,13 +54,26 @@ func Clear(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, fiel
 	return err
 }
 
-// Of reads the values of ticketIDs in orgID.
-func Of(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) ([]Value, error) {
+// FieldValue is a Value with the key, type and options of its field.
+type FieldValue struct {
+	Value
+	Key     string   `db:"key"`
+	Type    string   `db:"type"`
+	Options []Option `db:"options"`
+}
+
+// OfLive reads the values of ticketIDs in orgID with their fields (live
+// ones: a deleted field's values waiting for the purge are left out), in
+// one query.
+func OfLive(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) ([]FieldValue, error) {
 	if len(ticketIDs) == 0 {
 		return nil, nil
 	}
-	return store.Select[Value](ctx, q, store.SQL.Select(valueCols...).From("ticket_custom_values").
-		Where(sq.Eq{"org_id": orgID}).Where("ticket_id = ANY(?)", ticketIDs))
+	return store.Select[FieldValue](ctx, q, store.SQL.Select("v.ticket_id", "v.field_id", "v.org_id", "v.text_value",
+		"v.num_value::text AS num_value", "v.date_value::text AS date_value", "v.bool_value", "v.user_value", "v.option_ids",
+		"f.key", "f.type", "f.options").
+		From("ticket_custom_values v").Join("custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL").
+		Where("v.org_id = ?", orgID).Where("v.ticket_id = ANY(?)", ticketIDs))
 }
 
 // Members returns which of userIDs are members of orgID.
