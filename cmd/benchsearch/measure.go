@@ -61,9 +61,6 @@ func filters(c config, w world) []filter {
 		{name: "sort:cf.story_points", q: "sort:cf.story_points"},
 		{name: "sort:cf.story_points-asc", q: "sort:cf.story_points-asc"},
 		{name: "status:InReview sort:cf.story_points", q: "status:InReview sort:cf.story_points"},
-		// The worst case of the sort: the filter matches no ticket with a
-		// value, so every value is read before the tickets without one.
-		{name: "cf.severity:Major sort:cf.story_points (disjoint)", q: "cf.severity:Major sort:cf.story_points"},
 		{name: "has:attachments", q: "has:attachments"},
 		{name: "is:blocked", q: "is:blocked"},
 		{name: "due:overdue", q: "due:overdue"},
