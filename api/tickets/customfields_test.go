@@ -170,3 +170,35 @@ func TestCustomFieldValues(t *testing.T) {
 		}
 	}
 }
+
+// TestReporterSetsValuesOnlyWhereTheyWrite: a Reporter sets custom values
+// only where they may write the ticket: on create in an assigned project;
+// never in another project, nor by PATCH or batch update (Member and above),
+// which leave the values as they were.
+func TestReporterSetsValuesOnlyWhereTheyWrite(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	if _, err := customfield.New(f.env.DB, domain.SystemClock{}).Create(ctx, domain.Principal{UserID: f.owner.ID}, f.owner.OrgID,
+		customfield.Input{Name: domain.Some("Points"), Type: domain.Some("number")}); err != nil {
+		t.Fatal(err)
+	}
+	other := f.newProject(t, "OTH")
+	f.env.Do("POST", path("/projects/%s/tickets", other), f.reporter.Token, map[string]any{"title": "elsewhere",
+		"custom_fields": map[string]any{"points": 1}}).Expect(t, 403)
+	var mine cfTicket
+	f.env.Do("POST", path("/projects/%s/tickets", f.project), f.reporter.Token, map[string]any{"title": "mine",
+		"custom_fields": map[string]any{"points": 2}}).Expect(t, 201).Decode(t, &mine)
+	f.env.Do("PATCH", path("/tickets/%s", mine.ID), f.reporter.Token, map[string]any{
+		"custom_fields": map[string]any{"points": 3}}).Expect(t, 403)
+	f.env.Do("POST", path("/tickets/batch-update"), f.reporter.Token, map[string]any{"ticket_ids": []uuid.UUID{mine.ID},
+		"custom_fields": map[string]any{"points": 4}}).Expect(t, 403)
+	var got cfTicket
+	f.env.Do("GET", path("/tickets/%s", mine.ID), f.reporter.Token, nil).Expect(t, 200).Decode(t, &got)
+	if got.CustomFields["points"] != float64(2) {
+		t.Fatalf("values after refused writes: %+v", got)
+	}
+	// A Member sets them.
+	f.env.Do("PATCH", path("/tickets/%s", mine.ID), f.member.Token, map[string]any{
+		"custom_fields": map[string]any{"points": 3}}).Expect(t, 200)
+}
