@@ -6,6 +6,7 @@ import (
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
 )
@@ -64,16 +65,26 @@ type FieldValue struct {
 
 // OfLive reads the values of ticketIDs in orgID with their fields (live
 // ones: a deleted field's values waiting for the purge are left out), in
-// one query.
+// one query. A page's values are read on every list: the columns come by
+// position, and only a select field's options (the others' are empty).
 func OfLive(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) ([]FieldValue, error) {
 	if len(ticketIDs) == 0 {
 		return nil, nil
 	}
-	return store.Select[FieldValue](ctx, q, store.SQL.Select("v.ticket_id", "v.field_id", "v.org_id", "v.text_value",
-		"v.num_value::text AS num_value", "v.date_value::text AS date_value", "v.bool_value", "v.user_value", "v.option_ids",
-		"f.key", "f.type", "f.options").
-		From("ticket_custom_values v").Join("custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL").
-		Where("v.org_id = ?", orgID).Where("v.ticket_id = ANY(?)", ticketIDs))
+	rows, err := q.Query(ctx, `SELECT v.ticket_id, v.field_id, v.org_id, v.text_value, v.num_value::text, v.date_value::text,
+	        v.bool_value, v.user_value, v.option_ids, f.key, f.type, CASE WHEN v.option_ids IS NOT NULL THEN f.options END
+	    FROM ticket_custom_values v JOIN custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL
+	    WHERE v.org_id = $1 AND v.ticket_id = ANY($2)`, orgID, ticketIDs)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (FieldValue, error) {
+		var v FieldValue
+		err := r.Scan(&v.TicketID, &v.FieldID, &v.OrgID, &v.Text, &v.Num, &v.Date, &v.Bool, &v.User, &v.OptionIDs,
+			&v.Key, &v.Type, &v.Options)
+		return v, err
+	})
+	return out, store.Translate(err)
 }
 
 // Members returns which of userIDs are members of orgID.
