@@ -267,9 +267,14 @@ type Rendered map[uuid.UUID]map[string]any
 // has none in the map (the API answers {}).
 func Read(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) (Rendered, error) {
 	vals, err := customfielddb.OfLive(ctx, q, orgID, ticketIDs)
-	if err != nil || len(vals) == 0 {
+	if err != nil {
 		return Rendered{}, err
 	}
+	return render(vals), nil
+}
+
+// render is values (with their fields) by ticket, by key.
+func render(vals []customfielddb.FieldValue) Rendered {
 	out := Rendered{}
 	for _, v := range vals {
 		f := Field{Row: customfielddb.Row{ID: v.FieldID, Key: v.Key, Type: v.Type, Options: v.Options}}
@@ -284,7 +289,7 @@ func Read(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uui
 		}
 		m[f.Key] = r
 	}
-	return out, nil
+	return out
 }
 
 // Apply writes w for its ticket and returns the activity trail's changes
@@ -293,16 +298,11 @@ func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid
 	if len(w.Put) == 0 && len(w.Clear) == 0 {
 		return nil, nil
 	}
-	before, err := Read(ctx, q, orgID, []uuid.UUID{ticketID})
+	was, err := customfielddb.Replace(ctx, q, orgID, ticketID, w.Clear, w.Put)
 	if err != nil {
 		return nil, err
 	}
-	if err := customfielddb.Clear(ctx, q, orgID, ticketID, w.Clear); err != nil {
-		return nil, err
-	}
-	if err := customfielddb.Put(ctx, q, w.Put); err != nil {
-		return nil, err
-	}
+	before := render(was)
 	byID := make(map[uuid.UUID]Field, len(defs))
 	for _, f := range defs {
 		byID[f.ID] = f

@@ -45,16 +45,6 @@ func Put(ctx context.Context, q store.Querier, vs []Value) error {
 	return err
 }
 
-// Clear removes a ticket's values of fieldIDs.
-func Clear(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, fieldIDs []uuid.UUID) error {
-	if len(fieldIDs) == 0 {
-		return nil
-	}
-	_, err := store.Exec(ctx, q, store.SQL.Delete("ticket_custom_values").
-		Where(sq.Eq{"org_id": orgID, "ticket_id": ticketID}).Where("field_id = ANY(?)", fieldIDs))
-	return err
-}
-
 // FieldValue is a Value with the key, type and options of its field.
 type FieldValue struct {
 	Value
@@ -71,13 +61,21 @@ func OfLive(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []u
 	if len(ticketIDs) == 0 {
 		return nil, nil
 	}
-	rows, err := q.Query(ctx, `SELECT v.ticket_id, v.field_id, v.org_id, v.text_value, v.num_value::text, v.date_value::text,
-	        v.bool_value, v.user_value, v.option_ids, f.key, f.type, CASE WHEN v.option_ids IS NOT NULL THEN f.options END
+	rows, err := q.Query(ctx, `SELECT `+liveCols+`
 	    FROM ticket_custom_values v JOIN custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL
 	    WHERE v.org_id = $1 AND v.ticket_id = ANY($2)`, orgID, ticketIDs)
 	if err != nil {
 		return nil, store.Translate(err)
 	}
+	return scanLive(rows)
+}
+
+// liveCols are the columns of a FieldValue, in its order, of a value v
+// joined with its live field f.
+const liveCols = `v.ticket_id, v.field_id, v.org_id, v.text_value, v.num_value::text, v.date_value::text,
+	v.bool_value, v.user_value, v.option_ids, f.key, f.type, CASE WHEN v.option_ids IS NOT NULL THEN f.options END`
+
+func scanLive(rows pgx.Rows) ([]FieldValue, error) {
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (FieldValue, error) {
 		var v FieldValue
 		err := r.Scan(&v.TicketID, &v.FieldID, &v.OrgID, &v.Text, &v.Num, &v.Date, &v.Bool, &v.User, &v.OptionIDs,
@@ -85,6 +83,39 @@ func OfLive(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []u
 		return v, err
 	})
 	return out, store.Translate(err)
+}
+
+// Replace writes one ticket's change of values in one statement: clear
+// removes its values of those fields, put writes each value over the one it
+// replaces. It answers the ticket's values as they were before (with their
+// live fields), which the activity trail compares with the new ones.
+func Replace(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, clear []uuid.UUID, put []Value) ([]FieldValue, error) {
+	vals := NewValuesJSON(put)
+	if vals == nil {
+		vals = []byte("[]")
+	}
+	if clear == nil {
+		clear = []uuid.UUID{}
+	}
+	// Every part of the statement sees the rows as they were before it, so
+	// old reads the values the writes replace.
+	rows, err := q.Query(ctx, `WITH old AS (
+	        SELECT `+liveCols+` FROM ticket_custom_values v JOIN custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL
+	        WHERE v.org_id = $1 AND v.ticket_id = $2),
+	    cleared AS (DELETE FROM ticket_custom_values WHERE org_id = $1 AND ticket_id = $2 AND field_id = ANY($3::uuid[])),
+	    put AS (
+	        INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, text_value, num_value, date_value, bool_value, user_value, option_ids)
+	        SELECT $2, x.field_id, $1, x.text_value, x.num_value::numeric, x.date_value::date, x.bool_value, x.user_value, x.option_ids
+	        FROM jsonb_to_recordset($4::jsonb) AS x(field_id uuid, text_value text, num_value text, date_value text,
+	            bool_value boolean, user_value uuid, option_ids uuid[])
+	        ON CONFLICT (ticket_id, field_id) DO UPDATE SET text_value = EXCLUDED.text_value, num_value = EXCLUDED.num_value,
+	            date_value = EXCLUDED.date_value, bool_value = EXCLUDED.bool_value, user_value = EXCLUDED.user_value,
+	            option_ids = EXCLUDED.option_ids)
+	    SELECT * FROM old`, orgID, ticketID, clear, string(vals))
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	return scanLive(rows)
 }
 
 // Members returns which of userIDs are members of orgID.
