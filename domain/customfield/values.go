@@ -30,11 +30,16 @@ func Load(ctx context.Context, q store.Querier, orgID uuid.UUID) (Defs, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DefsOf(rows), nil
+}
+
+// DefsOf are the definitions of rows, one org's live ones as read.
+func DefsOf(rows []customfielddb.Row) Defs {
 	d := make(Defs, len(rows))
 	for _, r := range rows {
 		d[r.Key] = ToField(r)
 	}
-	return d, nil
+	return d
 }
 
 // Write is what Check makes of a request's values: the values to put and
@@ -293,14 +298,17 @@ func render(vals []customfielddb.FieldValue) Rendered {
 }
 
 // Apply writes w for its ticket and returns the activity trail's changes
-// (field custom_fields.<key>, old and new as rendered).
-func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid.UUID, w Write) ([]domain.FieldChange, error) {
+// (field custom_fields.<key>, old and new as rendered) and the ticket's
+// values after the write (nil when w writes nothing): the values it had,
+// which the write's statement reads, with w's laid over them, so the
+// caller answers them without reading them again.
+func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid.UUID, w Write) ([]domain.FieldChange, Object, error) {
 	if len(w.Put) == 0 && len(w.Clear) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	was, err := customfielddb.Replace(ctx, q, orgID, ticketID, w.Clear, w.Put)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	before := render(was)
 	byID := make(map[uuid.UUID]Field, len(defs))
@@ -308,9 +316,14 @@ func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid
 		byID[f.ID] = f
 	}
 	old := before[ticketID]
+	after := make(Object, len(old)+len(w.Put))
+	for k, v := range old {
+		after[k] = v
+	}
 	var changes []domain.FieldChange
 	for _, id := range w.Clear {
 		f := byID[id]
+		delete(after, f.Key)
 		if o, ok := old[f.Key]; ok {
 			changes = append(changes, domain.FieldChange{Field: "custom_fields." + f.Key, Old: o, New: nil})
 		}
@@ -318,6 +331,11 @@ func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid
 	for _, v := range w.Put {
 		f := byID[v.FieldID]
 		n := f.Render(v)
+		if n == nil {
+			delete(after, f.Key)
+		} else {
+			after[f.Key] = n
+		}
 		o := old[f.Key]
 		ob, _ := json.Marshal(o)
 		nb, _ := json.Marshal(n)
@@ -325,5 +343,5 @@ func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid
 			changes = append(changes, domain.FieldChange{Field: "custom_fields." + f.Key, Old: o, New: n})
 		}
 	}
-	return changes, nil
+	return changes, after, nil
 }

@@ -56,6 +56,19 @@ func RenderOne(ctx context.Context, q store.Querier, r ticketdb.Row) (Ticket, er
 	return out[0], nil
 }
 
+// withCustomFieldsOr fills the custom_fields of ts, tickets of orgID, with
+// known when it is set (the values a write has just laid down), else reads
+// them.
+func withCustomFieldsOr(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket, known customfield.Object) error {
+	if known == nil {
+		return withCustomFields(ctx, q, orgID, ts)
+	}
+	for i := range ts {
+		ts[i].CustomFields = known
+	}
+	return nil
+}
+
 // withCustomFields fills the custom_fields of ts, tickets of orgID (one
 // query for all of them).
 func withCustomFields(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket) error {

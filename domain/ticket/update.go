@@ -9,6 +9,7 @@ import (
 	"tracker/domain/customfield"
 	"tracker/domain/statusflow"
 	"tracker/store"
+	"tracker/store/customfielddb"
 	"tracker/store/ticketdb"
 )
 
@@ -43,6 +44,9 @@ type plan struct {
 	domain.Changeset
 	status  *domain.FieldChange
 	warning string
+	// custom are the ticket's custom values after the change when it
+	// wrote some (apply answers them without reading them again).
+	custom customfield.Object
 }
 
 // planFor compares the patch with the ticket; only real differences become
@@ -77,7 +81,7 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 			return Ticket{}, err
 		}
 		out := []Ticket{toTicket(t)}
-		return out[0], withCustomFields(ctx, q, t.OrgID, out)
+		return out[0], withCustomFieldsOr(ctx, q, t.OrgID, out, pl.custom)
 	}
 	var rows []ticketdb.Row
 	var err error
@@ -98,7 +102,7 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 		return Ticket{}, domain.NotFound("ticket")
 	}
 	page := []Ticket{toTicket(rows[0])}
-	if err := withCustomFields(ctx, q, t.OrgID, page); err != nil {
+	if err := withCustomFieldsOr(ctx, q, t.OrgID, page, pl.custom); err != nil {
 		return Ticket{}, err
 	}
 	after := page[0]
@@ -128,7 +132,20 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 	}
 	var res Result
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
-		t, err := ticketdb.GetForChange(ctx, q, id, p.UserID, true)
+		// A change of custom values reads the org's definitions in the
+		// ticket read's round trip.
+		var (
+			t    ticketdb.ForChange
+			defs customfield.Defs
+			err  error
+		)
+		if len(pt.CustomFields) > 0 {
+			var rows []customfielddb.Row
+			t, rows, err = ticketdb.GetForChangeWithFields(ctx, q, id, p.UserID, true)
+			defs = customfield.DefsOf(rows)
+		} else {
+			t, err = ticketdb.GetForChange(ctx, q, id, p.UserID, true)
+		}
 		if err != nil {
 			return domain.NotFoundAs(err, "ticket")
 		}
@@ -157,7 +174,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if err != nil {
 			return err
 		}
-		cfChanges, err := setCustomFields(ctx, q, t.Row, pt.CustomFields)
+		cfChanges, custom, err := setCustomFields(ctx, q, t.Row, defs, pt.CustomFields)
 		if err != nil {
 			return err
 		}
@@ -166,6 +183,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			return err
 		}
 		pl.Changes = append(pl.Changes, cfChanges...)
+		pl.custom = custom
 		res.Warning = pl.warning
 		res.Ticket, err = s.apply(ctx, q, Person(p), t.Row, pl)
 		return err
@@ -198,18 +216,22 @@ func samePtr[T comparable](a, b *T) bool {
 }
 
 // setCustomFields checks and writes a patch's custom values on ticket t and
-// answers the activity trail's changes (custom_fields.<key>).
-func setCustomFields(ctx context.Context, q store.Querier, t ticketdb.Row, in customfield.Values) ([]domain.FieldChange, error) {
+// answers the activity trail's changes (custom_fields.<key>) and the
+// ticket's values after the write (nil when it wrote none). defs are the
+// org's definitions if already read (nil: read them).
+func setCustomFields(ctx context.Context, q store.Querier, t ticketdb.Row, defs customfield.Defs, in customfield.Values) ([]domain.FieldChange, customfield.Object, error) {
 	if len(in) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	defs, err := customfield.Load(ctx, q, t.OrgID)
-	if err != nil {
-		return nil, err
+	if defs == nil {
+		var err error
+		if defs, err = customfield.Load(ctx, q, t.OrgID); err != nil {
+			return nil, nil, err
+		}
 	}
 	w, err := customfield.Check(ctx, q, defs, t.OrgID, t.ProjectID, t.ID, in, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return customfield.Apply(ctx, q, defs, t.OrgID, t.ID, w)
 }

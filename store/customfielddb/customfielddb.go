@@ -4,6 +4,7 @@ package customfielddb
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -87,6 +88,11 @@ func Page(ctx context.Context, q store.Querier, orgID uuid.UUID, only []uuid.UUI
 func All(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Row, error) {
 	return store.Select[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"org_id": orgID, "deleted_at": nil}).OrderBy("key"))
 }
+
+// OfTicketOrgSQL reads what All reads, for the org of the ticket $1 (for a
+// statement batched with the ticket's own read).
+var OfTicketOrgSQL = `SELECT ` + strings.Join(cols, ", ") + ` FROM custom_fields
+	WHERE org_id = (SELECT org_id FROM tickets WHERE id = $1) AND deleted_at IS NULL ORDER BY key`
 
 // Update writes a definition's changeable fields.
 func Update(ctx context.Context, q store.Querier, r Row) error {
