@@ -109,6 +109,13 @@ func TestCustomFieldValues(t *testing.T) {
 	}
 	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
 		"custom_fields": map[string]any{"story_points": nil}}).Expect(t, 200)
+	// A value as it is (no change to record) is answered with the others.
+	got = cfTicket{}
+	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
+		"custom_fields": map[string]any{"severity": "high"}}).Expect(t, 200).Decode(t, &got)
+	if got.CustomFields["severity"] != "High" || len(got.CustomFields) != 1 {
+		t.Fatalf("%+v", got)
+	}
 	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
 		"custom_fields": map[string]any{"severity": "Nope"}}).Expect(t, 422)
 	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.viewer.Token, map[string]any{

@@ -310,6 +310,13 @@ func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid
 	if err != nil {
 		return nil, nil, err
 	}
+	changes, after := Diff(defs, ticketID, was, w)
+	return changes, after, nil
+}
+
+// Diff is what write w does to the ticket whose values (with their live
+// fields) were was: the activity trail's changes and the values after it.
+func Diff(defs Defs, ticketID uuid.UUID, was []customfielddb.FieldValue, w Write) ([]domain.FieldChange, Object) {
 	before := render(was)
 	byID := make(map[uuid.UUID]Field, len(defs))
 	for _, f := range defs {
@@ -343,5 +350,5 @@ func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid
 			changes = append(changes, domain.FieldChange{Field: "custom_fields." + f.Key, Old: o, New: n})
 		}
 	}
-	return changes, after, nil
+	return changes, after
 }

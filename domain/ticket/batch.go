@@ -125,7 +125,7 @@ func (s *Service) BatchUpdate(ctx context.Context, p domain.Principal, ids []str
 				probs.Add("ticket_ids", t.Row.ID.String()+": "+reason(err))
 				continue
 			}
-			cfChanges, custom, err := setCustomFields(ctx, q, t.Row, nil, pt.CustomFields)
+			cfChanges, custom, err := setCustomFields(ctx, q, t.Row, pt.CustomFields)
 			if err != nil {
 				return err
 			}

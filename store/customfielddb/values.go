@@ -118,6 +118,40 @@ func Replace(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, cl
 	return scanLive(rows)
 }
 
+// OfTicketSQL reads the values of ticket $1 with their live fields (the
+// columns of a FieldValue; rows for ScanLive), for a statement batched with
+// the ticket's own read.
+const OfTicketSQL = `SELECT ` + liveCols + `
+	FROM ticket_custom_values v JOIN custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL
+	WHERE v.ticket_id = $1`
+
+// ScanLive scans the rows of OfTicketSQL.
+func ScanLive(rows pgx.Rows) ([]FieldValue, error) { return scanLive(rows) }
+
+// ReplaceCTE is Replace's write without its read, as the data-modifying
+// CTEs (? placeholders and their arguments) of another statement on the
+// ticket, so a PATCH writes the values in its ticket's UPDATE: clear removes
+// the ticket's values of those fields, put writes each value over the one
+// it replaces.
+func ReplaceCTE(orgID, ticketID uuid.UUID, clear []uuid.UUID, put []Value) (string, []any) {
+	vals := NewValuesJSON(put)
+	if vals == nil {
+		vals = []byte("[]")
+	}
+	if clear == nil {
+		clear = []uuid.UUID{}
+	}
+	return `WITH cf_cleared AS (DELETE FROM ticket_custom_values WHERE org_id = ? AND ticket_id = ? AND field_id = ANY(?::uuid[])),
+	    cf_put AS (
+	        INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, text_value, num_value, date_value, bool_value, user_value, option_ids)
+	        SELECT ?::uuid, x.field_id, ?::uuid, x.text_value, x.num_value::numeric, x.date_value::date, x.bool_value, x.user_value, x.option_ids
+	        FROM jsonb_to_recordset(?::jsonb) AS x(field_id uuid, text_value text, num_value text, date_value text,
+	            bool_value boolean, user_value uuid, option_ids uuid[])
+	        ON CONFLICT (ticket_id, field_id) DO UPDATE SET text_value = EXCLUDED.text_value, num_value = EXCLUDED.num_value,
+	            date_value = EXCLUDED.date_value, bool_value = EXCLUDED.bool_value, user_value = EXCLUDED.user_value,
+	            option_ids = EXCLUDED.option_ids)`, []any{orgID, ticketID, clear, ticketID, orgID, string(vals)}
+}
+
 // Members returns which of userIDs are members of orgID.
 func Members(ctx context.Context, q store.Querier, orgID uuid.UUID, userIDs []uuid.UUID) (map[uuid.UUID]bool, error) {
 	type row struct {
