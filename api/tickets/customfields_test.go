@@ -116,6 +116,17 @@ func TestCustomFieldValues(t *testing.T) {
 	if got.CustomFields["severity"] != "High" || len(got.CustomFields) != 1 {
 		t.Fatalf("%+v", got)
 	}
+	// At a stale version (If-Match), nothing is written: the values go in
+	// the ticket's UPDATE, and the whole PATCH rolls back.
+	stale := f.env.Do("GET", path("/tickets/%s", created.ID), f.member.Token, nil).Expect(t, 200).Header.Get("ETag")
+	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{"title": "moved on"}).Expect(t, 200)
+	f.env.DoHeaders("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
+		"custom_fields": map[string]any{"severity": "low", "story_points": 3}}, map[string]string{"If-Match": stale}).Expect(t, 412)
+	got = cfTicket{}
+	f.env.Do("GET", path("/tickets/%s", created.ID), f.member.Token, nil).Expect(t, 200).Decode(t, &got)
+	if got.CustomFields["severity"] != "High" || len(got.CustomFields) != 1 {
+		t.Fatalf("after a 412: %+v", got)
+	}
 	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
 		"custom_fields": map[string]any{"severity": "Nope"}}).Expect(t, 422)
 	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.viewer.Token, map[string]any{
