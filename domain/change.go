@@ -123,7 +123,7 @@ func Enqueue(ctx context.Context, q store.Querier, orgID, id uuid.UUID, topic st
 // CascadeJob is the payload of a TopicCascadeDelete outbox row.
 type CascadeJob struct {
 	OrgID      uuid.UUID `json:"org_id"`
-	EntityType string    `json:"entity_type"` // project, sprint, ticket, label
+	EntityType string    `json:"entity_type"` // project, sprint, ticket, label, custom_field
 	EntityID   uuid.UUID `json:"entity_id"`
 }
 

@@ -93,6 +93,7 @@ var cases = []attachmentCase{
 func testFlow(t *testing.T, w world) {
 	body := []byte("%PDF-1.7 pretend \x00\x01\x02 binary")
 	name := "Quarterly report (v2).pdf"
+	testfactory.NumberValue(t, w.Env.DB, w.Owner.OrgID, w.Ticket.ID, "points", 5)
 	u := w.presign(t, w.Reporter, w.Ticket.ID, name, "application/pdf", len(body))
 	prefix := "org/" + w.Owner.OrgID.String() + "/tickets/" + w.Ticket.ID.String() + "/"
 	if !strings.HasPrefix(u.StorageKey, prefix) || !strings.HasSuffix(u.StorageKey, "/Quarterly_report__v2_.pdf") ||
@@ -111,7 +112,8 @@ func testFlow(t *testing.T, w world) {
 	}
 	id := a["id"].(string)
 
-	// The ticket's activity and a ticket.updated event name the attachment.
+	// The ticket's activity and a ticket.updated event name the attachment;
+	// the event's ticket is rendered whole, custom values included.
 	audit := w.Env.Audit(t, "ticket", w.Ticket.ID)
 	last := audit[len(audit)-1]
 	if last.Action != attachment.ActionAdded || last.Changes[0].Field != "attachment" ||
@@ -119,7 +121,8 @@ func testFlow(t *testing.T, w world) {
 		t.Fatalf("audit %+v", last)
 	}
 	events := w.Env.Outbox(t, w.Owner.OrgID, domain.EventTicketUpdated)
-	if ev := events[len(events)-1]; ev["data"].(map[string]any)["id"] != w.Ticket.ID.String() {
+	if ev := events[len(events)-1]; ev["data"].(map[string]any)["id"] != w.Ticket.ID.String() ||
+		ev["data"].(map[string]any)["custom_fields"].(map[string]any)["points"] != 5.0 {
 		t.Fatalf("event %v", ev)
 	}
 

@@ -111,7 +111,7 @@ func TestCustomFieldsRoundTrip(t *testing.T) {
 	}
 
 	f.joinPeople(t, f.b, docA)
-	f.importInto(t, f.b, rawA)
+	st := f.importInto(t, f.b, rawA)
 	_, docB := f.exportJSON(t, f.b, f.owner.Token)
 	if a, b := normalized(t, docA), normalized(t, docB); a != b {
 		t.Fatalf("round trip differs:\n%s", firstDiff(a, b))
@@ -123,6 +123,9 @@ func TestCustomFieldsRoundTrip(t *testing.T) {
 	}
 	if defsB != 9 || valsB != len(vals) {
 		t.Fatalf("target holds %d definitions and %d values, want 9 and %d", defsB, valsB, len(vals))
+	}
+	if st.Summary.FieldsCreated != 9 {
+		t.Fatalf("summary counts %d definitions created, want 9: %+v", st.Summary.FieldsCreated, st.Summary)
 	}
 
 	// A document without fields and values imports as before.
@@ -140,7 +143,9 @@ func TestCustomFieldsRoundTrip(t *testing.T) {
 	org := f.env.Do("POST", "/api/v1/orgs", f.owner.Token, map[string]any{"name": "Old", "slug": "old-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)
 	c := uuid.MustParse(org["id"].(string))
 	f.joinPeople(t, c, docA)
-	f.importInto(t, c, old)
+	if st := f.importInto(t, c, old); st.Summary.FieldsCreated != 0 {
+		t.Fatalf("old document's summary %+v", st.Summary)
+	}
 	var n int
 	if err := f.env.DB.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM custom_fields WHERE org_id = $1) +
 		(SELECT count(*) FROM ticket_custom_values WHERE org_id = $1)`, c).Scan(&n); err != nil {

@@ -77,6 +77,19 @@ func TestCustomFieldValues(t *testing.T) {
 	if len(events) != 1 || events[0]["custom_fields"].(map[string]any)["severity"] != "High" {
 		t.Fatalf("event %+v", events)
 	}
+	// The trail's created entry lists the values the ticket was created with.
+	var trail struct {
+		Items []struct {
+			Type    string
+			Payload struct{ Changes []domain.FieldChange }
+		}
+	}
+	f.env.Do("GET", path("/tickets/%s/activity", created.ID), f.member.Token, nil).Expect(t, 200).Decode(t, &trail)
+	if len(trail.Items) != 1 || trail.Items[0].Type != "created" || !slices.Equal(trail.Items[0].Payload.Changes, []domain.FieldChange{
+		{Field: "custom_fields.owner", New: f.member.ID.String()}, {Field: "custom_fields.severity", New: "High"},
+		{Field: "custom_fields.story_points", New: float64(5)}}) {
+		t.Fatalf("activity %+v", trail)
+	}
 	var got cfTicket
 	f.env.Do("GET", path("/tickets/%s", created.ID), f.viewer.Token, nil).Expect(t, 200).Decode(t, &got)
 	if got.CustomFields["severity"] != "High" {
@@ -96,6 +109,24 @@ func TestCustomFieldValues(t *testing.T) {
 	}
 	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
 		"custom_fields": map[string]any{"story_points": nil}}).Expect(t, 200)
+	// A value as it is (no change to record) is answered with the others.
+	got = cfTicket{}
+	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
+		"custom_fields": map[string]any{"severity": "high"}}).Expect(t, 200).Decode(t, &got)
+	if got.CustomFields["severity"] != "High" || len(got.CustomFields) != 1 {
+		t.Fatalf("%+v", got)
+	}
+	// At a stale version (If-Match), nothing is written: the values go in
+	// the ticket's UPDATE, and the whole PATCH rolls back.
+	stale := f.env.Do("GET", path("/tickets/%s", created.ID), f.member.Token, nil).Expect(t, 200).Header.Get("ETag")
+	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{"title": "moved on"}).Expect(t, 200)
+	f.env.DoHeaders("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
+		"custom_fields": map[string]any{"severity": "low", "story_points": 3}}, map[string]string{"If-Match": stale}).Expect(t, 412)
+	got = cfTicket{}
+	f.env.Do("GET", path("/tickets/%s", created.ID), f.member.Token, nil).Expect(t, 200).Decode(t, &got)
+	if got.CustomFields["severity"] != "High" || len(got.CustomFields) != 1 {
+		t.Fatalf("after a 412: %+v", got)
+	}
 	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.member.Token, map[string]any{
 		"custom_fields": map[string]any{"severity": "Nope"}}).Expect(t, 422)
 	f.env.Do("PATCH", path("/tickets/%s", created.ID), f.viewer.Token, map[string]any{
@@ -156,4 +187,36 @@ func TestCustomFieldValues(t *testing.T) {
 			t.Errorf("%s: %s", q, res.Body)
 		}
 	}
+}
+
+// TestReporterSetsValuesOnlyWhereTheyWrite: a Reporter sets custom values
+// only where they may write the ticket: on create in an assigned project;
+// never in another project, nor by PATCH or batch update (Member and above),
+// which leave the values as they were.
+func TestReporterSetsValuesOnlyWhereTheyWrite(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	if _, err := customfield.New(f.env.DB, domain.SystemClock{}).Create(ctx, domain.Principal{UserID: f.owner.ID}, f.owner.OrgID,
+		customfield.Input{Name: domain.Some("Points"), Type: domain.Some("number")}); err != nil {
+		t.Fatal(err)
+	}
+	other := f.newProject(t, "OTH")
+	f.env.Do("POST", path("/projects/%s/tickets", other), f.reporter.Token, map[string]any{"title": "elsewhere",
+		"custom_fields": map[string]any{"points": 1}}).Expect(t, 403)
+	var mine cfTicket
+	f.env.Do("POST", path("/projects/%s/tickets", f.project), f.reporter.Token, map[string]any{"title": "mine",
+		"custom_fields": map[string]any{"points": 2}}).Expect(t, 201).Decode(t, &mine)
+	f.env.Do("PATCH", path("/tickets/%s", mine.ID), f.reporter.Token, map[string]any{
+		"custom_fields": map[string]any{"points": 3}}).Expect(t, 403)
+	f.env.Do("POST", path("/tickets/batch-update"), f.reporter.Token, map[string]any{"ticket_ids": []uuid.UUID{mine.ID},
+		"custom_fields": map[string]any{"points": 4}}).Expect(t, 403)
+	var got cfTicket
+	f.env.Do("GET", path("/tickets/%s", mine.ID), f.reporter.Token, nil).Expect(t, 200).Decode(t, &got)
+	if got.CustomFields["points"] != float64(2) {
+		t.Fatalf("values after refused writes: %+v", got)
+	}
+	// A Member sets them.
+	f.env.Do("PATCH", path("/tickets/%s", mine.ID), f.member.Token, map[string]any{
+		"custom_fields": map[string]any{"points": 3}}).Expect(t, 200)
 }

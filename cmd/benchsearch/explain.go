@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"tracker/domain/search"
 	"tracker/domain/statusflow"
 	"tracker/internal/searchquery"
 	"tracker/store/searchdb"
@@ -31,8 +32,12 @@ func explain(ctx context.Context, c config, w world, q string) error {
 		return err
 	}
 	statuses, _ := json.Marshal(statusflow.DefaultStatuses())
-	s, err := searchdb.Resolve(ctx, pool, searchdb.Search{Env: searchdb.Env{OrgID: w.orgID, UserID: owner, Now: time.Now().UTC(), DefaultStatuses: statuses},
-		Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20})
+	s := searchdb.Search{Env: searchdb.Env{OrgID: w.orgID, UserID: owner, Now: time.Now().UTC(), DefaultStatuses: statuses},
+		Root: pq.Root, Sort: pq.Sort, RankText: pq.RankText(), Limit: 20}
+	if err := search.ResolveCustom(ctx, pool, &s); err != nil {
+		return err
+	}
+	s, err = searchdb.Resolve(ctx, pool, s)
 	if err != nil {
 		return err
 	}

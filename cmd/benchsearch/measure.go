@@ -51,6 +51,16 @@ func filters(c config, w world) []filter {
 		{name: "updated:<7d", q: "updated:<7d"},
 		{name: "updated:>30d", q: "updated:>30d"},
 		{name: "tag:env=prod", q: "tag:env=prod"},
+		// Custom fields: a select "severity" on 1% of the tickets and a
+		// number "story_points" on 10%, never on the same ticket.
+		{name: "cf.severity:Blocker (0.1%)", q: "cf.severity:Blocker"},
+		{name: "cf.severity:Minor (0.4%)", q: "cf.severity:Minor"},
+		{name: "cf.story_points:>=8", q: "cf.story_points:>=8"},
+		{name: "cf.severity:none status:InReview", q: "cf.severity:none status:InReview"},
+		{name: "cf.story_points:none assignee:<email>", q: "cf.story_points:none assignee:" + user(3)},
+		{name: "sort:cf.story_points", q: "sort:cf.story_points"},
+		{name: "sort:cf.story_points-asc", q: "sort:cf.story_points-asc"},
+		{name: "status:InReview sort:cf.story_points", q: "status:InReview sort:cf.story_points"},
 		{name: "has:attachments", q: "has:attachments"},
 		{name: "is:blocked", q: "is:blocked"},
 		{name: "due:overdue", q: "due:overdue"},

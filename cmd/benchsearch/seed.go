@@ -161,6 +161,24 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID, ownerID, pro
 		  SELECT gen_random_uuid(), $1, a.id, b.id, 'blocks' FROM tickets a
 		  JOIN tickets b ON b.project_id = a.project_id AND b.ticket_number = a.ticket_number + 1
 		  WHERE a.org_id = $1 AND a.ticket_number % 200 = 5`, []any{orgID}},
+		// Custom fields: a select "severity" on 1% of the tickets (its
+		// options skewed: Blocker on 0.1%, Critical 0.2%, Major 0.3%, Minor 0.4%) and a number
+		// "story_points" on 10% (0–20, halves).
+		{`INSERT INTO custom_fields (id, org_id, key, name, type, options)
+		  SELECT gen_random_uuid(), $1, 'severity', 'Severity', 'select',
+		         jsonb_agg(jsonb_build_object('id', gen_random_uuid(), 'name', n, 'color', NULL, 'archived', false) ORDER BY o)
+		  FROM unnest(ARRAY['Minor','Major','Critical','Blocker']) WITH ORDINALITY AS x(n, o)`, []any{orgID}},
+		{`INSERT INTO custom_fields (id, org_id, key, name, type) VALUES (gen_random_uuid(), $1, 'story_points', 'Story points', 'number')`, []any{orgID}},
+		{`INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, option_ids)
+		  SELECT t.id, f.id, $1, ARRAY[(f.options -> CASE WHEN (t.ticket_number / 100) % 10 = 0 THEN 3
+		                                                  WHEN (t.ticket_number / 100) % 10 < 3 THEN 2
+		                                                  WHEN (t.ticket_number / 100) % 10 < 6 THEN 1 ELSE 0 END ->> 'id')::uuid]
+		  FROM tickets t, custom_fields f
+		  WHERE t.org_id = $1 AND f.org_id = $1 AND f.key = 'severity' AND t.ticket_number % 100 = 9`, []any{orgID}},
+		{`INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, num_value)
+		  SELECT t.id, f.id, $1, ((t.ticket_number * 7919) % 41) / 2.0
+		  FROM tickets t, custom_fields f
+		  WHERE t.org_id = $1 AND f.org_id = $1 AND f.key = 'story_points' AND t.ticket_number % 10 = 4`, []any{orgID}},
 	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -177,7 +195,7 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID, ownerID, pro
 		}
 	}
 	for _, t := range []string{"tickets", "ticket_labels", "labels", "sprints", "projects", "users", "memberships",
-		"entity_tags", "attachments", "comments", "ticket_links"} {
+		"entity_tags", "attachments", "comments", "ticket_links", "custom_fields", "ticket_custom_values"} {
 		if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+t); err != nil {
 			return err
 		}

@@ -42,7 +42,8 @@ func (f *tenantFixture) keyWalk(t *testing.T, token string, check func(t *testin
 // admin key restricted to another (empty) project of the same org: every
 // org-level route and every route of the fixture's project is 403 naming the
 // key's restriction; only the reads that filter to the key's projects answer
-// 200, and they show nothing of the fixture's project. Nothing changes.
+// 200, and they show nothing of the fixture's project (its custom field, of
+// that project only, is a 404). Nothing changes.
 func TestRestrictedKeyReachesNoOrgLevelRoute(t *testing.T) {
 	t.Parallel()
 	f := newTenantFixture(t)
@@ -54,9 +55,12 @@ func TestRestrictedKeyReachesNoOrgLevelRoute(t *testing.T) {
 		// Its ref names the fixture's ticket, which the key cannot see:
 		// answered as a ticket that does not exist (null, no suggestion
 		// from the fixture's project), so the answer tells nothing.
-		"GET /api/v1/tickets/resolve":             true,
-		"GET /api/v1/orgs/:org_id/tags/search":    true,
-		"GET /api/v1/orgs/:org_id/tickets":        true,
+		"GET /api/v1/tickets/resolve":          true,
+		"GET /api/v1/orgs/:org_id/tags/search": true,
+		"GET /api/v1/orgs/:org_id/tickets":     true,
+		// The definitions enabled for the key's projects: not the
+		// fixture's field, which is its project's only.
+		"GET /api/v1/orgs/:org_id/fields":         true,
 		"GET /api/v1/users/:user_id/time-entries": true,
 		"GET /api/v1/time-entries/submitted":      true,
 		// The event feed: the key's projects' events only (none here).
@@ -65,6 +69,14 @@ func TestRestrictedKeyReachesNoOrgLevelRoute(t *testing.T) {
 		"POST /api/v1/tickets/batch-transition": true,
 	}
 	walked := f.keyWalk(t, key, func(t *testing.T, route string, res apitest.Resp) {
+		if route == "GET /api/v1/fields/:id" {
+			// A definition enabled for none of the key's projects is, to
+			// the key, no definition.
+			if res.Status != 404 {
+				t.Errorf("status %d, want 404 (a field of another project): %s", res.Status, res.Body)
+			}
+			return
+		}
 		if codes, ok := ownInbox[route]; ok {
 			// Its own inbox, filtered to its projects; its user's
 			// settings are not the restricted key's to change.

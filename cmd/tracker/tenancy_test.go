@@ -110,7 +110,8 @@ func newTenantFixtureWith(t *testing.T, configure func(*Config)) *tenantFixture 
 	f.comment = f.create("/api/v1/tickets/"+f.ticket.String()+"/comments", map[string]any{"body": "secret body"})
 	f.label = f.create("/api/v1/orgs/"+org+"/labels", map[string]any{"name": "secret-label", "color": "#abc"})
 	f.view = f.create("/api/v1/orgs/"+org+"/views", map[string]any{"name": "Secret View", "q": "SECRET", "visibility": "shared"})
-	f.field = f.create("/api/v1/orgs/"+org+"/fields", map[string]any{"name": "Secret Field", "type": "select", "options": []string{"Secret Option"}})
+	f.field = f.create("/api/v1/orgs/"+org+"/fields", map[string]any{"name": "Secret Field", "type": "select", "options": []string{"Secret Option"},
+		"project_ids": []uuid.UUID{f.project}})
 	env.Do("POST", "/api/v1/tickets/"+f.ticket.String()+"/labels/"+f.label.String(), f.owner.Token, nil).Expect(t, 200)
 	f.sprint = f.create("/api/v1/projects/"+f.project.String()+"/sprints", map[string]any{"name": "Secret Sprint",
 		"start_date": "2026-11-01", "end_date": "2026-11-14"})

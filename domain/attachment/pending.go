@@ -136,11 +136,15 @@ func (s *Service) settle(ctx context.Context, job VerifyJob, reason string) (Ver
 		if err != nil {
 			return err
 		}
+		data, err := ticket.RenderOne(ctx, q, t.Row)
+		if err != nil {
+			return err
+		}
 		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: r.OrgID, EntityType: "ticket",
 			EntityID: r.TicketID, Action: ActionRemoved,
 			Changes: []domain.FieldChange{{Field: "attachment", Old: summary(r), New: nil}},
 			Via:     map[string]any{"job": "attachment_verify", "reason": reason},
-			Events:  []string{domain.EventTicketUpdated}, Data: ticket.FromRow(t.Row)})
+			Events:  []string{domain.EventTicketUpdated}, Data: data})
 	})
 	return out, err
 }

@@ -147,10 +147,14 @@ func (s *Service) Confirm(ctx context.Context, p domain.Principal, ticketID uuid
 			}
 		}
 		out = toAttachment(r)
+		data, err := ticket.RenderOne(ctx, q, t.Row)
+		if err != nil {
+			return err
+		}
 		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: t.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: ticketID, Action: ActionAdded,
 			Changes: []domain.FieldChange{{Field: "attachment", Old: nil, New: summary(r)}},
-			Events:  []string{domain.EventTicketUpdated}, Data: ticket.FromRow(t.Row)})
+			Events:  []string{domain.EventTicketUpdated}, Data: data})
 	})
 	return out, err
 }
@@ -266,9 +270,13 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) 
 			DeleteJob{OrgID: r.Row.OrgID, Keys: []string{r.StorageKey}}, s.clock.Now()); err != nil {
 			return err
 		}
+		data, err := ticket.RenderOne(ctx, q, t.Row)
+		if err != nil {
+			return err
+		}
 		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: r.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: r.TicketID, Action: ActionRemoved,
 			Changes: []domain.FieldChange{{Field: "attachment", Old: summary(r.Row), New: nil}},
-			Events:  []string{domain.EventTicketUpdated}, Data: ticket.FromRow(t.Row)})
+			Events:  []string{domain.EventTicketUpdated}, Data: data})
 	})
 }

@@ -2,8 +2,8 @@
 // (text, number, date, select, multi_select, user, checkbox, url) that its
 // tickets carry as custom_fields, keyed by the field's key. Every write is an
 // Admin's; any member reads them. A project-restricted API key reads the
-// definitions only through its projects' tickets (the org routes are not
-// open to it, as for saved views).
+// definitions enabled for its projects, naming only its projects, and
+// writes none.
 package customfield
 
 import (
@@ -24,8 +24,9 @@ import (
 
 // Service runs the custom field use cases.
 type Service struct {
-	DB    *store.DB
-	clock domain.Clock
+	DB     *store.DB
+	clock  domain.Clock
+	inline int // see WithInlineValues
 }
 
 // New builds the service on db, telling the time by clock.
@@ -353,17 +354,41 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	return out, err
 }
 
-// List pages the definitions of orgID (any member).
+// List pages the definitions of orgID (any member). A project-restricted
+// API key lists those enabled for one of its projects, each naming only
+// its projects (see keyView).
 func (s *Service) List(ctx context.Context, p domain.Principal, orgID uuid.UUID, page domain.Page) (domain.Paged[Field], error) {
 	q := s.DB.Q()
-	if _, err := domain.OrgAccess(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
+	if _, err := domain.OrgReadFiltered(ctx, q, p, orgID, domain.RoleViewer, "organization"); err != nil {
 		return domain.Paged[Field]{}, err
 	}
-	rows, err := customfielddb.Page(ctx, q, orgID, page)
+	var only []uuid.UUID
+	if len(p.ProjectIDs) > 0 {
+		only = p.ProjectIDs
+	}
+	rows, err := customfielddb.Page(ctx, q, orgID, only, page)
 	if err != nil {
 		return domain.Paged[Field]{}, err
 	}
-	return domain.MapPage(rows, ToField), nil
+	return domain.MapPage(rows, func(r customfielddb.Row) Field { f, _ := keyView(p, ToField(r)); return f }), nil
+}
+
+// keyView is f as p may read it: everyone but a project-restricted API key
+// reads it whole; such a key reads a field enabled for one of its projects
+// (ok false: for none of them), with project_ids narrowed to its own
+// projects, so no definition tells it of a project it cannot see.
+func keyView(p domain.Principal, f Field) (Field, bool) {
+	if len(p.ProjectIDs) == 0 || len(f.ProjectIDs) == 0 {
+		return f, true
+	}
+	mine := make([]uuid.UUID, 0, len(f.ProjectIDs))
+	for _, id := range f.ProjectIDs {
+		if p.AllowsProject(id) {
+			mine = append(mine, id)
+		}
+	}
+	f.ProjectIDs = mine
+	return f, len(mine) > 0
 }
 
 // load reads a definition with the caller's access to its org at min (a
@@ -381,13 +406,22 @@ func load(ctx context.Context, q store.Querier, p domain.Principal, id uuid.UUID
 	return r, err
 }
 
-// Get reads a definition (any member of its org).
+// Get reads a definition (any member of its org; a project-restricted API
+// key: a field enabled for one of its projects, others are 404s).
 func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Field, error) {
-	r, err := load(ctx, s.DB.Q(), p, id, domain.RoleViewer, false)
+	q := s.DB.Q()
+	r, err := customfielddb.Get(ctx, q, id)
 	if err != nil {
+		return Field{}, domain.NotFoundAs(err, "custom field")
+	}
+	if _, err := domain.OrgReadFiltered(ctx, q, p, r.OrgID, domain.RoleViewer, "custom field"); err != nil {
 		return Field{}, err
 	}
-	return ToField(r), nil
+	f, ok := keyView(p, ToField(r))
+	if !ok {
+		return Field{}, domain.NotFound("custom field")
+	}
+	return f, nil
 }
 
 // Update changes a definition's name, options, projects or required flag
@@ -417,17 +451,49 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 	return out, err
 }
 
-// Delete removes a definition and its values on tickets (Admin).
+// InlineValues is the most values a DELETE of a field removes in its own
+// transaction (the default of WithInlineValues); a field held by more
+// tickets is marked deleted and its values are purged by the durable
+// cascade job, in batches, so the request never holds a long transaction.
+const InlineValues = 1000
+
+// WithInlineValues is s with another limit of the values a DELETE removes
+// inline (tests take the durable path with a few tickets).
+func (s *Service) WithInlineValues(n int) *Service {
+	c := *s
+	c.inline = n
+	return &c
+}
+
+// Delete removes a definition and its values on tickets (Admin): inline
+// when at most InlineValues tickets (WithInlineValues) hold one, else by the cascade job (the
+// field is gone for every read at once, its key free again).
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id uuid.UUID) error {
 	return s.DB.InTx(ctx, func(q store.Querier) error {
 		r, err := load(ctx, q, p, id, domain.RoleAdmin, true)
 		if err != nil {
 			return err
 		}
-		if err := customfielddb.Delete(ctx, q, r.OrgID, r.ID); err != nil {
+		now := s.clock.Now()
+		inline := s.inline
+		if inline <= 0 {
+			inline = InlineValues
+		}
+		many, err := customfielddb.ValuesOver(ctx, q, r.ID, inline)
+		if err != nil {
 			return err
 		}
-		return domain.Record(ctx, q, domain.Change{At: s.clock.Now(), OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "custom_field",
+		if many {
+			if err := customfielddb.MarkDeleted(ctx, q, r.OrgID, r.ID, now); err != nil {
+				return err
+			}
+			if err := domain.ScheduleCascade(ctx, q, domain.CascadeJob{OrgID: r.OrgID, EntityType: "custom_field", EntityID: r.ID}, now); err != nil {
+				return err
+			}
+		} else if err := customfielddb.Delete(ctx, q, r.OrgID, r.ID); err != nil {
+			return err
+		}
+		return domain.Record(ctx, q, domain.Change{At: now, OrgID: r.OrgID, ActorID: &p.UserID, EntityType: "custom_field",
 			EntityID: r.ID, Action: "deleted", Changes: []domain.FieldChange{{Field: "key", Old: r.Key}}})
 	})
 }

@@ -30,11 +30,16 @@ func Load(ctx context.Context, q store.Querier, orgID uuid.UUID) (Defs, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DefsOf(rows), nil
+}
+
+// DefsOf are the definitions of rows, one org's live ones as read.
+func DefsOf(rows []customfielddb.Row) Defs {
 	d := make(Defs, len(rows))
 	for _, r := range rows {
 		d[r.Key] = ToField(r)
 	}
-	return d, nil
+	return d
 }
 
 // Write is what Check makes of a request's values: the values to put and
@@ -266,25 +271,19 @@ type Rendered map[uuid.UUID]map[string]any
 // Read renders the values of ticketIDs of orgID; a ticket without values
 // has none in the map (the API answers {}).
 func Read(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) (Rendered, error) {
-	vals, err := customfielddb.Of(ctx, q, orgID, ticketIDs)
-	if err != nil || len(vals) == 0 {
+	vals, err := customfielddb.OfLive(ctx, q, orgID, ticketIDs)
+	if err != nil {
 		return Rendered{}, err
 	}
-	defs, err := Load(ctx, q, orgID)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[uuid.UUID]Field, len(defs))
-	for _, f := range defs {
-		byID[f.ID] = f
-	}
+	return render(vals), nil
+}
+
+// render is values (with their fields) by ticket, by key.
+func render(vals []customfielddb.FieldValue) Rendered {
 	out := Rendered{}
 	for _, v := range vals {
-		f, ok := byID[v.FieldID]
-		if !ok {
-			continue
-		}
-		r := f.Render(v)
+		f := Field{Row: customfielddb.Row{ID: v.FieldID, Key: v.Key, Type: v.Type, Options: v.Options}}
+		r := f.Render(v.Value)
 		if r == nil {
 			continue
 		}
@@ -295,33 +294,43 @@ func Read(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uui
 		}
 		m[f.Key] = r
 	}
-	return out, nil
+	return out
 }
 
 // Apply writes w for its ticket and returns the activity trail's changes
-// (field custom_fields.<key>, old and new as rendered).
-func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid.UUID, w Write) ([]domain.FieldChange, error) {
+// (field custom_fields.<key>, old and new as rendered) and the ticket's
+// values after the write (nil when w writes nothing): the values it had,
+// which the write's statement reads, with w's laid over them, so the
+// caller answers them without reading them again.
+func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid.UUID, w Write) ([]domain.FieldChange, Object, error) {
 	if len(w.Put) == 0 && len(w.Clear) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	before, err := Read(ctx, q, orgID, []uuid.UUID{ticketID})
+	was, err := customfielddb.Replace(ctx, q, orgID, ticketID, w.Clear, w.Put)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := customfielddb.Clear(ctx, q, orgID, ticketID, w.Clear); err != nil {
-		return nil, err
-	}
-	if err := customfielddb.Put(ctx, q, w.Put); err != nil {
-		return nil, err
-	}
+	changes, after := Diff(defs, ticketID, was, w)
+	return changes, after, nil
+}
+
+// Diff is what write w does to the ticket whose values (with their live
+// fields) were was: the activity trail's changes and the values after it.
+func Diff(defs Defs, ticketID uuid.UUID, was []customfielddb.FieldValue, w Write) ([]domain.FieldChange, Object) {
+	before := render(was)
 	byID := make(map[uuid.UUID]Field, len(defs))
 	for _, f := range defs {
 		byID[f.ID] = f
 	}
 	old := before[ticketID]
+	after := make(Object, len(old)+len(w.Put))
+	for k, v := range old {
+		after[k] = v
+	}
 	var changes []domain.FieldChange
 	for _, id := range w.Clear {
 		f := byID[id]
+		delete(after, f.Key)
 		if o, ok := old[f.Key]; ok {
 			changes = append(changes, domain.FieldChange{Field: "custom_fields." + f.Key, Old: o, New: nil})
 		}
@@ -329,6 +338,11 @@ func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid
 	for _, v := range w.Put {
 		f := byID[v.FieldID]
 		n := f.Render(v)
+		if n == nil {
+			delete(after, f.Key)
+		} else {
+			after[f.Key] = n
+		}
 		o := old[f.Key]
 		ob, _ := json.Marshal(o)
 		nb, _ := json.Marshal(n)
@@ -336,5 +350,5 @@ func Apply(ctx context.Context, q store.Querier, defs Defs, orgID, ticketID uuid
 			changes = append(changes, domain.FieldChange{Field: "custom_fields." + f.Key, Old: o, New: n})
 		}
 	}
-	return changes, nil
+	return changes, after
 }

@@ -76,7 +76,7 @@ func TestValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, err := cf.Apply(ctx, db.Q(), defs, org.ID, tk.ID, w)
+	changes, _, err := cf.Apply(ctx, db.Q(), defs, org.ID, tk.ID, w)
 	if err != nil || len(changes) != 7 {
 		t.Fatalf("%v %+v", err, changes)
 	}
@@ -101,7 +101,7 @@ func TestValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, err = cf.Apply(ctx, db.Q(), defs, org.ID, tk.ID, w)
+	changes, _, err = cf.Apply(ctx, db.Q(), defs, org.ID, tk.ID, w)
 	if err != nil || len(changes) != 2 {
 		t.Fatalf("%v %+v", err, changes)
 	}

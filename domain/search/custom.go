@@ -36,6 +36,12 @@ func customTerms(n searchquery.Node, out []searchquery.Term) []searchquery.Term 
 	return out
 }
 
+// ResolveCustom is resolveCustom for a caller that builds its own search
+// (cmd/benchsearch -explain).
+func ResolveCustom(ctx context.Context, q store.Querier, sr *searchdb.Search) error {
+	return resolveCustom(ctx, q, sr)
+}
+
 // resolveCustom looks up the org's fields the query's cf.<key> terms name
 // and checks each value against its field's type: an unknown key or a
 // value the type cannot hold is a 422 naming the term's position.

@@ -10,6 +10,7 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/search"
+	"tracker/domain/ticket"
 	"tracker/internal/civil"
 	"tracker/store"
 	"tracker/store/sprintdb"
@@ -114,9 +115,13 @@ func (s *Service) BoardQ(ctx context.Context, p domain.Principal, id uuid.UUID, 
 	if len(statuses) == 0 {
 		done["Done"] = true // no workflow at all: the default name of finished work
 	}
-	for _, t := range tickets {
+	rendered, err := ticket.Render(ctx, q, sp.OrgID, tickets...)
+	if err != nil {
+		return Board{}, err
+	}
+	for j, t := range tickets {
 		i := add(t.Status)
-		cols[i].Tickets = append(cols[i].Tickets, toTicket(t))
+		cols[i].Tickets = append(cols[i].Tickets, rendered[j])
 		e := estimateOf(t)
 		cols[i].TotalEstimate += e
 		b.TotalEstimate += e

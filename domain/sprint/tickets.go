@@ -18,8 +18,6 @@ const MaxBatch = 1000
 // Ticket is the API's Ticket resource.
 type Ticket = ticket.Ticket
 
-func toTicket(t sprintdb.Ticket) Ticket { return ticket.FromRow(t) }
-
 // BatchAssign puts tickets of the sprint's project into the sprint (Member)
 // and answers how many tickets moved into it (tickets already in it are not
 // counted, so the call is idempotent). A Completed sprint takes no tickets.
@@ -61,10 +59,14 @@ func (s *Service) BatchAssign(ctx context.Context, p domain.Principal, id uuid.U
 		if err != nil {
 			return err
 		}
-		for _, t := range moved {
+		data, err := ticket.Render(ctx, q, sp.OrgID, moved...)
+		if err != nil {
+			return err
+		}
+		for i, t := range moved {
 			if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: sp.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 				EntityID: t.ID, Action: "updated", Changes: []domain.FieldChange{{Field: "sprint_id", Old: before[t.ID], New: id}},
-				Events: []string{domain.EventTicketUpdated}, Data: toTicket(t)}); err != nil {
+				Events: []string{domain.EventTicketUpdated}, Data: data[i]}); err != nil {
 				return err
 			}
 		}

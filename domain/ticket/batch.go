@@ -125,11 +125,12 @@ func (s *Service) BatchUpdate(ctx context.Context, p domain.Principal, ids []str
 				probs.Add("ticket_ids", t.Row.ID.String()+": "+reason(err))
 				continue
 			}
-			cfChanges, err := setCustomFields(ctx, q, t.Row, pt.CustomFields)
+			cfChanges, custom, err := setCustomFields(ctx, q, t.Row, pt.CustomFields)
 			if err != nil {
 				return err
 			}
 			plans[i].Changes = append(plans[i].Changes, cfChanges...)
+			plans[i].custom = custom
 		}
 		if err := probs.Err(); err != nil {
 			return err

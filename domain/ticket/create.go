@@ -132,7 +132,7 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	// The event carries the ticket as rendered; its number is filled in by
 	// the statement that takes it from the counter.
 	audit, events, err := domain.PrepareChange(domain.Change{At: s.now(), OrgID: row.OrgID, ActorID: &by.ID, EntityType: "ticket", Via: by.Via,
-		EntityID: row.ID, Action: ActionCreated, Events: []string{domain.EventTicketCreated}, Data: data})
+		EntityID: row.ID, Action: ActionCreated, Changes: data.CustomFields.Created(), Events: []string{domain.EventTicketCreated}, Data: data})
 	if err != nil {
 		return Ticket{}, err
 	}

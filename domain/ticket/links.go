@@ -107,9 +107,13 @@ func (s *Service) recordLink(ctx context.Context, q store.Querier, p domain.Prin
 		action = ActionLinked
 	}
 	for _, t := range tickets {
+		data, err := RenderOne(ctx, q, t)
+		if err != nil {
+			return err
+		}
 		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 			EntityID: t.ID, Action: action, Changes: linkChange(r, t.ID, added),
-			Events: []string{domain.EventTicketUpdated}, Data: toTicket(t)}); err != nil {
+			Events: []string{domain.EventTicketUpdated}, Data: data}); err != nil {
 			return err
 		}
 	}
@@ -264,9 +268,13 @@ func (s *Service) RemoveLink(ctx context.Context, p domain.Principal, id uuid.UU
 			tickets[1] = o.Row
 			return s.recordLink(ctx, q, p, r, tickets, false)
 		case errors.Is(err, store.ErrNotFound): // the other end is being deleted
+			data, err := RenderOne(ctx, q, t.Row)
+			if err != nil {
+				return err
+			}
 			return domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.Row.OrgID, ActorID: &p.UserID, EntityType: "ticket",
 				EntityID: id, Action: ActionUnlinked, Changes: linkChange(r, id, false),
-				Events: []string{domain.EventTicketUpdated}, Data: toTicket(t.Row)})
+				Events: []string{domain.EventTicketUpdated}, Data: data})
 		}
 		return err
 	})

@@ -37,6 +37,39 @@ func WithCustomFields(ctx context.Context, q store.Querier, orgID uuid.UUID, ts 
 	return withCustomFields(ctx, q, orgID, ts)
 }
 
+// Render is rows (tickets of orgID) as the API answers them, custom values
+// included: for the features that read ticket rows themselves (sprint
+// boards, and the ticket.updated payloads of attachments and sprints).
+func Render(ctx context.Context, q store.Querier, orgID uuid.UUID, rows ...ticketdb.Row) ([]Ticket, error) {
+	out := make([]Ticket, len(rows))
+	for i, r := range rows {
+		out[i] = toTicket(r)
+	}
+	return out, withCustomFields(ctx, q, orgID, out)
+}
+
+// RenderOne is Render of one row.
+func RenderOne(ctx context.Context, q store.Querier, r ticketdb.Row) (Ticket, error) {
+	out, err := Render(ctx, q, r.OrgID, r)
+	if err != nil {
+		return Ticket{}, err
+	}
+	return out[0], nil
+}
+
+// withCustomFieldsOr fills the custom_fields of ts, tickets of orgID, with
+// known when it is set (the values a write has just laid down), else reads
+// them.
+func withCustomFieldsOr(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket, known customfield.Object) error {
+	if known == nil {
+		return withCustomFields(ctx, q, orgID, ts)
+	}
+	for i := range ts {
+		ts[i].CustomFields = known
+	}
+	return nil
+}
+
 // withCustomFields fills the custom_fields of ts, tickets of orgID (one
 // query for all of them).
 func withCustomFields(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket) error {

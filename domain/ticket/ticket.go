@@ -84,8 +84,9 @@ type Ticket struct {
 // RowVersion is the ticket's ETag version (domain.Versioned).
 func (t Ticket) RowVersion() int64 { return t.Version }
 
-// FromRow renders a tickets row as the API's Ticket; other features that
-// show tickets (sprint boards) use it too.
+// FromRow renders a tickets row as the API's Ticket without its custom
+// values (custom_fields {}): for a caller that fills them for a whole page
+// (search, with WithCustomFields); others use Render.
 func FromRow(r ticketdb.Row) Ticket { return toTicket(r) }
 
 func toTicket(r ticketdb.Row) Ticket {

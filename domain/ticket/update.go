@@ -10,6 +10,7 @@ import (
 	"tracker/domain/notification"
 	"tracker/domain/statusflow"
 	"tracker/store"
+	"tracker/store/customfielddb"
 	"tracker/store/ticketdb"
 )
 
@@ -44,6 +45,12 @@ type plan struct {
 	domain.Changeset
 	status  *domain.FieldChange
 	warning string
+	// custom are the ticket's custom values after the change when it
+	// wrote some (apply answers them without reading them again).
+	custom customfield.Object
+	// with is the write of custom values still to run, in the ticket's
+	// UPDATE (nil: none, or written already).
+	with *ticketdb.With
 }
 
 // planFor compares the patch with the ticket; only real differences become
@@ -77,20 +84,29 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 		if err := domain.CheckIfMatch(ctx, "ticket", t.RowVersion); err != nil {
 			return Ticket{}, err
 		}
+		if pl.with != nil { // values written as they were: written all the same
+			if _, err := store.Exec(ctx, q, store.SQL.Select("1").Prefix(pl.with.SQL, pl.with.Args...)); err != nil {
+				return Ticket{}, err
+			}
+		}
 		out := []Ticket{toTicket(t)}
-		return out[0], withCustomFields(ctx, q, t.OrgID, out)
+		return out[0], withCustomFieldsOr(ctx, q, t.OrgID, out, pl.custom)
 	}
 	var rows []ticketdb.Row
 	var err error
+	var with []ticketdb.With
+	if pl.with != nil {
+		with = append(with, *pl.with)
+	}
 	if versions.Conditional() {
 		// Checked in the UPDATE's WHERE: a row at another version is
-		// not written.
-		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, versions, pl.Set, s.now())
+		// not written (and the transaction, values and all, rolls back).
+		rows, err = ticketdb.UpdateAtVersion(ctx, q, t.OrgID, t.ID, versions, pl.Set, s.now(), with...)
 		if err == nil && len(rows) == 0 {
 			return Ticket{}, domain.PreconditionFailed("ticket")
 		}
 	} else {
-		rows, err = ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.Set, s.now())
+		rows, err = ticketdb.Update(ctx, q, []uuid.UUID{t.OrgID}, []uuid.UUID{t.ID}, pl.Set, s.now(), with...)
 	}
 	if err != nil {
 		return Ticket{}, err
@@ -99,7 +115,7 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 		return Ticket{}, domain.NotFound("ticket")
 	}
 	page := []Ticket{toTicket(rows[0])}
-	if err := withCustomFields(ctx, q, t.OrgID, page); err != nil {
+	if err := withCustomFieldsOr(ctx, q, t.OrgID, page, pl.custom); err != nil {
 		return Ticket{}, err
 	}
 	after := page[0]
@@ -159,7 +175,22 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 	}
 	var res Result
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
-		t, err := ticketdb.GetForChange(ctx, q, id, p.UserID, true)
+		// A change of custom values reads the org's definitions and the
+		// ticket's values in the ticket read's round trip, and writes them
+		// in the ticket's UPDATE.
+		var (
+			t    ticketdb.ForChange
+			defs customfield.Defs
+			was  []customfielddb.FieldValue
+			err  error
+		)
+		if len(pt.CustomFields) > 0 {
+			var rows []customfielddb.Row
+			t, rows, was, err = ticketdb.GetForChangeWithFields(ctx, q, id, p.UserID, true)
+			defs = customfield.DefsOf(rows)
+		} else {
+			t, err = ticketdb.GetForChange(ctx, q, id, p.UserID, true)
+		}
 		if err != nil {
 			return domain.NotFoundAs(err, "ticket")
 		}
@@ -188,15 +219,18 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		if err != nil {
 			return err
 		}
-		cfChanges, err := setCustomFields(ctx, q, t.Row, pt.CustomFields)
-		if err != nil {
-			return err
+		var cf customChange
+		if len(pt.CustomFields) > 0 {
+			if cf, err = planCustomFields(ctx, q, t.Row, defs, was, pt.CustomFields); err != nil {
+				return err
+			}
 		}
 		pl, err := planFor(t.Row, rules, pt)
 		if err != nil {
 			return err
 		}
-		pl.Changes = append(pl.Changes, cfChanges...)
+		pl.Changes = append(pl.Changes, cf.changes...)
+		pl.custom, pl.with = cf.after, cf.with
 		res.Warning = pl.warning
 		res.Ticket, err = s.apply(ctx, q, Person(p), t.Row, pl)
 		return err
@@ -228,19 +262,42 @@ func samePtr[T comparable](a, b *T) bool {
 	return *a == *b
 }
 
+// customChange is a planned change of a ticket's custom values: the trail's
+// changes, the values after it, and its write (nil: nothing to write).
+type customChange struct {
+	changes []domain.FieldChange
+	after   customfield.Object
+	with    *ticketdb.With
+}
+
+// planCustomFields checks a patch's custom values on ticket t against
+// defs, its org's definitions, and compares them with was, its values: the
+// write goes in the ticket's UPDATE.
+func planCustomFields(ctx context.Context, q store.Querier, t ticketdb.Row, defs customfield.Defs, was []customfielddb.FieldValue,
+	in customfield.Values) (customChange, error) {
+	w, err := customfield.Check(ctx, q, defs, t.OrgID, t.ProjectID, t.ID, in, false)
+	if err != nil || len(w.Put) == 0 && len(w.Clear) == 0 {
+		return customChange{}, err
+	}
+	changes, after := customfield.Diff(defs, t.ID, was, w)
+	sql, args := customfielddb.ReplaceCTE(t.OrgID, t.ID, w.Clear, w.Put)
+	return customChange{changes: changes, after: after, with: &ticketdb.With{SQL: sql, Args: args}}, nil
+}
+
 // setCustomFields checks and writes a patch's custom values on ticket t and
-// answers the activity trail's changes (custom_fields.<key>).
-func setCustomFields(ctx context.Context, q store.Querier, t ticketdb.Row, in customfield.Values) ([]domain.FieldChange, error) {
+// answers the activity trail's changes (custom_fields.<key>) and the
+// ticket's values after the write (nil when it wrote none).
+func setCustomFields(ctx context.Context, q store.Querier, t ticketdb.Row, in customfield.Values) ([]domain.FieldChange, customfield.Object, error) {
 	if len(in) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	defs, err := customfield.Load(ctx, q, t.OrgID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w, err := customfield.Check(ctx, q, defs, t.OrgID, t.ProjectID, t.ID, in, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return customfield.Apply(ctx, q, defs, t.OrgID, t.ID, w)
 }

@@ -1,5 +1,5 @@
 // Package cascadedb holds the SQL of cascade purges: deleting the dependents
-// of a soft-deleted project, sprint, ticket or label in small batches, leaf
+// of a soft-deleted project, sprint, ticket, label or custom field in small batches, leaf
 // first, each batch its own transaction so a purge resumes where it stopped.
 //
 // A row is deleted only when nothing references it any more: every batch

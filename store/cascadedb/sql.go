@@ -59,6 +59,9 @@ func stepSQL(ctx context.Context, q store.Querier, r Root, step string) (string,
 	case StepLabelLinks:
 		return `DELETE FROM ticket_labels WHERE (ticket_id, label_id) IN (
 			SELECT ticket_id, label_id FROM ticket_labels WHERE org_id = $1 AND label_id = $2 LIMIT $3)`, nil
+	case StepFieldValues:
+		return `DELETE FROM ticket_custom_values WHERE (ticket_id, field_id) IN (
+			SELECT ticket_id, field_id FROM ticket_custom_values WHERE field_id = $2 AND org_id = $1 LIMIT $3)`, nil
 	case StepRoot:
 		return rootSQL(ctx, q, r)
 	}

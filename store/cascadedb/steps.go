@@ -13,7 +13,7 @@ import (
 // Root is the soft-deleted row whose dependents are purged.
 type Root struct {
 	OrgID uuid.UUID
-	Type  string // project, sprint, ticket, label
+	Type  string // project, sprint, ticket, label, custom_field
 	ID    uuid.UUID
 }
 
@@ -29,6 +29,7 @@ const (
 	StepSprints        = "sprints"
 	StepProjectMembers = "project_members"
 	StepLabelLinks     = "label_links"
+	StepFieldValues    = "ticket_custom_values" // a custom field's values on tickets
 	StepRoot           = "root"
 )
 
@@ -39,6 +40,8 @@ var plans = map[string][]string{
 	// A ticket is its own ticket scope: the tickets step removes the root.
 	"ticket": {StepDetachReplies, StepComments, StepTicketLabels, StepTimeEntries, StepAttachments, StepTickets},
 	"label":  {StepLabelLinks, StepRoot},
+	// A custom field held by many tickets (small ones go inline).
+	"custom_field": {StepFieldValues, StepRoot},
 }
 
 // Plan lists the steps that purge a root of type t.
@@ -56,7 +59,8 @@ func Batched(step string) bool {
 	return step != StepRoot
 }
 
-var rootTables = map[string]string{"project": "projects", "sprint": "sprints", "ticket": "tickets", "label": "labels"}
+var rootTables = map[string]string{"project": "projects", "sprint": "sprints", "ticket": "tickets", "label": "labels",
+	"custom_field": "custom_fields"}
 
 // RootState is the purge's precondition.
 type RootState int

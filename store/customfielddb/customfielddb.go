@@ -4,6 +4,7 @@ package customfielddb
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	sq "github.com/Masterminds/squirrel"
@@ -65,24 +66,33 @@ func Insert(ctx context.Context, q store.Querier, r Row) error {
 
 // Get reads a definition by id.
 func Get(ctx context.Context, q store.Querier, id uuid.UUID) (Row, error) {
-	return store.Get[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"id": id}))
+	return store.Get[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"id": id, "deleted_at": nil}))
 }
 
 // GetForUpdate reads a definition by id under its row lock.
 func GetForUpdate(ctx context.Context, q store.Querier, id uuid.UUID) (Row, error) {
-	return store.Get[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"id": id}).Suffix("FOR UPDATE"))
+	return store.Get[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"id": id, "deleted_at": nil}).Suffix("FOR UPDATE"))
 }
 
-// Page lists the definitions of orgID by id.
-func Page(ctx context.Context, q store.Querier, orgID uuid.UUID, p store.Page) (store.Paged[Row], error) {
-	b := store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"org_id": orgID})
+// Page lists the definitions of orgID by id; only (when not nil) keeps
+// those enabled for one of its projects (every project's, or listing one).
+func Page(ctx context.Context, q store.Querier, orgID uuid.UUID, only []uuid.UUID, p store.Page) (store.Paged[Row], error) {
+	b := store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"org_id": orgID, "deleted_at": nil})
+	if only != nil {
+		b = b.Where("(cardinality(project_ids) = 0 OR project_ids && ?)", only)
+	}
 	return store.SelectPage(ctx, q, b, "id", p, func(r Row) uuid.UUID { return r.ID })
 }
 
 // All reads every definition of orgID (an org has few), by key.
 func All(ctx context.Context, q store.Querier, orgID uuid.UUID) ([]Row, error) {
-	return store.Select[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"org_id": orgID}).OrderBy("key"))
+	return store.Select[Row](ctx, q, store.SQL.Select(cols...).From("custom_fields").Where(sq.Eq{"org_id": orgID, "deleted_at": nil}).OrderBy("key"))
 }
+
+// OfTicketOrgSQL reads what All reads, for the org of the ticket $1 (for a
+// statement batched with the ticket's own read).
+var OfTicketOrgSQL = `SELECT ` + strings.Join(cols, ", ") + ` FROM custom_fields
+	WHERE org_id = (SELECT org_id FROM tickets WHERE id = $1) AND deleted_at IS NULL ORDER BY key`
 
 // Update writes a definition's changeable fields.
 func Update(ctx context.Context, q store.Querier, r Row) error {
@@ -93,10 +103,25 @@ func Update(ctx context.Context, q store.Querier, r Row) error {
 	return err
 }
 
-// Delete removes a definition.
+// Delete removes a definition and (foreign key) its values.
 func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
 	_, err := store.Exec(ctx, q, store.SQL.Delete("custom_fields").Where(sq.Eq{"id": id, "org_id": orgID}))
 	return err
+}
+
+// MarkDeleted hides a definition (every read here skips it, its key is free
+// again) until the cascade purge removes its values and then the row.
+func MarkDeleted(ctx context.Context, q store.Querier, orgID, id uuid.UUID, at time.Time) error {
+	_, err := store.Exec(ctx, q, store.SQL.Update("custom_fields").Set("deleted_at", at).
+		Where(sq.Eq{"id": id, "org_id": orgID, "deleted_at": nil}))
+	return err
+}
+
+// ValuesOver tells whether more than n tickets hold a value of field id.
+func ValuesOver(ctx context.Context, q store.Querier, id uuid.UUID, n int) (bool, error) {
+	var over bool
+	err := q.QueryRow(ctx, `SELECT count(*) > $2 FROM (SELECT 1 FROM ticket_custom_values WHERE field_id = $1 LIMIT $2 + 1) v`, id, n).Scan(&over)
+	return over, store.Translate(err)
 }
 
 // LiveProjects returns which of ids are live projects of orgID.

@@ -6,6 +6,7 @@ import (
 
 	sq "github.com/Masterminds/squirrel"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
 )
@@ -23,9 +24,6 @@ type Value struct {
 	User      *uuid.UUID  `db:"user_value"`
 	OptionIDs []uuid.UUID `db:"option_ids"`
 }
-
-var valueCols = []string{"ticket_id", "field_id", "org_id", "text_value", "num_value::text AS num_value",
-	"date_value::text AS date_value", "bool_value", "user_value", "option_ids"}
 
 // Put writes values, each replacing its ticket's earlier value of its field.
 func Put(ctx context.Context, q store.Querier, vs []Value) error {
@@ -47,23 +45,111 @@ func Put(ctx context.Context, q store.Querier, vs []Value) error {
 	return err
 }
 
-// Clear removes a ticket's values of fieldIDs.
-func Clear(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, fieldIDs []uuid.UUID) error {
-	if len(fieldIDs) == 0 {
-		return nil
-	}
-	_, err := store.Exec(ctx, q, store.SQL.Delete("ticket_custom_values").
-		Where(sq.Eq{"org_id": orgID, "ticket_id": ticketID}).Where("field_id = ANY(?)", fieldIDs))
-	return err
+// FieldValue is a Value with the key, type and options of its field.
+type FieldValue struct {
+	Value
+	Key     string   `db:"key"`
+	Type    string   `db:"type"`
+	Options []Option `db:"options"`
 }
 
-// Of reads the values of ticketIDs in orgID.
-func Of(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) ([]Value, error) {
+// OfLive reads the values of ticketIDs in orgID with their fields (live
+// ones: a deleted field's values waiting for the purge are left out), in
+// one query. A page's values are read on every list: the columns come by
+// position, and only a select field's options (the others' are empty).
+func OfLive(ctx context.Context, q store.Querier, orgID uuid.UUID, ticketIDs []uuid.UUID) ([]FieldValue, error) {
 	if len(ticketIDs) == 0 {
 		return nil, nil
 	}
-	return store.Select[Value](ctx, q, store.SQL.Select(valueCols...).From("ticket_custom_values").
-		Where(sq.Eq{"org_id": orgID}).Where("ticket_id = ANY(?)", ticketIDs))
+	rows, err := q.Query(ctx, `SELECT `+liveCols+`
+	    FROM ticket_custom_values v JOIN custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL
+	    WHERE v.org_id = $1 AND v.ticket_id = ANY($2)`, orgID, ticketIDs)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	return scanLive(rows)
+}
+
+// liveCols are the columns of a FieldValue, in its order, of a value v
+// joined with its live field f.
+const liveCols = `v.ticket_id, v.field_id, v.org_id, v.text_value, v.num_value::text, v.date_value::text,
+	v.bool_value, v.user_value, v.option_ids, f.key, f.type, CASE WHEN v.option_ids IS NOT NULL THEN f.options END`
+
+func scanLive(rows pgx.Rows) ([]FieldValue, error) {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (FieldValue, error) {
+		var v FieldValue
+		err := r.Scan(&v.TicketID, &v.FieldID, &v.OrgID, &v.Text, &v.Num, &v.Date, &v.Bool, &v.User, &v.OptionIDs,
+			&v.Key, &v.Type, &v.Options)
+		return v, err
+	})
+	return out, store.Translate(err)
+}
+
+// Replace writes one ticket's change of values in one statement: clear
+// removes its values of those fields, put writes each value over the one it
+// replaces. It answers the ticket's values as they were before (with their
+// live fields), which the activity trail compares with the new ones.
+func Replace(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, clear []uuid.UUID, put []Value) ([]FieldValue, error) {
+	vals := NewValuesJSON(put)
+	if vals == nil {
+		vals = []byte("[]")
+	}
+	if clear == nil {
+		clear = []uuid.UUID{}
+	}
+	// Every part of the statement sees the rows as they were before it, so
+	// old reads the values the writes replace.
+	rows, err := q.Query(ctx, `WITH old AS (
+	        SELECT `+liveCols+` FROM ticket_custom_values v JOIN custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL
+	        WHERE v.org_id = $1 AND v.ticket_id = $2),
+	    cleared AS (DELETE FROM ticket_custom_values WHERE org_id = $1 AND ticket_id = $2 AND field_id = ANY($3::uuid[])),
+	    put AS (
+	        INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, text_value, num_value, date_value, bool_value, user_value, option_ids)
+	        SELECT $2, x.field_id, $1, x.text_value, x.num_value::numeric, x.date_value::date, x.bool_value, x.user_value, x.option_ids
+	        FROM jsonb_to_recordset($4::jsonb) AS x(field_id uuid, text_value text, num_value text, date_value text,
+	            bool_value boolean, user_value uuid, option_ids uuid[])
+	        ON CONFLICT (ticket_id, field_id) DO UPDATE SET text_value = EXCLUDED.text_value, num_value = EXCLUDED.num_value,
+	            date_value = EXCLUDED.date_value, bool_value = EXCLUDED.bool_value, user_value = EXCLUDED.user_value,
+	            option_ids = EXCLUDED.option_ids)
+	    SELECT * FROM old`, orgID, ticketID, clear, string(vals))
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	return scanLive(rows)
+}
+
+// OfTicketSQL reads the values of ticket $1 with their live fields (the
+// columns of a FieldValue; rows for ScanLive), for a statement batched with
+// the ticket's own read.
+const OfTicketSQL = `SELECT ` + liveCols + `
+	FROM ticket_custom_values v JOIN custom_fields f ON f.id = v.field_id AND f.deleted_at IS NULL
+	WHERE v.ticket_id = $1`
+
+// ScanLive scans the rows of OfTicketSQL.
+func ScanLive(rows pgx.Rows) ([]FieldValue, error) { return scanLive(rows) }
+
+// ReplaceCTE is Replace's write without its read, as the data-modifying
+// CTEs (? placeholders and their arguments) of another statement on the
+// ticket, so a PATCH writes the values in its ticket's UPDATE: clear removes
+// the ticket's values of those fields, put writes each value over the one
+// it replaces.
+func ReplaceCTE(orgID, ticketID uuid.UUID, clear []uuid.UUID, put []Value) (string, []any) {
+	vals := NewValuesJSON(put)
+	if vals == nil {
+		vals = []byte("[]")
+	}
+	if clear == nil {
+		clear = []uuid.UUID{}
+	}
+	return `WITH cf_cleared AS (DELETE FROM ticket_custom_values WHERE org_id = ? AND ticket_id = ? AND field_id = ANY(?::uuid[])),
+	    cf_put AS (
+	        INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, text_value, num_value, date_value, bool_value, user_value, option_ids)
+	        SELECT ?::uuid, x.field_id, ?::uuid, x.text_value, x.num_value::numeric, x.date_value::date, x.bool_value, x.user_value, x.option_ids
+	        FROM jsonb_to_recordset(?::jsonb) AS x(field_id uuid, text_value text, num_value text, date_value text,
+	            bool_value boolean, user_value uuid, option_ids uuid[])
+	        ON CONFLICT (ticket_id, field_id) DO UPDATE SET text_value = EXCLUDED.text_value, num_value = EXCLUDED.num_value,
+	            date_value = EXCLUDED.date_value, bool_value = EXCLUDED.bool_value, user_value = EXCLUDED.user_value,
+	            option_ids = EXCLUDED.option_ids)`, []any{orgID, ticketID, clear, ticketID, orgID, string(vals)}
 }
 
 // Members returns which of userIDs are members of orgID.

@@ -135,14 +135,11 @@ const rankExpr = "ts_rank(t.search_vector, websearch_to_tsquery('" + TextConfig 
 func sortExpr(s searchquery.Sort, field uuid.UUID) string {
 	switch s.Key {
 	case searchquery.SortCustom:
-		// A uuid's text needs no quoting; inlined, the ORDER BY and the
-		// keyset comparison bind no argument of their own.
-		value := "(SELECT cv.num_value FROM ticket_custom_values cv WHERE cv.ticket_id = t.id AND cv.field_id = '" + field.String() + "')"
+		// The value row joined by Page's valued branch (customPage).
 		if s.CustomType == "number" {
-			return fmt.Sprintf("COALESCE(%s, '%s'::numeric)", value, NoNumber(s.Desc))
+			return "cv.num_value"
 		}
-		value = "(SELECT cv.date_value - DATE '1970-01-01' FROM ticket_custom_values cv WHERE cv.ticket_id = t.id AND cv.field_id = '" + field.String() + "')"
-		return fmt.Sprintf("COALESCE(%s, %d)", value, NoDue(s.Desc))
+		return "cv.date_value"
 	case searchquery.SortRelevance:
 		return rankExpr
 	case searchquery.SortCreated:
@@ -198,23 +195,29 @@ func base(s Search, cols ...string) (sq.SelectBuilder, error) {
 	return b, nil
 }
 
-// Page builds the page query of s: the matches in sort order after the
-// keyset position, one row more than the limit.
-func Page(s Search) (sq.SelectBuilder, error) {
-	cols := make([]string, 0, 14)
+// pageColumns are the ticket's columns of a page query.
+func pageColumns() []string {
+	cols := make([]string, 0, 16)
 	for _, c := range ticketdb.Columns() {
 		cols = append(cols, "t."+c)
 	}
+	return cols
+}
+
+// Page builds the page query of s: the matches in sort order after the
+// keyset position, one row more than the limit (sort:cf.<key>: the matches
+// with a value; List reads the others after them).
+func Page(s Search) (sq.SelectBuilder, error) {
+	cols := pageColumns()
 	rel := s.Sort.Key == searchquery.SortRelevance
 	if !rel {
 		cols = append(cols, "0::real AS rank")
 	}
-	expr := sortExpr(s.Sort, s.Env.SortField)
 	if s.Sort.Key == searchquery.SortCustom {
-		cols = append(cols, "("+expr+")::text AS sort_value")
-	} else {
-		cols = append(cols, "NULL::text AS sort_value")
+		return customPage(s, cols)
 	}
+	expr := sortExpr(s.Sort, s.Env.SortField)
+	cols = append(cols, "NULL::text AS sort_value")
 	b, err := base(s, cols...)
 	if err != nil {
 		return b, err
@@ -240,12 +243,6 @@ func Page(s Search) (sq.SelectBuilder, error) {
 			b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Time, s.After.ID)
 		case searchquery.SortRelevance:
 			b = b.Where("("+expr+", t.id) "+cmp+" (?::real, ?)", s.RankText, s.After.Rank, s.After.ID)
-		case searchquery.SortCustom:
-			if s.Sort.CustomType == "number" {
-				b = b.Where("("+expr+", t.id) "+cmp+" (?::numeric, ?)", s.After.Num, s.After.ID)
-			} else {
-				b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Int, s.After.ID)
-			}
 		default:
 			b = b.Where("("+expr+", t.id) "+cmp+" (?, ?)", s.After.Int, s.After.ID)
 		}
@@ -283,15 +280,15 @@ func List(ctx context.Context, q store.Querier, s Search) ([]ticketdb.Row, *Key,
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := Page(s)
-	if err != nil {
-		return nil, nil, err
+	var ranked []rankedRow
+	if sortsByCustom(s) {
+		ranked, err = listCustom(ctx, q, s)
+	} else {
+		var b sq.SelectBuilder
+		if b, err = Page(s); err == nil {
+			ranked, err = selectRanked(ctx, q, b)
+		}
 	}
-	sql, args, err := b.ToSql()
-	if err != nil {
-		return nil, nil, err
-	}
-	ranked, err := store.SelectRaw[rankedRow](ctx, q, sql, customPlan(args)...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
 	"tracker/store/notificationdb"
+	"tracker/store/customfielddb"
 )
 
 // The hot paths' SQL, built once.
@@ -77,6 +79,43 @@ func forChangeSQL(where string, lock bool) string {
 // set) with everything the change is checked against, in one query.
 func GetForChange(ctx context.Context, q store.Querier, id, userID uuid.UUID, lock bool) (ForChange, error) {
 	return store.GetRaw[ForChange](ctx, q, forChangeSQL("t.id = $1", lock), id, userID)
+}
+
+// GetForChangeWithFields is GetForChange with the live custom field
+// definitions of the ticket's org and the ticket's values (with their live
+// fields), read in the same round trip (the three queries go as one batch):
+// a change of custom values is checked against the first and compared with
+// the second. The caller authorizes the access before it uses them.
+func GetForChangeWithFields(ctx context.Context, q store.Querier, id, userID uuid.UUID, lock bool) (ForChange, []customfielddb.Row, []customfielddb.FieldValue, error) {
+	b := &pgx.Batch{}
+	b.Queue(forChangeSQL("t.id = $1", lock), id, userID)
+	b.Queue(customfielddb.OfTicketOrgSQL, id)
+	b.Queue(customfielddb.OfTicketSQL, id)
+	br := q.SendBatch(ctx, b)
+	defer br.Close()
+	rows, err := br.Query()
+	if err != nil {
+		return ForChange{}, nil, nil, store.Translate(err)
+	}
+	t, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[ForChange])
+	if err != nil {
+		return ForChange{}, nil, nil, store.Translate(err)
+	}
+	if rows, err = br.Query(); err != nil {
+		return ForChange{}, nil, nil, store.Translate(err)
+	}
+	defs, err := pgx.CollectRows(rows, pgx.RowToStructByName[customfielddb.Row])
+	if err != nil {
+		return ForChange{}, nil, nil, store.Translate(err)
+	}
+	if rows, err = br.Query(); err != nil {
+		return ForChange{}, nil, nil, store.Translate(err)
+	}
+	values, err := customfielddb.ScanLive(rows)
+	if err != nil {
+		return ForChange{}, nil, nil, err
+	}
+	return t, defs, values, store.Translate(br.Close())
 }
 
 // ManyForChange is GetForChange for several tickets; invisible ids are

@@ -120,10 +120,14 @@ func insertValues(filled map[string]string) string {
 // Update sets cols on the given tickets of the given orgs (the caller has
 // authorized each) and returns the rows after the change, in id order.
 // updated_at is set to at.
-func Update(ctx context.Context, q store.Querier, orgIDs, ids []uuid.UUID, set map[string]any, at time.Time) ([]Row, error) {
+// with are data-modifying CTEs the statement runs too (With).
+func Update(ctx context.Context, q store.Querier, orgIDs, ids []uuid.UUID, set map[string]any, at time.Time, with ...With) ([]Row, error) {
 	b := store.SQL.Update("tickets").SetMap(set).Set("updated_at", at).
 		Where("org_id = ANY(?) AND id = ANY(?) AND deleted_at IS NULL", orgIDs, ids).
 		Suffix("RETURNING " + store.Cols(Columns()))
+	for _, w := range with {
+		b = b.Prefix(w.SQL, w.Args...)
+	}
 	rows, err := store.Select[Row](ctx, q, b)
 	if err != nil {
 		return nil, err
@@ -134,11 +138,23 @@ func Update(ctx context.Context, q store.Querier, orgIDs, ids []uuid.UUID, set m
 
 // UpdateAtVersion is Update of one ticket that writes it only while it is at
 // one of the versions v names (If-Match): no row back means it is at another.
-func UpdateAtVersion(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, set map[string]any, at time.Time) ([]Row, error) {
+// The CTEs of with run whether or not the row is written: the caller rolls
+// back when it is not.
+func UpdateAtVersion(ctx context.Context, q store.Querier, orgID, id uuid.UUID, v store.Versions, set map[string]any, at time.Time, with ...With) ([]Row, error) {
 	b := store.SQL.Update("tickets").SetMap(set).Set("updated_at", at).
 		Where("org_id = ? AND id = ? AND deleted_at IS NULL", orgID, id).Where(v.Where("row_version")).
 		Suffix("RETURNING " + store.Cols(Columns()))
+	for _, w := range with {
+		b = b.Prefix(w.SQL, w.Args...)
+	}
 	return store.Select[Row](ctx, q, b)
+}
+
+// With is a WITH clause of data-modifying CTEs (? placeholders and their
+// arguments) that an Update runs in its own statement; at most one.
+type With struct {
+	SQL  string
+	Args []any
 }
 
 // CommentCounts counts the comments of each ticket (comments are the

@@ -159,6 +159,7 @@ func (c *catalogRun) importFields(doc export.Document) error {
 				return err
 			}
 			c.audits["custom_field"] = append(c.audits["custom_field"], r.ID)
+			c.counts.FieldsCreated++
 		case added:
 			r.UpdatedAt = c.now
 			if err := customfielddb.Update(c.ctx, c.q, r); err != nil {

@@ -107,8 +107,8 @@ func (d decoded) tickets() int {
 	return n
 }
 
-// Summary is the spec's eight counts, the teams created, and the links
-// created and parents set.
+// Summary is the spec's eight counts, the teams created, the links created
+// and parents set, and the custom field definitions created.
 type Summary struct {
 	UsersCreated       int `json:"users_created"`
 	WorkflowsCreated   int `json:"workflows_created"`
@@ -124,6 +124,9 @@ type Summary struct {
 	// (links, parent) of the document.
 	LinksCreated int `json:"links_created"`
 	ParentsSet   int `json:"parents_set"`
+	// FieldsCreated counts the custom field definitions the import added
+	// (the additive fields part; a key the org has is mapped, not counted).
+	FieldsCreated int `json:"fields_created"`
 	// TicketsUpdated are tickets a re-import of another tracker's file
 	// changed (always 0 for a Tracker document, whose re-import skips).
 	TicketsUpdated int `json:"tickets_updated"`
@@ -136,7 +139,8 @@ func SummaryOf(c importdb.Counts) Summary {
 	return Summary{UsersCreated: c.UsersCreated, WorkflowsCreated: c.WorkflowsCreated, LabelsCreated: c.LabelsCreated,
 		ProjectsCreated: c.ProjectsCreated, SprintsCreated: c.SprintsCreated, TicketsCreated: c.TicketsCreated,
 		CommentsCreated: c.CommentsCreated, TimeEntriesCreated: c.TimeEntriesCreated, TeamsCreated: c.TeamsCreated,
-		LinksCreated: c.LinksCreated, ParentsSet: c.ParentsSet, TicketsUpdated: c.TicketsUpdated}
+		LinksCreated: c.LinksCreated, ParentsSet: c.ParentsSet, TicketsUpdated: c.TicketsUpdated,
+		FieldsCreated: c.FieldsCreated}
 }
 
 // MarshalJSON writes the counts and, for a file of another format, the

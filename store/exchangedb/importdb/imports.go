@@ -49,6 +49,8 @@ type Counts struct {
 	// TicketsUpdated are tickets a re-import of another tracker's file
 	// found imported before and changed.
 	TicketsUpdated int `json:"tickets_updated"`
+	// FieldsCreated counts the custom field definitions the import added.
+	FieldsCreated int `json:"fields_created"`
 }
 
 // Add sums two counts.
@@ -57,7 +59,7 @@ func (c Counts) Add(o Counts) Counts {
 		c.LabelsCreated + o.LabelsCreated, c.ProjectsCreated + o.ProjectsCreated, c.SprintsCreated + o.SprintsCreated,
 		c.TicketsCreated + o.TicketsCreated, c.CommentsCreated + o.CommentsCreated,
 		c.TimeEntriesCreated + o.TimeEntriesCreated, c.TicketsSkipped + o.TicketsSkipped, c.TeamsCreated + o.TeamsCreated,
-		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet, c.TicketsUpdated + o.TicketsUpdated}
+		c.LinksCreated + o.LinksCreated, c.ParentsSet + o.ParentsSet, c.TicketsUpdated + o.TicketsUpdated, c.FieldsCreated + o.FieldsCreated}
 }
 
 // Row is an imports row without its document.
