@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"tracker/store"
-	"tracker/store/notificationdb"
 	"tracker/store/customfielddb"
+	"tracker/store/notificationdb"
 )
 
 // The hot paths' SQL, built once.
