@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -118,4 +119,29 @@ func Stream(c *fiber.Ctx, o StreamOptions, src StreamSource) error {
 		}
 	})
 	return nil
+}
+
+// SendBatches writes what next reads, batch by batch of n, as events (id
+// and type of each from event) until a batch comes back short: all that is
+// readable now. An error of next (the caller lost access) ends the stream.
+func SendBatches[T any](ctx context.Context, w SSE, n int, next func(context.Context, int) ([]T, error), event func(T) (id, typ string)) error {
+	for {
+		batch, err := next(ctx, n)
+		if err != nil {
+			return err
+		}
+		for _, v := range batch {
+			b, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			id, typ := event(v)
+			if err := w.Event(id, typ, b); err != nil {
+				return err
+			}
+		}
+		if len(batch) < n {
+			return nil
+		}
+	}
 }

@@ -5,7 +5,6 @@ package feed
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -97,22 +96,5 @@ func (s *source) Close()                { s.cancel() }
 // Send writes every event readable now; an error (the caller lost access)
 // ends the stream.
 func (s *source) Send(ctx context.Context, w api.SSE) error {
-	for {
-		batch, err := s.r.Next(ctx, streamBatch)
-		if err != nil {
-			return err
-		}
-		for _, ev := range batch {
-			b, err := json.Marshal(ev)
-			if err != nil {
-				return err
-			}
-			if err := w.Event(ev.ID.String(), ev.Type, b); err != nil {
-				return err
-			}
-		}
-		if len(batch) < streamBatch {
-			return nil
-		}
-	}
+	return api.SendBatches(ctx, w, streamBatch, s.r.Next, func(ev feed.Event) (string, string) { return ev.ID.String(), ev.Type })
 }

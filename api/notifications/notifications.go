@@ -4,7 +4,6 @@ package notifications
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -215,22 +214,8 @@ func (s *source) Wake() <-chan struct{} { return s.wake }
 func (s *source) Close()                { s.cancel() }
 
 func (s *source) Send(ctx context.Context, w api.SSE) error {
-	for {
-		batch, err := s.svc.Next(ctx, s.p, s.cursor, 100)
-		if err != nil {
-			return err
-		}
-		for _, n := range batch {
-			b, err := json.Marshal(n)
-			if err != nil {
-				return err
-			}
-			if err := w.Event(n.ID.String(), "notification", b); err != nil {
-				return err
-			}
-		}
-		if len(batch) < 100 {
-			return nil
-		}
+	next := func(ctx context.Context, n int) ([]notification.Notification, error) {
+		return s.svc.Next(ctx, s.p, s.cursor, n)
 	}
+	return api.SendBatches(ctx, w, 100, next, func(n notification.Notification) (string, string) { return n.ID.String(), "notification" })
 }
