@@ -1,96 +1,19 @@
 package notifications_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/gofiber/fiber/v2"
 
 	"tracker/api"
 	"tracker/api/apitest"
 )
 
-// serve runs app on a loopback port until the test ends (streams need a
-// real connection: app.Test buffers the whole answer).
-func serve(t *testing.T, app *fiber.App) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = app.Listener(ln) }()
-	t.Cleanup(func() { _ = app.ShutdownWithTimeout(time.Second) })
-	return "http://" + ln.Addr().String()
-}
-
-// sseEvent is one event or comment read from a stream.
-type sseEvent struct {
-	id, event, data, comment string
-}
-
-// open starts a stream as token (lastID: the Last-Event-ID header, if any)
-// and returns its events as they come.
-func open(t *testing.T, base, token, lastID string) (<-chan sseEvent, func()) {
-	req, _ := http.NewRequest("GET", base+"/api/v1/notifications/stream", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("stream: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
-	}
-	out := make(chan sseEvent, 100)
-	go func() {
-		defer close(out)
-		sc := bufio.NewScanner(res.Body)
-		var ev sseEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev != (sseEvent{}) {
-					out <- ev
-				}
-				ev = sseEvent{}
-			case strings.HasPrefix(line, ": "):
-				ev.comment = line[2:]
-			case strings.HasPrefix(line, "id: "):
-				ev.id = line[4:]
-			case strings.HasPrefix(line, "event: "):
-				ev.event = line[7:]
-			case strings.HasPrefix(line, "data: "):
-				ev.data += line[6:]
-			}
-		}
-	}()
-	return out, func() { _ = res.Body.Close() }
-}
-
-// next is the next event (not a comment) of the stream.
-func next(t *testing.T, events <-chan sseEvent) sseEvent {
-	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				t.Fatal("stream ended")
-			}
-			if ev.comment == "" {
-				return ev
-			}
-		case <-deadline:
-			t.Fatal("no event within 10 s")
-		}
-	}
+// open starts the caller's notification stream (lastID: the Last-Event-ID
+// header, if any).
+func open(t *testing.T, base, token, lastID string) (<-chan apitest.SSEEvent, func()) {
+	return apitest.OpenSSE(t, base+"/api/v1/notifications/stream", token, lastID)
 }
 
 // TestStream: the stream sends the caller's new notifications, including
@@ -104,7 +27,7 @@ func TestStream(t *testing.T) {
 		mods, _ := modules(t, e, opts)
 		return mods
 	}})
-	base := serve(t, w.Env.App)
+	base := apitest.Serve(t, w.Env.App)
 	id := w.createTicket(t, w.Member, nil)
 	w.comment(t, w.Admin, id, "before the stream", nil) // not sent: the stream starts now
 
@@ -114,25 +37,25 @@ func TestStream(t *testing.T) {
 	for beat := false; !beat; {
 		select {
 		case ev := <-events:
-			beat = ev.comment == "heartbeat"
+			beat = ev.Comment == "heartbeat"
 		case <-deadline:
 			t.Fatal("no heartbeat")
 		}
 	}
 	// Written through the other replica.
 	other.Do("POST", w.ticketURL(id)+"/comments", w.Admin.Token, map[string]any{"body": "via the other replica"}).Expect(t, 201)
-	ev := next(t, events)
+	ev := apitest.NextSSE(t, events)
 	var n note
-	if err := json.Unmarshal([]byte(ev.data), &n); err != nil {
+	if err := json.Unmarshal([]byte(ev.Data), &n); err != nil {
 		t.Fatal(err)
 	}
-	if ev.event != "notification" || ev.id != n.ID.String() || n.Excerpt != "via the other replica" || n.Type != "commented" {
+	if ev.Event != "notification" || ev.ID != n.ID.String() || n.Excerpt != "via the other replica" || n.Type != "commented" {
 		t.Fatalf("event %+v", ev)
 	}
 	// Someone else's notifications never come.
 	w.comment(t, w.Member, id, "the Member's own comment", nil)
 	w.comment(t, w.Admin, id, "second", nil)
-	if ev := next(t, events); !strings.Contains(ev.data, `"excerpt":"second"`) {
+	if ev := apitest.NextSSE(t, events); !strings.Contains(ev.Data, `"excerpt":"second"`) {
 		t.Fatalf("event %+v, want the second comment", ev)
 	}
 	stop()
@@ -142,13 +65,13 @@ func TestStream(t *testing.T) {
 	events, stop = open(t, base, w.Member.Token, n.ID.String())
 	defer stop()
 	for _, want := range []string{"second", "while away"} {
-		if ev := next(t, events); !strings.Contains(ev.data, `"excerpt":"`+want+`"`) {
+		if ev := apitest.NextSSE(t, events); !strings.Contains(ev.Data, `"excerpt":"`+want+`"`) {
 			t.Fatalf("resumed event %+v, want %q", ev, want)
 		}
 	}
 	select {
 	case ev := <-events:
-		if ev.comment == "" {
+		if ev.Comment == "" {
 			t.Fatalf("unexpected event %+v", ev)
 		}
 	case <-time.After(300 * time.Millisecond):
