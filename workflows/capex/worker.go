@@ -3,7 +3,6 @@ package capexwf
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -87,34 +85,11 @@ const CatchupWindow = 7 * 24 * time.Hour
 // EnsureSchedule creates the monthly Schedule, or brings an existing one to
 // the current spec and action: safe to call at every worker start.
 func EnsureSchedule(ctx context.Context, c client.Client, taskQueue string) error {
-	spec := ScheduleSpec()
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID: ScheduleID, Spec: spec, Action: scheduleAction(taskQueue),
+	return workflows.EnsureSchedule(ctx, c, client.ScheduleOptions{
+		ID: ScheduleID, Spec: ScheduleSpec(), Action: scheduleAction(taskQueue),
 		Overlap: enums.SCHEDULE_OVERLAP_POLICY_BUFFER_ONE, CatchupWindow: CatchupWindow,
 		Note: "created by the tracker worker",
 	})
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return fmt.Errorf("create schedule %s: %w", ScheduleID, err)
-	}
-	h := c.ScheduleClient().GetHandle(ctx, ScheduleID)
-	err = h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
-		s := in.Description.Schedule
-		s.Spec = &spec
-		s.Action = scheduleAction(taskQueue)
-		if s.Policy == nil {
-			s.Policy = &client.SchedulePolicies{}
-		}
-		s.Policy.Overlap = enums.SCHEDULE_OVERLAP_POLICY_BUFFER_ONE
-		s.Policy.CatchupWindow = CatchupWindow
-		return &client.ScheduleUpdate{Schedule: &s}, nil
-	}})
-	if err != nil {
-		return fmt.Errorf("update schedule %s: %w", ScheduleID, err)
-	}
-	return nil
 }
 
 // ExportWorkflowID is the id of an on-demand run: the export's own, so the

@@ -3,7 +3,6 @@ package deliverywf
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -103,31 +101,11 @@ func (d Deps) Dispatch(ctx context.Context, env jobkind.Env, row store.OutboxRow
 // EnsureSchedule creates the hourly due-soon Schedule, or brings an
 // existing one to this spec; every worker start calls it.
 func EnsureSchedule(ctx context.Context, c client.Client, taskQueue string) error {
-	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: SweepInterval}}}
 	action := (workflows.Job{Kind: workflows.KindNotificationEmail, Summary: "Due-soon sweep"}).ScheduleAction(
 		&client.ScheduleWorkflowAction{ID: ScheduleID, Workflow: SweepWorkflowName, TaskQueue: taskQueue})
-	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID: ScheduleID, Spec: spec, Action: action, Overlap: enums.SCHEDULE_OVERLAP_POLICY_SKIP,
+	return workflows.EnsureSchedule(ctx, c, client.ScheduleOptions{
+		ID: ScheduleID, Spec: client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: SweepInterval}}},
+		Action: action, Overlap: enums.SCHEDULE_OVERLAP_POLICY_SKIP,
 		Note: "created by the tracker worker: due_soon notifications a day before a ticket's due date",
 	})
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return fmt.Errorf("create schedule %s: %w", ScheduleID, err)
-	}
-	err = c.ScheduleClient().GetHandle(ctx, ScheduleID).Update(ctx, client.ScheduleUpdateOptions{
-		DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
-			s := in.Description.Schedule
-			s.Spec, s.Action = &spec, action
-			if s.Policy == nil {
-				s.Policy = &client.SchedulePolicies{}
-			}
-			s.Policy.Overlap = enums.SCHEDULE_OVERLAP_POLICY_SKIP
-			return &client.ScheduleUpdate{Schedule: &s}, nil
-		}})
-	if err != nil {
-		return fmt.Errorf("update schedule %s: %w", ScheduleID, err)
-	}
-	return nil
 }
