@@ -1,0 +1,51 @@
+package notification_test
+
+import (
+	"bytes"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tracker/domain"
+	"tracker/domain/notification"
+	"tracker/store/storetest"
+)
+
+// syncBuffer is a log sink the hub's goroutines write to while the test
+// reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestHubStopsQuietlyWhenItsPoolClosesFirst(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	var logs syncBuffer
+	hub := notification.NewHub(db, domain.SystemClock{}, slog.New(slog.NewTextHandler(&logs, nil)))
+	defer hub.Close()
+	_, cancel := hub.Subscribe(uuid.New())
+	defer cancel()
+	time.Sleep(500 * time.Millisecond) // listening, and a first look done
+	db.Close()
+	// Past the hub's relisten delay (1 s) and its backstop (2 s) twice.
+	time.Sleep(2*notification.Backstop + time.Second)
+	if s := logs.String(); s != "" {
+		t.Errorf("the hub logged after its pool closed:\n%s", s)
+	}
+}
