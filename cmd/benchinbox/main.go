@@ -27,6 +27,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -57,6 +58,7 @@ import (
 	"tracker/domain/search"
 	"tracker/domain/ticket"
 	"tracker/store"
+	"tracker/store/notificationdb"
 )
 
 const watchersPerTicket = 5
@@ -64,6 +66,7 @@ const watchersPerTicket = 5
 type config struct {
 	Users, Tickets, Rate, Clients int
 	Duration, Target              time.Duration
+	Explain                       bool
 }
 
 func main() {
@@ -74,6 +77,7 @@ func main() {
 	flag.IntVar(&c.Clients, "clients", 32, "concurrent requests at most")
 	flag.DurationVar(&c.Duration, "duration", 20*time.Second, "how long the changes go on")
 	flag.DurationVar(&c.Target, "target", 2*time.Second, "the stream p99 above which the run fails")
+	flag.BoolVar(&c.Explain, "explain", false, "print EXPLAIN ANALYZE of the hub's query (every person, the last 10 s) after the load")
 	flag.Parse()
 	if c.Users < watchersPerTicket || c.Tickets < 1 || c.Rate < 1 || c.Clients < 1 {
 		fmt.Fprintln(os.Stderr, "benchinbox: need users >= 5, tickets, rate and clients >= 1")
@@ -178,7 +182,46 @@ func run(ctx context.Context, c config) (bool, error) {
 		}
 	default:
 	}
-	return b.report(ctx, c, changes, apiLat, want)
+	ok, err := b.report(ctx, c, changes, apiLat, want)
+	if err == nil && c.Explain {
+		err = b.explain(ctx, s.DBURL)
+	}
+	return ok, err
+}
+
+// explain prints the plan of the one query the hub runs per wake for all
+// its subscribers, as it runs it: every person, the last 2×Lookback.
+func (b *bench) explain(ctx context.Context, dbURL string) error {
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	users := make([]uuid.UUID, 0, len(b.people)+1)
+	for _, p := range append([]person{b.actor}, b.people...) {
+		users = append(users, p.id)
+	}
+	var ms [8]byte
+	binary.BigEndian.PutUint64(ms[:], uint64(time.Now().Add(-2*notification.Lookback).UnixMilli()))
+	var floor uuid.UUID
+	copy(floor[:6], ms[2:])
+	rows, err := pool.Query(ctx, "EXPLAIN (ANALYZE, BUFFERS) "+notificationdb.RecentSQL, users, floor)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fmt.Println("the hub's query, every person, the last 10 s:")
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		if len(line) > 160 { // the Filter line lists every user id
+			line = line[:160] + "…"
+		}
+		fmt.Println("  " + line)
+	}
+	return rows.Err()
 }
 
 // seed makes the org, its people and tickets, and the watchers.
