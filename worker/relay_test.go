@@ -338,3 +338,52 @@ func TestWorkerOptionsStopGracefullyAndFitThePool(t *testing.T) {
 		t.Fatalf("DB queue WorkerStopTimeout %s", dbo.WorkerStopTimeout)
 	}
 }
+
+// TestRelayListenEndsQuietlyWhenThePoolCloses: a process that closes its
+// pool before stopping the relay (a test's cleanup) ends the LISTEN loop
+// with nothing logged.
+func TestRelayListenEndsQuietlyWhenThePoolCloses(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	var mu sync.Mutex
+	var logs strings.Builder
+	r := &Relay{DB: db, Log: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))}
+	listening := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		r.listen(context.Background(), func() {
+			select {
+			case listening <- struct{}{}:
+			default:
+			}
+		})
+		close(done)
+	}()
+	select {
+	case <-listening:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never listening")
+	}
+	db.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay's LISTEN loop still runs after its pool closed")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if logs.Len() != 0 {
+		t.Errorf("logged after the pool closed:\n%s", logs.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

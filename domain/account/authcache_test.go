@@ -2,8 +2,11 @@ package account
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -169,3 +172,47 @@ func TestTokenCacheBound(t *testing.T) {
 		t.Fatalf("at the bound: cached %v, size %d", cached(b), s.cache.size.Load())
 	}
 }
+
+// TestWatchStandingEndsQuietlyWhenThePoolCloses: a process (a test's
+// cleanup) that closes its pool before cancelling the watch ends it, with
+// nothing logged and nothing cached.
+func TestWatchStandingEndsQuietlyWhenThePoolCloses(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	s := &Service{DB: db}
+	var logs strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}), nil))
+	done := make(chan struct{})
+	go func() {
+		s.WatchStanding(context.Background(), log)
+		close(done)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !s.Watching(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("never watching")
+		}
+	}
+	db.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("WatchStanding still running after its pool closed")
+	}
+	if s.Watching() {
+		t.Error("still caching standings without the LISTEN connection")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if logs.Len() != 0 {
+		t.Errorf("logged after the pool closed:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
