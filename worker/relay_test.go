@@ -16,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.temporal.io/api/serviceerror"
 
+	"tracker/internal/syncbuf"
 	"tracker/store"
 	"tracker/store/outboxdb"
 	"tracker/store/storetest"
@@ -345,9 +346,8 @@ func TestWorkerOptionsStopGracefullyAndFitThePool(t *testing.T) {
 func TestRelayListenEndsQuietlyWhenThePoolCloses(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
-	var mu sync.Mutex
-	var logs strings.Builder
-	r := &Relay{DB: db, Log: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))}
+	var logs syncbuf.Buffer
+	r := &Relay{DB: db, Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	listening := make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() {
@@ -370,20 +370,7 @@ func TestRelayListenEndsQuietlyWhenThePoolCloses(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the relay's LISTEN loop still runs after its pool closed")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if logs.Len() != 0 {
-		t.Errorf("logged after the pool closed:\n%s", logs.String())
+	if s := logs.String(); s != "" {
+		t.Errorf("logged after the pool closed:\n%s", s)
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"slices"
 	"sort"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -14,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/testfactory"
+	"tracker/internal/syncbuf"
 	"tracker/store/storetest"
 )
 
@@ -180,13 +179,8 @@ func TestWatchStandingEndsQuietlyWhenThePoolCloses(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
 	s := &Service{DB: db}
-	var logs strings.Builder
-	var mu sync.Mutex
-	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		return logs.Write(p)
-	}), nil))
+	var logs syncbuf.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
 	done := make(chan struct{})
 	go func() {
 		s.WatchStanding(context.Background(), log)
@@ -206,13 +200,7 @@ func TestWatchStandingEndsQuietlyWhenThePoolCloses(t *testing.T) {
 	if s.Watching() {
 		t.Error("still caching standings without the LISTEN connection")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if logs.Len() != 0 {
-		t.Errorf("logged after the pool closed:\n%s", logs.String())
+	if s := logs.String(); s != "" {
+		t.Errorf("logged after the pool closed:\n%s", s)
 	}
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

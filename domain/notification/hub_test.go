@@ -1,9 +1,7 @@
 package notification_test
 
 import (
-	"bytes"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,32 +9,14 @@ import (
 
 	"tracker/domain"
 	"tracker/domain/notification"
+	"tracker/internal/syncbuf"
 	"tracker/store/storetest"
 )
-
-// syncBuffer is a log sink the hub's goroutines write to while the test
-// reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestHubStopsQuietlyWhenItsPoolClosesFirst(t *testing.T) {
 	t.Parallel()
 	db := storetest.New(t)
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	hub := notification.NewHub(db, domain.SystemClock{}, slog.New(slog.NewTextHandler(&logs, nil)))
 	defer hub.Close()
 	_, cancel := hub.Subscribe(uuid.New())
