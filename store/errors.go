@@ -31,6 +31,9 @@ var (
 	// left. A retry succeeds once the server is back; nothing has to be
 	// restarted (the pool dials again).
 	ErrUnavailable = errors.New("the database is unavailable")
+	// ErrClosed is work that ended because this process closed the DB
+	// (Close): nothing to retry.
+	ErrClosed = errors.New("the database handle is closed")
 )
 
 // IsUnavailable reports whether err is ErrUnavailable or a driver error of a

@@ -59,6 +59,20 @@ func (n *notifier) outboxWritten() {
 
 func (n *notifier) stop() { n.once.Do(func() { close(n.done) }) }
 
+// closed says whether Close was called.
+func (db *DB) closed() bool {
+	select {
+	case <-db.notify.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Closed says whether Close was called: work that fails after it should
+// stop rather than retry.
+func (db *DB) Closed() bool { return db.closed() }
+
 // tx is the Querier InTx hands out: it remembers whether outbox rows were
 // written, so the relay is woken once the transaction has committed.
 type tx struct {
@@ -107,8 +121,23 @@ func MarkOutbox(ctx context.Context, q Querier) error {
 // while nobody listened), then notified for every notification, until ctx
 // ends or the connection fails (the caller listens again). The connection
 // is taken out of the pool for good, so it never returns to other users
-// still subscribed.
-func Listen(ctx context.Context, db *DB, channel string, listening, notified func()) error {
+// still subscribed. When db is closed, Listen closes its connection too
+// and returns ErrClosed: there is nothing to listen on again.
+func Listen(ctx context.Context, db *DB, channel string, listening, notified func()) (err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-db.notify.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		if err != nil && db.closed() {
+			err = ErrClosed
+		}
+	}()
 	pc, err := db.Pool.Acquire(ctx)
 	if err != nil {
 		return Translate(err)

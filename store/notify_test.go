@@ -99,3 +99,61 @@ func TestInsertChangeTranslatesErrors(t *testing.T) {
 		t.Fatalf("duplicate id: %v", err)
 	}
 }
+
+// listeners counts the sessions of the database at url that wait on LISTEN.
+func listeners(t *testing.T, url string) int {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var n int
+	if err := conn.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+	    WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE 'LISTEN %'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestListenEndsWithErrClosedWhenTheDBCloses(t *testing.T) {
+	t.Parallel()
+	db, url := storetest.NewWithURL(t)
+	listening := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- store.Listen(context.Background(), db, store.OutboxChannel, func() { close(listening) }, func() {})
+	}()
+	select {
+	case <-listening:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never listening")
+	}
+	if n := listeners(t, url); n != 1 {
+		t.Fatalf("%d sessions on LISTEN, want 1", n)
+	}
+	db.Close()
+	select {
+	case err := <-done:
+		if !errors.Is(err, store.ErrClosed) {
+			t.Errorf("Listen after Close: %v, want ErrClosed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Listen still waiting after the DB closed")
+	}
+	if !db.Closed() {
+		t.Error("Closed() false after Close")
+	}
+	// Its hijacked connection is closed with it, not left to the server.
+	deadline := time.Now().Add(5 * time.Second)
+	for listeners(t, url) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the LISTEN session outlives the DB")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Listening again on the closed DB says so at once.
+	if err := store.Listen(context.Background(), db, store.OutboxChannel, func() {}, func() {}); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Listen on a closed DB: %v, want ErrClosed", err)
+	}
+}

@@ -3,6 +3,7 @@ package worker
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -167,8 +168,8 @@ func (r *Relay) Run(ctx context.Context) {
 func (r *Relay) listen(ctx context.Context, wake func()) {
 	for ctx.Err() == nil {
 		err := outboxdb.Listen(ctx, r.DB, wake)
-		if ctx.Err() != nil {
-			return
+		if ctx.Err() != nil || errors.Is(err, store.ErrClosed) {
+			return // stopping, or the process closed its pool first: nothing to listen on
 		}
 		r.Log.Warn("outbox relay: LISTEN connection lost; polling meanwhile", "error", err)
 		select {

@@ -16,6 +16,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"go.temporal.io/api/serviceerror"
 
+	"tracker/internal/syncbuf"
 	"tracker/store"
 	"tracker/store/outboxdb"
 	"tracker/store/storetest"
@@ -336,5 +337,40 @@ func TestWorkerOptionsStopGracefullyAndFitThePool(t *testing.T) {
 	}
 	if dbo.WorkerStopTimeout != 45*time.Second {
 		t.Fatalf("DB queue WorkerStopTimeout %s", dbo.WorkerStopTimeout)
+	}
+}
+
+// TestRelayListenEndsQuietlyWhenThePoolCloses: a process that closes its
+// pool before stopping the relay (a test's cleanup) ends the LISTEN loop
+// with nothing logged.
+func TestRelayListenEndsQuietlyWhenThePoolCloses(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	var logs syncbuf.Buffer
+	r := &Relay{DB: db, Log: slog.New(slog.NewTextHandler(&logs, nil))}
+	listening := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		r.listen(context.Background(), func() {
+			select {
+			case listening <- struct{}{}:
+			default:
+			}
+		})
+		close(done)
+	}()
+	select {
+	case <-listening:
+	case <-time.After(10 * time.Second):
+		t.Fatal("never listening")
+	}
+	db.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay's LISTEN loop still runs after its pool closed")
+	}
+	if s := logs.String(); s != "" {
+		t.Errorf("logged after the pool closed:\n%s", s)
 	}
 }

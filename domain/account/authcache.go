@@ -2,6 +2,7 @@ package account
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -76,8 +77,8 @@ func (s *Service) WatchStanding(ctx context.Context, log *slog.Logger) {
 		}, func() { c.gen.Add(1) })
 		c.live.Store(false)
 		c.gen.Add(1)
-		if ctx.Err() != nil {
-			return
+		if ctx.Err() != nil || errors.Is(err, store.ErrClosed) {
+			return // stopping, or the process closed its pool first: nothing to listen on
 		}
 		log.Warn("standing cache: LISTEN connection lost; reading the database on every request meanwhile", "error", err)
 		select {

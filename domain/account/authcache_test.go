@@ -2,6 +2,7 @@ package account
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"sort"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain/testfactory"
+	"tracker/internal/syncbuf"
 	"tracker/store/storetest"
 )
 
@@ -167,5 +169,38 @@ func TestTokenCacheBound(t *testing.T) {
 	b := issue()
 	if _, ok := s.verifiedToken(b); !ok || cached(b) || s.cache.size.Load() != maxCachedTokens {
 		t.Fatalf("at the bound: cached %v, size %d", cached(b), s.cache.size.Load())
+	}
+}
+
+// TestWatchStandingEndsQuietlyWhenThePoolCloses: a process (a test's
+// cleanup) that closes its pool before cancelling the watch ends it, with
+// nothing logged and nothing cached.
+func TestWatchStandingEndsQuietlyWhenThePoolCloses(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	s := &Service{DB: db}
+	var logs syncbuf.Buffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	done := make(chan struct{})
+	go func() {
+		s.WatchStanding(context.Background(), log)
+		close(done)
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !s.Watching(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("never watching")
+		}
+	}
+	db.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("WatchStanding still running after its pool closed")
+	}
+	if s.Watching() {
+		t.Error("still caching standings without the LISTEN connection")
+	}
+	if s := logs.String(); s != "" {
+		t.Errorf("logged after the pool closed:\n%s", s)
 	}
 }

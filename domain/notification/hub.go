@@ -2,6 +2,7 @@ package notification
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -128,7 +129,7 @@ func (h *Hub) check(ctx context.Context) {
 	}
 	recent, err := notificationdb.RecentFor(ctx, h.db.Q(), users, floorOf(h.clock.Now().Add(-2*Lookback)))
 	if err != nil {
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && !h.db.Closed() {
 			h.log.Warn("notification hub: reading recent notifications failed", "error", err)
 		}
 		return
@@ -174,6 +175,12 @@ func (h *Hub) run() {
 			// listened.
 			err := store.Listen(ctx, h.db, store.OutboxChannel, h.wake, h.wake)
 			if ctx.Err() != nil {
+				return
+			}
+			if errors.Is(err, store.ErrClosed) {
+				// The process closed its pool before the hub (a test's
+				// cleanup, a shutdown): stop, quietly.
+				cancel()
 				return
 			}
 			h.log.Warn("notification hub: LISTEN ended; listening again", "error", err)

@@ -218,6 +218,10 @@ type Recent struct {
 // have ids from floor on and the newest: one query that tells a process's
 // live streams which of them have something new.
 func RecentFor(ctx context.Context, q store.Querier, users []uuid.UUID, floor uuid.UUID) ([]Recent, error) {
-	return store.SelectRaw[Recent](ctx, q, `SELECT user_id, count(*) AS count, (array_agg(id ORDER BY id DESC))[1] AS newest FROM notifications
-	    WHERE user_id = ANY ($1::uuid[]) AND id >= $2 GROUP BY user_id`, users, floor)
+	return store.SelectRaw[Recent](ctx, q, RecentSQL, users, floor)
 }
+
+// RecentSQL is RecentFor's query ($1 the users, $2 the floor id), for the
+// load benchmark's EXPLAIN.
+const RecentSQL = `SELECT user_id, count(*) AS count, (array_agg(id ORDER BY id DESC))[1] AS newest FROM notifications
+    WHERE user_id = ANY ($1::uuid[]) AND id >= $2 GROUP BY user_id`
