@@ -11,14 +11,15 @@ import (
 	cf "tracker/domain/customfield"
 	"tracker/domain/testfactory"
 	"tracker/domain/ticket"
+	"tracker/store/customfielddb"
 	"tracker/store/storetest"
 )
 
 // TestRenderedCopy checks that every ticket's rendered copy of its custom
 // values (tickets.custom_fields, which every read hands through) is byte
 // for byte what rendering its ticket_custom_values gives, after each kind
-// of write: create, PATCH, clear, batch update, the values' direct write
-// (an import's), an option's rename, and a field's delete, inline and
+// of write: create, PATCH, clear, batch update, an import's write of
+// values, an option's rename, and a field's delete, inline and
 // marked for the durable purge. Get answers the same object.
 func TestRenderedCopy(t *testing.T) {
 	t.Parallel()
@@ -119,12 +120,11 @@ func TestRenderedCopy(t *testing.T) {
 	}
 	same("batch")
 	// The import writes values with their own statement, tickets first.
-	if _, err := db.Q().Exec(ctx, `INSERT INTO ticket_custom_values (ticket_id, field_id, org_id, option_ids) VALUES ($1, $2, $3, $4)
-	    ON CONFLICT (ticket_id, field_id) DO UPDATE SET option_ids = EXCLUDED.option_ids`,
-		ids[2], tags.ID, org.ID, []uuid.UUID{tags.Options[1].ID, tags.Options[0].ID}); err != nil {
+	if err := customfielddb.Put(ctx, db.Q(), []customfielddb.Value{{TicketID: ids[2], FieldID: tags.ID, OrgID: org.ID,
+		OptionIDs: []uuid.UUID{tags.Options[1].ID, tags.Options[0].ID}}}); err != nil {
 		t.Fatal(err)
 	}
-	same("values written directly")
+	same("import's write")
 
 	rename := func(f cf.Field, i int, name string) {
 		in := make([]cf.OptionIn, len(f.Options))
