@@ -63,12 +63,19 @@ var pgTypes = map[reflect.Type]string{
 	reflect.TypeFor[civil.Decimal](): "numeric",
 }
 
+// PGTyped is a column type that names its PostgreSQL type itself (a store
+// package's own type, which pgTypes cannot list).
+type PGTyped interface{ PGType() string }
+
 func pgType(t reflect.Type) string {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if s, ok := pgTypes[t]; ok {
 		return s
+	}
+	if t.Implements(reflect.TypeFor[PGTyped]()) {
+		return reflect.Zero(t).Interface().(PGTyped).PGType()
 	}
 	panic(fmt.Sprintf("store.FieldsOf: no PostgreSQL type for %s", t))
 }

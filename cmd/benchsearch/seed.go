@@ -179,6 +179,9 @@ func seed(ctx context.Context, pool *pgxpool.Pool, c config, orgID, ownerID, pro
 		  SELECT t.id, f.id, $1, ((t.ticket_number * 7919) % 41) / 2.0
 		  FROM tickets t, custom_fields f
 		  WHERE t.org_id = $1 AND f.org_id = $1 AND f.key = 'story_points' AND t.ticket_number % 10 = 4`, []any{orgID}},
+		// The tickets' rendered copies of their values (what a read answers).
+		{`UPDATE tickets SET custom_fields = ticket_custom_fields_json(id)
+		  WHERE id IN (SELECT ticket_id FROM ticket_custom_values WHERE org_id = $1)`, []any{orgID}},
 	}
 	conn, err := pool.Acquire(ctx)
 	if err != nil {

@@ -177,9 +177,6 @@ func (s *Service) run(ctx context.Context, q store.Querier, sr searchdb.Search, 
 	for _, row := range rows {
 		out.Items = append(out.Items, ticket.FromRow(row))
 	}
-	if err := ticket.WithCustomFields(ctx, q, sr.Env.OrgID, out.Items); err != nil {
-		return Result{}, err
-	}
 	if next != nil {
 		c := EncodeCursor(*next, sr.Sort)
 		out.NextCursor = &c

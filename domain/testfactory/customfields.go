@@ -26,5 +26,8 @@ func NumberValue(t testing.TB, db *store.DB, orgID, ticketID uuid.UUID, key stri
 	if err != nil {
 		t.Fatalf("testfactory.NumberValue: %v", err)
 	}
+	if _, err := db.Pool.Exec(ctx, `UPDATE tickets SET custom_fields = ticket_custom_fields_json(id) WHERE id = $1`, ticketID); err != nil {
+		t.Fatalf("testfactory.NumberValue: %v", err)
+	}
 	return id
 }

@@ -124,15 +124,18 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 		ID: domain.NewID(), OrgID: pc.AccessRow.OrgID, ProjectID: projectID, Content: in.Content, AssigneeID: in.AssigneeID, ReporterID: by.ID, CreatedAt: s.now(), ParentID: in.ParentID,
 	}
 	row.UpdatedAt = row.CreatedAt
-	data := toTicket(row)
 	for i := range in.custom.write.Put {
 		in.custom.write.Put[i].TicketID = row.ID
 	}
-	data.CustomFields = in.custom.defs.Render(in.custom.write)
+	// The ticket row keeps its values' rendered copy, written by the same
+	// statement (the values' trigger finds it right and leaves it).
+	custom := in.custom.defs.Render(in.custom.write)
+	row.CustomFields = custom.AppendJSON(nil)
+	data := toTicket(row)
 	// The event carries the ticket as rendered; its number is filled in by
 	// the statement that takes it from the counter.
 	audit, events, err := domain.PrepareChange(domain.Change{At: s.now(), OrgID: row.OrgID, ActorID: &by.ID, EntityType: "ticket", Via: by.Via,
-		EntityID: row.ID, Action: ActionCreated, Changes: data.CustomFields.Created(), Events: []string{domain.EventTicketCreated}, Data: data})
+		EntityID: row.ID, Action: ActionCreated, Changes: custom.Created(), Events: []string{domain.EventTicketCreated}, Data: data})
 	if err != nil {
 		return Ticket{}, err
 	}
@@ -144,9 +147,7 @@ func (s *Service) create(ctx context.Context, q store.Querier, pc ticketdb.Proje
 	if err != nil {
 		return Ticket{}, domain.NotFoundAs(err, "project")
 	}
-	out := toTicket(created)
-	out.CustomFields = data.CustomFields
-	return out, nil
+	return toTicket(created), nil
 }
 
 // createdNotes are a new ticket's watches and notifications, which its

@@ -23,29 +23,21 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id uuid.UUID) (Ti
 	if _, err := domain.Authorize(p, domain.MembershipFrom(t.AccessRow), domain.RoleViewer, "ticket"); err != nil {
 		return Ticket{}, err
 	}
-	out := []Ticket{toTicket(t.Row)}
-	if err := withCustomFields(ctx, s.DB.Q(), t.AccessRow.OrgID, out); err != nil {
-		return Ticket{}, err
-	}
-	out[0].Watching = &t.Watching
-	return out[0], nil
-}
-
-// WithCustomFields fills the custom_fields of ts, tickets of orgID the
-// caller may read (other features that list tickets: search).
-func WithCustomFields(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket) error {
-	return withCustomFields(ctx, q, orgID, ts)
+	out := toTicket(t.Row)
+	out.Watching = &t.Watching
+	return out, nil
 }
 
 // Render is rows (tickets of orgID) as the API answers them, custom values
-// included: for the features that read ticket rows themselves (sprint
-// boards, and the ticket.updated payloads of attachments and sprints).
-func Render(ctx context.Context, q store.Querier, orgID uuid.UUID, rows ...ticketdb.Row) ([]Ticket, error) {
+// included (each row carries their rendered copy): for the features that
+// read ticket rows themselves (sprint boards, and the ticket.updated
+// payloads of attachments and sprints).
+func Render(_ context.Context, _ store.Querier, _ uuid.UUID, rows ...ticketdb.Row) ([]Ticket, error) {
 	out := make([]Ticket, len(rows))
 	for i, r := range rows {
 		out[i] = toTicket(r)
 	}
-	return out, withCustomFields(ctx, q, orgID, out)
+	return out, nil
 }
 
 // RenderOne is Render of one row.
@@ -57,37 +49,16 @@ func RenderOne(ctx context.Context, q store.Querier, r ticketdb.Row) (Ticket, er
 	return out[0], nil
 }
 
-// withCustomFieldsOr fills the custom_fields of ts, tickets of orgID, with
-// known when it is set (the values a write has just laid down), else reads
-// them.
-func withCustomFieldsOr(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket, known customfield.Object) error {
+// withKnownCustomFields sets the custom_fields of ts to known when it is
+// set (the values a write has just laid down, which the row read before
+// the write does not carry yet).
+func withKnownCustomFields(ts []Ticket, known customfield.Object) {
 	if known == nil {
-		return withCustomFields(ctx, q, orgID, ts)
+		return
 	}
 	for i := range ts {
-		ts[i].CustomFields = known
+		ts[i].CustomFields = known.AppendJSON(nil)
 	}
-	return nil
-}
-
-// withCustomFields fills the custom_fields of ts, tickets of orgID (one
-// query for all of them).
-func withCustomFields(ctx context.Context, q store.Querier, orgID uuid.UUID, ts []Ticket) error {
-	if len(ts) == 0 {
-		return nil
-	}
-	ids := make([]uuid.UUID, len(ts))
-	for i, t := range ts {
-		ids[i] = t.ID
-	}
-	objs, err := customfield.Objects(ctx, q, orgID, ids)
-	if err != nil {
-		return err
-	}
-	for i := range ts {
-		ts[i].CustomFields = objs[ts[i].ID]
-	}
-	return nil
 }
 
 // Filter narrows a project's ticket list; empty fields do not filter.
@@ -115,8 +86,7 @@ func (s *Service) List(ctx context.Context, p domain.Principal, projectID uuid.U
 	if _, err := domain.Authorize(p, domain.MembershipFrom(access), domain.RoleViewer, "project"); err != nil {
 		return domain.Paged[Ticket]{}, err
 	}
-	out := domain.MapPage(rows, toTicket)
-	return out, withCustomFields(ctx, s.DB.Q(), access.OrgID, out.Items)
+	return domain.MapPage(rows, toTicket), nil
 }
 
 // Activity is one entry of a ticket's activity feed: an audit row.

@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/domain/customfield"
 	"tracker/domain/statusflow"
 	"tracker/internal/civil"
 	"tracker/store"
@@ -72,8 +71,9 @@ type Ticket struct {
 	ExternalKey *string `json:"external_key"`
 	ExternalURL *string `json:"external_url"`
 	// CustomFields are the ticket's custom values by field key ({} when
-	// none), read apart from the row (domain/customfield).
-	CustomFields customfield.Object `json:"custom_fields"`
+	// none): the row's rendered copy (ticketdb.CustomFields), handed
+	// through as it is stored.
+	CustomFields ticketdb.CustomFields `json:"custom_fields"`
 	// Version is the row's version, sent as the ETag (not in the body).
 	Version int64 `json:"-"`
 	// Watching is whether the caller watches the ticket: set by Get only,
@@ -84,15 +84,14 @@ type Ticket struct {
 // RowVersion is the ticket's ETag version (domain.Versioned).
 func (t Ticket) RowVersion() int64 { return t.Version }
 
-// FromRow renders a tickets row as the API's Ticket without its custom
-// values (custom_fields {}): for a caller that fills them for a whole page
-// (search, with WithCustomFields); others use Render.
+// FromRow renders a tickets row as the API's Ticket, custom values
+// included (the row's rendered copy).
 func FromRow(r ticketdb.Row) Ticket { return toTicket(r) }
 
 func toTicket(r ticketdb.Row) Ticket {
 	return Ticket{ID: r.ID, ProjectID: r.ProjectID, TicketNumber: r.TicketNumber, Content: r.Content, AssigneeID: r.AssigneeID,
 		ReporterID: r.ReporterID, SprintID: r.SprintID, ParentID: r.ParentID, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
-		ExternalKey: r.ExternalKey, ExternalURL: r.ExternalURL, Version: r.RowVersion}
+		ExternalKey: r.ExternalKey, ExternalURL: r.ExternalURL, Version: r.RowVersion, CustomFields: r.CustomFields}
 }
 
 // Result is a changed ticket and, under warn enforcement for an unlisted

@@ -90,7 +90,8 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 			}
 		}
 		out := []Ticket{toTicket(t)}
-		return out[0], withCustomFieldsOr(ctx, q, t.OrgID, out, pl.custom)
+		withKnownCustomFields(out, pl.custom)
+		return out[0], nil
 	}
 	var rows []ticketdb.Row
 	var err error
@@ -115,9 +116,7 @@ func (s *Service) apply(ctx context.Context, q store.Querier, by Actor, t ticket
 		return Ticket{}, domain.NotFound("ticket")
 	}
 	page := []Ticket{toTicket(rows[0])}
-	if err := withCustomFieldsOr(ctx, q, t.OrgID, page, pl.custom); err != nil {
-		return Ticket{}, err
-	}
+	withKnownCustomFields(page, pl.custom)
 	after := page[0]
 	if len(pl.Changes) > 0 {
 		if err := domain.Record(ctx, q, domain.Change{At: s.now(), OrgID: t.OrgID, ActorID: &by.ID, EntityType: "ticket",
@@ -231,6 +230,11 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 		}
 		pl.Changes = append(pl.Changes, cf.changes...)
 		pl.custom, pl.with = cf.after, cf.with
+		if len(cf.changes) > 0 {
+			// The row's rendered copy changes in the same UPDATE (the
+			// values' trigger then finds it right and leaves it).
+			pl.Set["custom_fields"] = ticketdb.CustomFields(cf.after.AppendJSON(nil))
+		}
 		res.Warning = pl.warning
 		res.Ticket, err = s.apply(ctx, q, Person(p), t.Row, pl)
 		return err

@@ -105,6 +105,12 @@ func Update(ctx context.Context, q store.Querier, r Row) error {
 
 // Delete removes a definition and (foreign key) its values.
 func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
+	// Marked first: the mark's trigger rewrites the holders' rendered
+	// copies while the values still say which tickets hold one.
+	if _, err := store.Exec(ctx, q, store.SQL.Update("custom_fields").Set("deleted_at", sq.Expr("now()")).
+		Where(sq.Eq{"id": id, "org_id": orgID, "deleted_at": nil})); err != nil {
+		return err
+	}
 	_, err := store.Exec(ctx, q, store.SQL.Delete("custom_fields").Where(sq.Eq{"id": id, "org_id": orgID}))
 	return err
 }

@@ -42,7 +42,26 @@ func Put(ctx context.Context, q store.Querier, vs []Value) error {
 	_, err := store.Exec(ctx, q, b.Suffix(`ON CONFLICT (ticket_id, field_id) DO UPDATE SET text_value = EXCLUDED.text_value,
 		num_value = EXCLUDED.num_value, date_value = EXCLUDED.date_value, bool_value = EXCLUDED.bool_value,
 		user_value = EXCLUDED.user_value, option_ids = EXCLUDED.option_ids`))
-	return err
+	if err != nil {
+		return err
+	}
+	ids := make([]uuid.UUID, 0, len(vs))
+	for _, v := range vs {
+		ids = append(ids, v.TicketID)
+	}
+	return RewriteCopies(ctx, q, ids)
+}
+
+// RewriteCopies renders the rendered copies (tickets.custom_fields) of
+// ticketIDs anew from their values, for a write that has not laid them
+// down itself.
+func RewriteCopies(ctx context.Context, q store.Querier, ticketIDs []uuid.UUID) error {
+	if len(ticketIDs) == 0 {
+		return nil
+	}
+	_, err := q.Exec(ctx, `UPDATE tickets SET custom_fields = ticket_custom_fields_json(id)
+	    WHERE id = ANY($1) AND custom_fields::text IS DISTINCT FROM ticket_custom_fields_json(id)::text`, ticketIDs)
+	return store.Translate(err)
 }
 
 // FieldValue is a Value with the key, type and options of its field.
@@ -115,7 +134,13 @@ func Replace(ctx context.Context, q store.Querier, orgID, ticketID uuid.UUID, cl
 	if err != nil {
 		return nil, store.Translate(err)
 	}
-	return scanLive(rows)
+	was, err := scanLive(rows)
+	if err != nil {
+		return nil, err
+	}
+	// The statement's parts see the values as they were: the copy comes
+	// after it.
+	return was, RewriteCopies(ctx, q, []uuid.UUID{ticketID})
 }
 
 // OfTicketSQL reads the values of ticket $1 with their live fields (the

@@ -6,6 +6,8 @@
 package ticketdb
 
 import (
+	"database/sql/driver"
+	"fmt"
 	"strings"
 	"time"
 
@@ -62,6 +64,61 @@ type Row struct {
 	ExternalURL *string `db:"external_url"`
 	// RowVersion counts the row's changes (a trigger bumps it): the ETag.
 	RowVersion int64 `db:"row_version"`
+	// CustomFields is the ticket's rendered copy of its custom values.
+	CustomFields CustomFields `db:"custom_fields"`
+}
+
+// CustomFields is a ticket's custom_fields column: its custom values as the
+// API's custom_fields object, byte for byte as the API writes it, so a read
+// hands it through unparsed. Triggers keep it equal to the rendering of the
+// ticket's ticket_custom_values (schema/migrations 060); empty means {}.
+type CustomFields []byte
+
+// AppendJSON appends the object as it is ({} when empty).
+func (c CustomFields) AppendJSON(b []byte) []byte {
+	if len(c) == 0 {
+		return append(b, "{}"...)
+	}
+	return append(b, c...)
+}
+
+// MarshalJSON is AppendJSON for encoding/json.
+func (c CustomFields) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+
+// UnmarshalJSON keeps the object as it comes (null: none).
+func (c *CustomFields) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*c = nil
+		return nil
+	}
+	*c = append((*c)[:0], b...)
+	return nil
+}
+
+// PGType is the column's type (store.PGTyped).
+func (CustomFields) PGType() string { return "json" }
+
+// Value writes the copy ({} when empty).
+func (c CustomFields) Value() (driver.Value, error) {
+	if len(c) == 0 {
+		return "{}", nil
+	}
+	return string(c), nil
+}
+
+// Scan reads the copy as it is stored.
+func (c *CustomFields) Scan(src any) error {
+	switch s := src.(type) {
+	case string:
+		*c = CustomFields(s)
+	case []byte:
+		*c = append(CustomFields(nil), s...)
+	case nil:
+		*c = nil
+	default:
+		return fmt.Errorf("custom_fields: cannot scan %T", src)
+	}
+	return nil
 }
 
 // NotInRow are the tickets columns Row leaves out on purpose: deleted_at is

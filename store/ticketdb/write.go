@@ -100,6 +100,7 @@ var insertNextSQL = `WITH c AS (
 // number) or sets itself, whatever the Row says.
 var insertFilled = map[string]string{
 	"org_id": "c.org_id", "ticket_number": "c.ticket_counter", "updated_at": "@created_at", "row_version": "1",
+	"custom_fields": "@custom_fields::json",
 }
 
 // insertValues is the select list of an insert: each column's expression in

@@ -91,16 +91,16 @@ var entities = []entity{{
 	api:     reflect.TypeFor[ticket.Ticket](), openapi: "Ticket",
 	doc: reflect.TypeFor[export.Ticket](), docDef: "ticket", sqlite: "tickets",
 	notInAPI: notInAPI,
-	apiOnly:  []string{"custom_fields"}, // ticket_custom_values, by field key
 	inDocAs: with(noIDs, map[string]string{
 		"project_id":    "", // the enclosing project
 		"ticket_number": "number", "assignee_id": "assignee", "reporter_id": "reporter", "sprint_id": "sprint",
 		"parent_id": "parent",
 	}),
-	docOnly: []string{"labels", "comments", "time_entries", "attachments", "links", "custom_fields"},
+	docOnly: []string{"labels", "comments", "time_entries", "attachments", "links"},
 	// parent: table ticket_parents; the keys a ticket had in the tracker it
-	// was imported from travel in the JSON document only.
-	notInSQLite: []string{"parent", "external_key", "external_url"},
+	// was imported from travel in the JSON document only; custom values:
+	// table ticket_custom_values, one row per key.
+	notInSQLite: []string{"parent", "external_key", "external_url", "custom_fields"},
 	sqliteOnly:  []string{"project_key"},
 }, {
 	name: "project", row: reflect.TypeFor[projectdb.Row](), content: projectdb.ContentFields.Names(), writes: []string{"createProject", "updateProject"},
@@ -356,6 +356,8 @@ func jsonType(t reflect.Type) string {
 		return "string"
 	case reflect.TypeFor[civil.Decimal]():
 		return "number"
+	case reflect.TypeFor[ticketdb.CustomFields](): // a JSON object kept as its bytes
+		return "object"
 	}
 	switch t.Kind() {
 	case reflect.String:
