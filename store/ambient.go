@@ -111,3 +111,11 @@ func (p poolQuerier) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResul
 	}
 	return p.Pool.SendBatch(ctx, b)
 }
+
+// Concurrent tells whether q may run statements at the same time under
+// ctx: a DB's own querier outside a request-wide transaction. The
+// statements of one transaction run one after another.
+func Concurrent(ctx context.Context, q Querier) bool {
+	p, ok := q.(poolQuerier)
+	return ok && requestOf(ctx, p.db) == nil
+}

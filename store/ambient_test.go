@@ -68,3 +68,42 @@ func TestRequestTransactionHoldsEveryWrite(t *testing.T) {
 		t.Fatalf("commit left %d rows, want 2 (the failed savepoint's undone)", n)
 	}
 }
+
+// Only the pool's querier outside a request transaction runs statements
+// at the same time: a transaction's (InTx's, ReadOnly's, a request's)
+// connection runs one at a time.
+func TestConcurrentOnlyOutsideTransactions(t *testing.T) {
+	t.Parallel()
+	db := storetest.New(t)
+	ctx := context.Background()
+	if !store.Concurrent(ctx, db.Q()) {
+		t.Fatal("the pool's querier outside a transaction: not concurrent")
+	}
+	if err := db.InTx(ctx, func(q store.Querier) error {
+		if store.Concurrent(ctx, q) {
+			t.Error("InTx's querier: concurrent")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ReadOnly(ctx, func(q store.Querier) error {
+		if store.Concurrent(ctx, q) {
+			t.Error("ReadOnly's querier: concurrent")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rctx, req, err := db.BeginRequest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if store.Concurrent(rctx, db.Q()) {
+		t.Error("the pool's querier in a request transaction: concurrent")
+	}
+	req.Rollback(ctx)
+	if !store.Concurrent(rctx, db.Q()) {
+		t.Error("after the request ended: not concurrent")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 
 	"tracker/store"
 	"tracker/store/capexdb"
@@ -29,11 +30,61 @@ type aggregator func(context.Context, store.Querier, capexdb.Filter, capexdb.Gro
 //
 // A capex decision never capitalizes what the framework does not, so it
 // changes no total and reads nothing.
+//
+// The two parts do not depend on each other: they are read at once when q
+// allows it.
 func classified(ctx context.Context, q store.Querier, agg aggregator, f capexdb.Filter, g capexdb.Grouping,
 	pol *PolicyRef) ([]capexdb.Line, error) {
 	lines, err := agg(ctx, q, f, g)
-	if err != nil || pol == nil {
-		return lines, err
+	if err != nil {
+		return nil, err
+	}
+	return classify(ctx, q, agg, lines, f, g, pol)
+}
+
+// inForce is the policy in force for f's month (orgID, per) and the
+// month's lines classified under it. The policy's decisions (the rules'
+// query over the month's tickets) and the month's aggregate do not depend
+// on each other, so they are read at once when q allows it.
+func inForce(ctx context.Context, q store.Querier, agg aggregator, f capexdb.Filter, g capexdb.Grouping,
+	orgID uuid.UUID, per Period, now time.Time) (*PolicyRef, []capexdb.Line, error) {
+	var pol *PolicyRef
+	var lines []capexdb.Line
+	err := both(ctx, q, func() (err error) {
+		pol, err = policyInForce(ctx, q, orgID, per, now)
+		return err
+	}, func() (err error) {
+		lines, err = agg(ctx, q, f, g)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	lines, err = classify(ctx, q, agg, lines, f, g, pol)
+	return pol, lines, err
+}
+
+// both runs a and b: at the same time, each statement on a connection of
+// its own, when q is the pool's querier outside a transaction; else one
+// after the other.
+func both(ctx context.Context, q store.Querier, a, b func() error) error {
+	if !store.Concurrent(ctx, q) {
+		if err := a(); err != nil {
+			return err
+		}
+		return b()
+	}
+	var eg errgroup.Group
+	eg.Go(a)
+	eg.Go(b)
+	return eg.Wait()
+}
+
+// classify classes lines, the aggregate of f at g, under pol (classified).
+func classify(ctx context.Context, q store.Querier, agg aggregator, lines []capexdb.Line, f capexdb.Filter,
+	g capexdb.Grouping, pol *PolicyRef) ([]capexdb.Line, error) {
+	if pol == nil {
+		return lines, nil
 	}
 	opex := pol.opexTickets()
 	if pol.Framework == FrameworkASC35040 && len(opex) == 0 {
@@ -54,7 +105,12 @@ func classified(ctx context.Context, q store.Querier, agg aggregator, f capexdb.
 		}
 		out = append(out, l)
 	}
-	if len(split) > 0 {
+	var splitLines, moved []capexdb.Line
+	moves := len(opex) > 0 && len(whole) > 0
+	err := both(ctx, q, func() error {
+		if len(split) == 0 {
+			return nil
+		}
 		c := &capexdb.Classing{OpEx: opex, Projects: []uuid.UUID{}, From: []time.Time{}}
 		if c.OpEx == nil {
 			c.OpEx = []uuid.UUID{}
@@ -64,20 +120,25 @@ func classified(ctx context.Context, q store.Querier, agg aggregator, f capexdb.
 		}
 		cf := f
 		cf.Class, cf.Restricted, cf.Projects = c, true, intersect(f, c.Projects)
-		ls, err := agg(ctx, q, cf, g)
-		if err != nil {
-			return nil, err
+		var err error
+		splitLines, err = agg(ctx, q, cf, g)
+		return err
+	}, func() error {
+		if !moves {
+			return nil
 		}
-		out = append(out, ls...)
-	}
-	if len(opex) == 0 || len(whole) == 0 {
-		return out, nil
-	}
-	of := f
-	of.OnlyTickets, of.Tickets, of.Restricted, of.Projects = true, opex, true, intersect(f, whole)
-	moved, err := agg(ctx, q, of, g)
+		of := f
+		of.OnlyTickets, of.Tickets, of.Restricted, of.Projects = true, opex, true, intersect(f, whole)
+		var err error
+		moved, err = agg(ctx, q, of, g)
+		return err
+	})
 	if err != nil {
 		return nil, err
+	}
+	out = append(out, splitLines...)
+	if !moves {
+		return out, nil
 	}
 	return moveToOpEx(out, moved), nil
 }

@@ -111,10 +111,8 @@ func (s *Service) prepareDrill(ctx context.Context, q store.Querier, p domain.Pr
 		info := toCloseInfo(cl.info)
 		d.closed, d.names = &info, cl.doc.Frozen.Names
 	} else {
-		if d.pol, err = policyInForce(ctx, q, eq.OrgID, eq.Period, s.now()); err != nil {
-			return drill{}, err
-		}
-		d.lines, err = classified(ctx, q, capexdb.Aggregate, f, capexdb.Grouping{WithUsers: eq.IncludeUsers}, d.pol)
+		d.pol, d.lines, err = inForce(ctx, q, capexdb.Aggregate, f, capexdb.Grouping{WithUsers: eq.IncludeUsers},
+			eq.OrgID, eq.Period, s.now())
 	}
 	if err != nil {
 		return drill{}, err

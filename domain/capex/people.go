@@ -50,28 +50,24 @@ func (s *Service) People(ctx context.Context, p domain.Principal, qr Query) (Peo
 		return PeopleReport{}, err
 	}
 	out := PeopleReport{Period: qr.Period.String(), People: []PersonLine{}}
-	classify := func(f capexdb.Filter, g capexdb.Grouping, pol *PolicyRef) ([]capexdb.Line, error) {
-		return classified(ctx, q, capexdb.Aggregate, f, g, pol)
-	}
+	g := capexdb.Grouping{OnlyUsers: true}
 	cl, ok, err := closedOf(ctx, q, qr.OrgID, qr.Period)
 	if err != nil {
 		return out, err
 	}
+	var lines []capexdb.Line
 	if ok {
 		out.Policy = cl.doc.Policy
-		classify = func(f capexdb.Filter, g capexdb.Grouping, pol *PolicyRef) ([]capexdb.Line, error) {
-			return cl.classified(ctx, q, f, g, pol)
-		}
 		info := toCloseInfo(cl.info)
 		out.Close = &info
-	} else if out.Policy, err = policyInForce(ctx, q, qr.OrgID, qr.Period, s.now()); err != nil {
-		return out, err
+		lines, err = cl.classified(ctx, q, f, g, out.Policy)
+	} else {
+		out.Policy, lines, err = inForce(ctx, q, capexdb.Aggregate, f, g, qr.OrgID, qr.Period, s.now())
 	}
-	out.StandardHoursPerMonth = out.Policy.standardHours()
-	lines, err := classify(f, capexdb.Grouping{OnlyUsers: true}, out.Policy)
 	if err != nil {
 		return out, err
 	}
+	out.StandardHoursPerMonth = out.Policy.standardHours()
 	out.Policy = out.Policy.public()
 	type sums struct {
 		name                                  string

@@ -82,11 +82,11 @@ func (s *Service) Report(ctx context.Context, p domain.Principal, qr Query) (Rep
 		}
 		return cl.report(ctx, q, qr, f)
 	}
-	pol, err := policyInForce(ctx, q, qr.OrgID, qr.Period, s.now())
+	pol, lines, err := inForce(ctx, q, rollup.aggregate, f, GroupingFor(qr), qr.OrgID, qr.Period, s.now())
 	if err != nil {
 		return Report{}, err
 	}
-	return rollup.report(ctx, q, qr, f, pol)
+	return rollup.reportOf(ctx, q, qr, lines, pol)
 }
 
 // report computes the report of an open month under pol.
@@ -95,8 +95,15 @@ func (src source) report(ctx context.Context, q store.Querier, qr Query, f capex
 	if err != nil {
 		return Report{}, err
 	}
+	return src.reportOf(ctx, q, qr, lines, pol)
+}
+
+// reportOf builds the report of an open month from its lines classified
+// under pol.
+func (src source) reportOf(ctx context.Context, q store.Querier, qr Query, lines []capexdb.Line, pol *PolicyRef) (Report, error) {
 	var spent map[uuid.UUID]int64
 	if qr.IncludeBudget {
+		var err error
 		if spent, err = src.spentOf(ctx, q, qr, lines); err != nil {
 			return Report{}, err
 		}
