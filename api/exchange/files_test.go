@@ -263,6 +263,19 @@ func TestImportFileAccessAndBadInput(t *testing.T) {
 			t.Errorf("%+v: %s, want %q", c.ff.format, r.Body, c.want)
 		}
 	}
+	// A form of many fields is refused before it fills the memory.
+	var many bytes.Buffer
+	mw := multipart.NewWriter(&many)
+	for i := 0; i < 17; i++ {
+		_ = mw.WriteField(fmt.Sprintf("extra_%d", i), "x")
+	}
+	_ = mw.Close()
+	req := httptest.NewRequest("POST", "/api/v1/orgs/"+f.a.String()+"/imports", &many)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+f.owner.Token)
+	if r := f.env.Send(req).Expect(t, 422); !strings.Contains(string(r.Body), "more than 16 fields") {
+		t.Errorf("17 fields: %s", r.Body)
+	}
 	if n := count(t, f, `SELECT count(*) FROM imports WHERE org_id = $1`, f.a); n != before {
 		t.Fatalf("%d imports recorded by refused files", n-before)
 	}

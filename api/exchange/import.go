@@ -171,8 +171,13 @@ func (h Handlers) importFile(c *fiber.Ctx) error {
 	return api.Send(c, statusCode(st), importResponse(st))
 }
 
-// maxField caps a form field (the mapping is the largest).
-const maxField = 1 << 20
+// maxField caps a form field (the mapping is the largest), and maxFields
+// their number, so the fields a form holds in memory stay small whatever
+// the body's size.
+const (
+	maxField  = 1 << 20
+	maxFields = 16
+)
 
 // uploadForm is a multipart form read: its fields, and its file part
 // spooled to a temporary file (rewound), nil when there was none.
@@ -211,6 +216,9 @@ func (h Handlers) readForm(c *fiber.Ctx, boundary string) (uploadForm, error) {
 				return form, err
 			}
 			continue
+		}
+		if _, seen := form.fields[name]; !seen && len(form.fields) == maxFields {
+			return form, domain.Invalidf("the form has more than %d fields", maxFields)
 		}
 		b, err := io.ReadAll(io.LimitReader(part, maxField+1))
 		if err != nil {
