@@ -54,3 +54,20 @@ func ProjectMembership(ctx context.Context, q Querier, projectID, userID uuid.UU
 	        FROM projects p WHERE p.id = $1 AND p.deleted_at IS NULL`
 	return GetRaw[AccessRow](ctx, q, sql, projectID, userID)
 }
+
+// TicketAccess is the part of a live ticket that its comments, watchers
+// and the like need, with the caller's standing toward its project.
+type TicketAccess struct {
+	ID        uuid.UUID `db:"id"`
+	ProjectID uuid.UUID `db:"project_id"`
+	AccessRow
+}
+
+// TicketWithAccess reads a live ticket of a live project with the caller's
+// access.
+func TicketWithAccess(ctx context.Context, q Querier, ticketID, userID uuid.UUID) (TicketAccess, error) {
+	sql := `SELECT t.id, t.project_id, ` + Cols(AccessColumns("t.org_id", "t.project_id", "$2")) + `
+	        FROM tickets t JOIN projects p ON p.id = t.project_id
+	        WHERE t.id = $1 AND t.deleted_at IS NULL AND p.deleted_at IS NULL`
+	return GetRaw[TicketAccess](ctx, q, sql, ticketID, userID)
+}

@@ -84,7 +84,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, ticketID uuid.
 	}
 	var out Comment
 	err := s.DB.InTx(ctx, func(q store.Querier) error {
-		t, err := commentdb.TicketWithAccess(ctx, q, ticketID, p.UserID)
+		t, err := store.TicketWithAccess(ctx, q, ticketID, p.UserID)
 		if err != nil {
 			return domain.NotFoundAs(err, "ticket")
 		}
@@ -130,7 +130,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, ticketID uuid.
 // parent_comment_id, so clients thread them.
 func (s *Service) List(ctx context.Context, p domain.Principal, ticketID uuid.UUID, page domain.Page) (domain.Paged[Comment], error) {
 	q := s.DB.Q()
-	t, err := commentdb.TicketWithAccess(ctx, q, ticketID, p.UserID)
+	t, err := store.TicketWithAccess(ctx, q, ticketID, p.UserID)
 	if err != nil {
 		return domain.Paged[Comment]{}, domain.NotFoundAs(err, "ticket")
 	}

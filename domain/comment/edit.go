@@ -117,7 +117,7 @@ func (s *Service) mentionAdded(ctx context.Context, q store.Querier, p domain.Pr
 	if old.Body == r.Body {
 		return nil
 	}
-	t, err := commentdb.TicketWithAccess(ctx, q, r.TicketID, p.UserID)
+	t, err := store.TicketWithAccess(ctx, q, r.TicketID, p.UserID)
 	if err != nil {
 		return domain.NotFoundAs(err, "ticket")
 	}

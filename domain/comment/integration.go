@@ -36,7 +36,7 @@ func (s *Service) CreateIn(ctx context.Context, q store.Querier, in Integrated) 
 	if in.As != nil {
 		author = in.As.UserID
 	}
-	t, err := commentdb.TicketWithAccess(ctx, q, in.TicketID, author)
+	t, err := store.TicketWithAccess(ctx, q, in.TicketID, author)
 	if err != nil || t.OrgID != in.OrgID {
 		return Comment{}, domain.NotFoundAs(store.ErrNotFound, "ticket")
 	}

@@ -32,8 +32,8 @@ type Watcher struct {
 
 // ticketAccess reads a live ticket with the caller's access and authorizes
 // min.
-func ticketAccess(ctx context.Context, q store.Querier, p domain.Principal, ticketID uuid.UUID, min domain.Role) (notificationdb.Ticket, error) {
-	t, err := notificationdb.TicketWithAccess(ctx, q, ticketID, p.UserID)
+func ticketAccess(ctx context.Context, q store.Querier, p domain.Principal, ticketID uuid.UUID, min domain.Role) (store.TicketAccess, error) {
+	t, err := store.TicketWithAccess(ctx, q, ticketID, p.UserID)
 	if err != nil {
 		return t, domain.NotFoundAs(err, "ticket")
 	}
