@@ -11,6 +11,8 @@ import (
 	cf "tracker/domain/customfield"
 	"tracker/domain/testfactory"
 	"tracker/domain/ticket"
+	"tracker/store"
+	"tracker/store/cascadedb"
 	"tracker/store/customfielddb"
 	"tracker/store/storetest"
 )
@@ -154,9 +156,33 @@ func TestRenderedCopy(t *testing.T) {
 	if err := db.Q().QueryRow(ctx, `SELECT count(*) FROM ticket_custom_values WHERE field_id = $1`, big.ID).Scan(&waiting); err != nil || waiting != 3 {
 		t.Fatalf("the marked field's values: %d waiting (want 3, the purge's), %v", waiting, err)
 	}
-	same("delete marked for the purge")
-	if _, err := db.Q().Exec(ctx, `DELETE FROM ticket_custom_values WHERE field_id = $1`, big.ID); err != nil {
-		t.Fatal(err)
+	// Marked: the holders' copies keep the value until the purge's batch
+	// that removes it rewrites them (so a delete never rewrites many
+	// tickets in one request).
+	var stale int
+	if err := db.Q().QueryRow(ctx, `SELECT count(*) FROM tickets WHERE org_id = $1 AND custom_fields::text LIKE '%"zone":%'`, org.ID).Scan(&stale); err != nil || stale != 3 {
+		t.Fatalf("copies holding the marked field: %d (want 3 until the purge), %v", stale, err)
+	}
+	root := cascadedb.Root{OrgID: org.ID, Type: "custom_field", ID: big.ID}
+	for batch := 0; ; batch++ {
+		var n int64
+		err := db.InTx(ctx, func(q store.Querier) (err error) {
+			n, err = cascadedb.Run(ctx, q, root, cascadedb.StepFieldValues, 2)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if batch == 0 {
+			var left int
+			_ = db.Q().QueryRow(ctx, `SELECT count(*) FROM tickets WHERE org_id = $1 AND custom_fields::text LIKE '%"zone":%'`, org.ID).Scan(&left)
+			if n != 2 || left != 1 {
+				t.Fatalf("first batch of 2: purged %d, %d copies still hold the field (want 1)", n, left)
+			}
+		}
+		if n == 0 {
+			break
+		}
 	}
 	same("purge")
 }

@@ -7,8 +7,9 @@
 -- writes values writes the copy too (a create's insert and a PATCH's
 -- UPDATE with the copy rendered by the service; the others with
 -- ticket_custom_fields_json, customfielddb.RewriteCopies); a trigger on
--- custom_fields rewrites the copies an option's rename or a field's delete
--- changes. Triggers on ticket_custom_values were measured and left out:
+-- custom_fields rewrites the copies an option's rename changes, and a
+-- field's delete rewrites its holders' (inline, or batch by batch in the
+-- durable purge). Triggers on ticket_custom_values were measured and left out:
 -- they cost a create or PATCH with values half as much again. The type is json, not
 -- jsonb: json keeps the bytes as written (jsonb would reorder the keys and
 -- add spaces), and the copy is only ever read whole.
@@ -58,14 +59,19 @@ UPDATE tickets SET custom_fields = ticket_custom_fields_json(id)
 WHERE id IN (SELECT ticket_id FROM ticket_custom_values);
 
 -- A field whose options are renamed rewrites the copies of the tickets
--- holding a renamed option (by the options' index); one deleted (marked,
--- its values awaiting the purge) or whose key changes rewrites those of
--- every ticket holding a value of it.
+-- holding a renamed option (by the options' index); one whose key changes
+-- rewrites those of every ticket holding a value of it. A delete does not:
+-- the inline delete rewrites its few holders itself, and the durable purge
+-- rewrites each batch's tickets as it removes their values, so deleting a
+-- field held by many tickets never rewrites them all in one request.
 CREATE FUNCTION custom_field_copy_sync() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     renamed uuid[];
 BEGIN
-    IF OLD.key IS DISTINCT FROM NEW.key OR OLD.deleted_at IS DISTINCT FROM NEW.deleted_at THEN
+    IF NEW.deleted_at IS NOT NULL THEN
+        RETURN NULL;
+    END IF;
+    IF OLD.key IS DISTINCT FROM NEW.key THEN
         UPDATE tickets t SET custom_fields = ticket_custom_fields_json(t.id)
         WHERE t.id IN (SELECT ticket_id FROM ticket_custom_values WHERE field_id = NEW.id);
         RETURN NULL;
@@ -81,5 +87,5 @@ BEGIN
     RETURN NULL;
 END
 $$;
-CREATE TRIGGER custom_fields_copy_sync AFTER UPDATE OF key, options, deleted_at ON custom_fields
+CREATE TRIGGER custom_fields_copy_sync AFTER UPDATE OF key, options ON custom_fields
     FOR EACH ROW EXECUTE FUNCTION custom_field_copy_sync();

@@ -60,8 +60,14 @@ func stepSQL(ctx context.Context, q store.Querier, r Root, step string) (string,
 		return `DELETE FROM ticket_labels WHERE (ticket_id, label_id) IN (
 			SELECT ticket_id, label_id FROM ticket_labels WHERE org_id = $1 AND label_id = $2 LIMIT $3)`, nil
 	case StepFieldValues:
-		return `DELETE FROM ticket_custom_values WHERE (ticket_id, field_id) IN (
-			SELECT ticket_id, field_id FROM ticket_custom_values WHERE field_id = $2 AND org_id = $1 LIMIT $3)`, nil
+		// Each batch rewrites its tickets' rendered copies
+		// (tickets.custom_fields) without the field, which is already
+		// marked deleted, so the copies render without it.
+		return `WITH d AS (DELETE FROM ticket_custom_values WHERE (ticket_id, field_id) IN (
+			SELECT ticket_id, field_id FROM ticket_custom_values WHERE field_id = $2 AND org_id = $1 LIMIT $3)
+			RETURNING ticket_id),
+			c AS (UPDATE tickets SET custom_fields = ticket_custom_fields_json(id) WHERE id IN (SELECT ticket_id FROM d))
+			SELECT count(*) FROM d`, nil
 	case StepRoot:
 		return rootSQL(ctx, q, r)
 	}

@@ -153,7 +153,9 @@ func Run(ctx context.Context, q store.Querier, r Root, step string, limit int) (
 }
 
 // isCount marks the steps written as a data-modifying CTE returning a count
-// (they delete the rows' entity tags in the same statement).
+// (they delete the rows' entity tags, or rewrite the tickets' rendered
+// copies, in the same statement).
 func isCount(step string) bool {
-	return step == StepTimeEntries || step == StepTickets || step == StepRoot || step == StepAttachments
+	return step == StepTimeEntries || step == StepTickets || step == StepRoot || step == StepAttachments ||
+		step == StepFieldValues
 }

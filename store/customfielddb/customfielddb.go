@@ -105,18 +105,24 @@ func Update(ctx context.Context, q store.Querier, r Row) error {
 
 // Delete removes a definition and (foreign key) its values.
 func Delete(ctx context.Context, q store.Querier, orgID, id uuid.UUID) error {
-	// Marked first: the mark's trigger rewrites the holders' rendered
-	// copies while the values still say which tickets hold one.
+	// Marked first, so the holders' rendered copies are rendered without it
+	// while the values still say which tickets hold one.
 	if _, err := store.Exec(ctx, q, store.SQL.Update("custom_fields").Set("deleted_at", sq.Expr("now()")).
 		Where(sq.Eq{"id": id, "org_id": orgID, "deleted_at": nil})); err != nil {
 		return err
+	}
+	if _, err := q.Exec(ctx, `UPDATE tickets SET custom_fields = ticket_custom_fields_json(id)
+	    WHERE id IN (SELECT ticket_id FROM ticket_custom_values WHERE field_id = $1)`, id); err != nil {
+		return store.Translate(err)
 	}
 	_, err := store.Exec(ctx, q, store.SQL.Delete("custom_fields").Where(sq.Eq{"id": id, "org_id": orgID}))
 	return err
 }
 
 // MarkDeleted hides a definition (every read here skips it, its key is free
-// again) until the cascade purge removes its values and then the row.
+// again) until the cascade purge removes its values and then the row. The
+// holders' rendered copies keep its value until the purge's batch that
+// removes it.
 func MarkDeleted(ctx context.Context, q store.Querier, orgID, id uuid.UUID, at time.Time) error {
 	_, err := store.Exec(ctx, q, store.SQL.Update("custom_fields").Set("deleted_at", at).
 		Where(sq.Eq{"id": id, "org_id": orgID, "deleted_at": nil}))
