@@ -47,6 +47,12 @@ type Hub struct {
 // Backstop is how often the hub looks for new rows without a NOTIFY.
 const Backstop = 2 * time.Second
 
+// Waiting is how soon the hub looks again while some subscriber has rows
+// committed behind an older transaction still running: that transaction
+// may end without a NOTIFY (it wrote no outbox row, or ran in another
+// database of the cluster), and its end is what makes them readable.
+const Waiting = 25 * time.Millisecond
+
 // NewHub builds a hub on db; it listens from the first subscription until
 // Close.
 func NewHub(db *store.DB, clock domain.Clock, log *slog.Logger) *Hub {
@@ -121,8 +127,9 @@ func (h *Hub) wakeAny() {
 }
 
 // check runs the one query and wakes the streams whose person has
-// something new, and those it looks at for the first time.
-func (h *Hub) check(ctx context.Context) {
+// something new, and those it looks at for the first time; it reports
+// whether rows wait on an older transaction.
+func (h *Hub) check(ctx context.Context) bool {
 	h.mu.Lock()
 	users := make([]uuid.UUID, 0, len(h.subs))
 	type sub struct {
@@ -141,14 +148,14 @@ func (h *Hub) check(ctx context.Context) {
 	since := h.horizon
 	h.mu.Unlock()
 	if len(users) == 0 {
-		return
+		return false
 	}
 	ended, err := notificationdb.EndedSince(ctx, h.db.Q(), users, since)
 	if err != nil {
 		if ctx.Err() == nil && !h.db.Closed() {
 			h.log.Warn("notification hub: reading new notifications failed", "error", err)
 		}
-		return
+		return false
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -170,6 +177,7 @@ func (h *Hub) check(ctx context.Context) {
 			poke(ch)
 		}
 	}
+	return ended.Waiting
 }
 
 func (h *Hub) run() {
@@ -180,15 +188,20 @@ func (h *Hub) run() {
 	go func() {
 		t := time.NewTicker(h.backstop)
 		defer t.Stop()
+		var soon <-chan time.Time
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
+			case <-soon:
 			case <-h.poke:
 			}
 			h.wakeAny()
-			h.check(ctx)
+			soon = nil
+			if h.check(ctx) {
+				soon = time.After(Waiting)
+			}
 		}
 	}()
 	go func() {

@@ -277,6 +277,9 @@ func MarkAllRead(ctx context.Context, q store.Querier, f Filter, at time.Time) e
 type Ended struct {
 	Horizon uint64
 	Users   []uuid.UUID
+	// Waiting: some of users have rows committed at or above the horizon,
+	// readable once the older transactions still running end.
+	Waiting bool
 }
 
 // EndedSince reads which of users have notifications with txid from since
@@ -292,7 +295,7 @@ func EndedSince(ctx context.Context, q store.Querier, users []uuid.UUID, since *
 	}
 	var horizon string
 	var out Ended
-	err := q.QueryRow(ctx, EndedSQL, users, from).Scan(&horizon, &out.Users)
+	err := q.QueryRow(ctx, EndedSQL, users, from).Scan(&horizon, &out.Users, &out.Waiting)
 	if err != nil {
 		return Ended{}, store.Translate(err)
 	}
@@ -306,4 +309,5 @@ func EndedSince(ctx context.Context, q store.Querier, users []uuid.UUID, since *
 const EndedSQL = `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
 	SELECT h.xmin::text, ARRAY(SELECT DISTINCT n.user_id FROM notifications n
 	    WHERE n.user_id = ANY ($1::uuid[]) AND $2::text IS NOT NULL
-	      AND n.txid >= $2::text::xid8 AND n.txid < h.xmin) FROM h`
+	      AND n.txid >= $2::text::xid8 AND n.txid < h.xmin),
+	    EXISTS (SELECT 1 FROM notifications n WHERE n.user_id = ANY ($1::uuid[]) AND n.txid >= h.xmin) FROM h`
