@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,6 +114,8 @@ func TestStreamSendsALateCommit(t *testing.T) {
 	copy(early[:6], ms[2:])
 	ctx := context.Background()
 	inserted, release, done := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	commit := sync.OnceFunc(func() { close(release) })
+	defer commit() // a failure before the commit must not leave the transaction open
 	go func() {
 		done <- w.Env.DB.InTx(ctx, func(q store.Querier) error {
 			ids, err := notificationdb.Insert(ctx, q, []notificationdb.New{{ID: early, UserID: w.Member.ID,
@@ -142,7 +145,7 @@ func TestStreamSendsALateCommit(t *testing.T) {
 		}
 	case <-time.After(300 * time.Millisecond):
 	}
-	close(release)
+	commit()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
