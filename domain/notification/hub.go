@@ -19,8 +19,8 @@ import (
 // writes notifications also writes their outbox rows, and the store
 // NOTIFYs the outbox channel after such a commit (coalesced,
 // store/notify.go), which every replica's hub LISTENs to. On each NOTIFY,
-// and every Backstop besides (a lost connection, or a row that became
-// readable when an unrelated older transaction ended), the hub runs one
+// every Backstop besides (a lost connection), and every Waiting while rows
+// wait behind an older transaction (whose end need not NOTIFY), the hub runs one
 // query for all its subscribers: who has rows whose transactions are
 // below the oldest running one now but were not at its previous look
 // (notificationdb.EndedSince), and wakes their streams; each woken stream
