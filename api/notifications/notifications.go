@@ -182,23 +182,22 @@ func (h Handlers) putSettings(ctx context.Context, p domain.Principal, req setti
 func (h Handlers) live(c *fiber.Ctx) error {
 	p := api.Principal(c)
 	ctx := c.UserContext()
-	start := uuid.Nil
+	var last uuid.UUID
 	if s := strings.TrimSpace(c.Get("Last-Event-ID")); s != "" {
 		id, err := uuid.Parse(s)
 		if err != nil {
 			return domain.Invalid("Last-Event-ID: must be a notification id")
 		}
-		start = id
-	} else {
-		// Without Last-Event-ID the stream starts now; the inbox has the rest.
-		newest, err := h.svc.Newest(ctx, p)
-		if err != nil {
-			return err
-		}
-		start = newest
+		last = id
+	}
+	// Without Last-Event-ID (or with one not the caller's) the stream
+	// starts now; the inbox has the rest.
+	cursor, err := h.svc.StartCursor(ctx, p, last)
+	if err != nil {
+		return err
 	}
 	wake, cancel := h.hub.Subscribe(p.UserID)
-	return api.Stream(c, h.stream, &source{svc: h.svc, p: p, cursor: notification.NewCursor(start), wake: wake, cancel: cancel})
+	return api.Stream(c, h.stream, &source{svc: h.svc, p: p, cursor: cursor, wake: wake, cancel: cancel})
 }
 
 // source feeds one caller's stream from their inbox.

@@ -19,33 +19,45 @@ import (
 // writes notifications also writes their outbox rows, and the store
 // NOTIFYs the outbox channel after such a commit (coalesced,
 // store/notify.go), which every replica's hub LISTENs to. On each NOTIFY,
-// and every Backstop besides (a lost connection), the hub runs one query
-// for all its subscribers' recent notifications (the last 2×Lookback) and
-// wakes the streams of the people whose count or newest id changed; each
-// woken stream then reads its own new rows.
+// every Backstop besides (a lost connection), and every Waiting while rows
+// wait behind an older transaction (whose end need not NOTIFY), the hub runs one
+// query for all its subscribers: who has rows whose transactions are
+// below the oldest running one now but were not at its previous look
+// (notificationdb.EndedSince), and wakes their streams; each woken stream
+// then reads its own new rows. A stream subscribed since the previous look
+// is woken at its first look whatever it finds, so nothing between its
+// own first read and that look's horizon is left unread.
 type Hub struct {
 	db       *store.DB
 	clock    domain.Clock
 	log      *slog.Logger
 	backstop time.Duration
 
-	mu     sync.Mutex
-	subs   map[uuid.UUID]map[chan struct{}]struct{}
-	any    map[chan struct{}]struct{}
-	seen   map[uuid.UUID]notificationdb.Recent
-	start  sync.Once
-	cancel context.CancelFunc
-	poke   chan struct{}
+	mu sync.Mutex
+	// subs holds each person's stream channels, true once a look that
+	// began after the subscription has ended.
+	subs    map[uuid.UUID]map[chan struct{}]bool
+	any     map[chan struct{}]struct{}
+	horizon *uint64 // the previous look's xmin; nil before the first
+	start   sync.Once
+	cancel  context.CancelFunc
+	poke    chan struct{}
 }
 
 // Backstop is how often the hub looks for new rows without a NOTIFY.
 const Backstop = 2 * time.Second
 
+// Waiting is how soon the hub looks again while some subscriber has rows
+// committed behind an older transaction still running: that transaction
+// may end without a NOTIFY (it wrote no outbox row, or ran in another
+// database of the cluster), and its end is what makes them readable.
+const Waiting = 25 * time.Millisecond
+
 // NewHub builds a hub on db; it listens from the first subscription until
 // Close.
 func NewHub(db *store.DB, clock domain.Clock, log *slog.Logger) *Hub {
-	return &Hub{db: db, clock: clock, log: log, backstop: Backstop, subs: map[uuid.UUID]map[chan struct{}]struct{}{},
-		seen: map[uuid.UUID]notificationdb.Recent{}, any: map[chan struct{}]struct{}{}, poke: make(chan struct{}, 1)}
+	return &Hub{db: db, clock: clock, log: log, backstop: Backstop, subs: map[uuid.UUID]map[chan struct{}]bool{},
+		any: map[chan struct{}]struct{}{}, poke: make(chan struct{}, 1)}
 }
 
 // Subscribe returns a channel that fires (coalesced) when user may have
@@ -55,16 +67,15 @@ func (h *Hub) Subscribe(user uuid.UUID) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	if h.subs[user] == nil {
-		h.subs[user] = map[chan struct{}]struct{}{}
+		h.subs[user] = map[chan struct{}]bool{}
 	}
-	h.subs[user][ch] = struct{}{}
+	h.subs[user][ch] = false
 	h.mu.Unlock()
 	return ch, func() {
 		h.mu.Lock()
 		delete(h.subs[user], ch)
 		if len(h.subs[user]) == 0 {
 			delete(h.subs, user)
-			delete(h.seen, user)
 		}
 		h.mu.Unlock()
 	}
@@ -116,38 +127,57 @@ func (h *Hub) wakeAny() {
 }
 
 // check runs the one query and wakes the streams whose person has
-// something new.
-func (h *Hub) check(ctx context.Context) {
+// something new, and those it looks at for the first time; it reports
+// whether rows wait on an older transaction.
+func (h *Hub) check(ctx context.Context) bool {
 	h.mu.Lock()
 	users := make([]uuid.UUID, 0, len(h.subs))
-	for u := range h.subs {
+	type sub struct {
+		user uuid.UUID
+		ch   chan struct{}
+	}
+	var fresh []sub
+	for u, chs := range h.subs {
 		users = append(users, u)
-	}
-	h.mu.Unlock()
-	if len(users) == 0 {
-		return
-	}
-	recent, err := notificationdb.RecentFor(ctx, h.db.Q(), users, floorOf(h.clock.Now().Add(-2*Lookback)))
-	if err != nil {
-		if ctx.Err() == nil && !h.db.Closed() {
-			h.log.Warn("notification hub: reading recent notifications failed", "error", err)
-		}
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, r := range recent {
-		if h.seen[r.UserID] == r {
-			continue
-		}
-		h.seen[r.UserID] = r
-		for ch := range h.subs[r.UserID] {
-			select {
-			case ch <- struct{}{}:
-			default:
+		for ch, looked := range chs {
+			if !looked {
+				fresh = append(fresh, sub{u, ch})
 			}
 		}
 	}
+	since := h.horizon
+	h.mu.Unlock()
+	if len(users) == 0 {
+		return false
+	}
+	ended, err := notificationdb.EndedSince(ctx, h.db.Q(), users, since)
+	if err != nil {
+		if ctx.Err() == nil && !h.db.Closed() {
+			h.log.Warn("notification hub: reading new notifications failed", "error", err)
+		}
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.horizon = &ended.Horizon
+	poke := func(ch chan struct{}) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	for _, f := range fresh {
+		if _, ok := h.subs[f.user][f.ch]; ok {
+			h.subs[f.user][f.ch] = true
+			poke(f.ch)
+		}
+	}
+	for _, u := range ended.Users {
+		for ch := range h.subs[u] {
+			poke(ch)
+		}
+	}
+	return ended.Waiting
 }
 
 func (h *Hub) run() {
@@ -158,15 +188,20 @@ func (h *Hub) run() {
 	go func() {
 		t := time.NewTicker(h.backstop)
 		defer t.Stop()
+		var soon <-chan time.Time
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
+			case <-soon:
 			case <-h.poke:
 			}
 			h.wakeAny()
-			h.check(ctx)
+			soon = nil
+			if h.check(ctx) {
+				soon = time.After(Waiting)
+			}
 		}
 	}()
 	go func() {

@@ -100,8 +100,3 @@ func (s *Service) Read(ctx context.Context, p domain.Principal, id uuid.UUID) er
 func (s *Service) ReadAll(ctx context.Context, p domain.Principal, q Query) error {
 	return notificationdb.MarkAllRead(ctx, s.db.Q(), filter(p, q), s.now())
 }
-
-// Newest is the id of the caller's newest notification (uuid.Nil: none).
-func (s *Service) Newest(ctx context.Context, p domain.Principal) (uuid.UUID, error) {
-	return notificationdb.Newest(ctx, s.db.Q(), p.UserID)
-}

@@ -42,13 +42,3 @@ func TestTellKeepsTheMostSpecificType(t *testing.T) {
 		t.Error("ranks out of order")
 	}
 }
-
-func TestStreamCursorBounds(t *testing.T) {
-	id := uuid.Must(uuid.NewV7())
-	if after(floorOf(idTime(id)), id) {
-		t.Error("the floor of an id's instant sorts after the id")
-	}
-	if got := idTime(id); got.IsZero() || floorOf(got.Add(-Lookback)) == id {
-		t.Error("idTime")
-	}
-}

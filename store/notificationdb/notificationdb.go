@@ -4,6 +4,7 @@ package notificationdb
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -159,11 +160,75 @@ func List(ctx context.Context, q store.Querier, f Filter, page store.Page) (stor
 	return out, nil
 }
 
-// After is the caller's visible notifications with ids above after, oldest
-// first, at most limit: what a live stream sends next.
-func After(ctx context.Context, q store.Querier, f Filter, after uuid.UUID, limit int) ([]Row, error) {
-	args := append(f.args(), after, limit)
-	return store.SelectRaw[Row](ctx, q, rowSQL+` AND n.id > $6 ORDER BY n.id LIMIT $7`, args...)
+// Position is a place in a person's live stream: the transaction that
+// wrote a notification and its id (schema/migrations/061). The zero
+// Position is before every notification.
+type Position struct {
+	Txid uint64
+	ID   uuid.UUID
+}
+
+// Streamed is a row of a live stream: the notification and its position.
+type Streamed struct {
+	Row
+	Txid string `db:"txid_text"` // xid8 as text: pgx has no xid8 codec
+}
+
+// Position is where a stream stands after r.
+func (r Streamed) Position() (Position, error) {
+	n, err := strconv.ParseUint(r.Txid, 10, 64)
+	return Position{Txid: n, ID: r.ID}, err
+}
+
+// After is the caller's visible notifications after pos in (txid, id)
+// order, at most limit: what a live stream sends next. Only rows whose
+// transaction is below the snapshot's xmin are read (every transaction that
+// has not ended is at or above it), so no row can later commit before a
+// position already passed; the others are left for a later read.
+func After(ctx context.Context, q store.Querier, f Filter, pos Position, limit int) ([]Streamed, error) {
+	args := append(f.args(), strconv.FormatUint(pos.Txid, 10), pos.ID, limit)
+	return store.SelectRaw[Streamed](ctx, q, afterSQL, args...)
+}
+
+const afterSQL = `SELECT n.id, n.org_id, n.type, n.ticket_id, p.key || '-' || t.ticket_number AS ticket_key, t.title AS ticket_title,
+	    n.actor_id, u.display_name AS actor_name, n.excerpt, n.created_at, n.read_at, n.txid::text AS txid_text
+	FROM notifications n
+	LEFT JOIN tickets t ON t.id = n.ticket_id
+	LEFT JOIN projects p ON p.id = t.project_id
+	LEFT JOIN users u ON u.id = n.actor_id
+	WHERE ` + visible + `
+	  AND (n.txid, n.id) > ($6::text::xid8, $7::uuid)
+	  AND n.txid < pg_snapshot_xmin(pg_current_snapshot())
+	ORDER BY n.txid, n.id LIMIT $8`
+
+// At is the position of the person's notification id; store.ErrNotFound:
+// none such of theirs.
+func At(ctx context.Context, q store.Querier, userID, id uuid.UUID) (Position, error) {
+	txids, err := store.Column[string](ctx, q, `SELECT txid::text FROM notifications WHERE user_id = $1 AND id = $2`, userID, id)
+	if err != nil {
+		return Position{}, err
+	}
+	if len(txids) == 0 {
+		return Position{}, store.ErrNotFound
+	}
+	n, err := strconv.ParseUint(txids[0], 10, 64)
+	return Position{Txid: n, ID: id}, err
+}
+
+// Now is the position of a stream of userID that starts now: before every
+// row whose transaction had not ended (the snapshot's xmin), after every
+// other; and the ids of the person's rows from that position on that had
+// committed already, which such a stream skips.
+func Now(ctx context.Context, q store.Querier, userID uuid.UUID) (Position, []uuid.UUID, error) {
+	var xmin string
+	var committed []uuid.UUID
+	err := q.QueryRow(ctx, `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+		SELECT h.xmin::text, ARRAY(SELECT id FROM notifications WHERE user_id = $1 AND txid >= h.xmin) FROM h`, userID).Scan(&xmin, &committed)
+	if err != nil {
+		return Position{}, nil, store.Translate(err)
+	}
+	n, err := strconv.ParseUint(xmin, 10, 64)
+	return Position{Txid: n}, committed, err
 }
 
 // Newest is the id of the caller's newest notification (uuid.Nil: none),
@@ -206,22 +271,43 @@ func MarkAllRead(ctx context.Context, q store.Querier, f Filter, at time.Time) e
 	return store.Translate(err)
 }
 
-// Recent is one person's notifications written since a time: how many and
-// the newest id.
-type Recent struct {
-	UserID uuid.UUID `db:"user_id"`
-	Count  int64     `db:"count"`
-	Newest uuid.UUID `db:"newest"`
+// Ended is who, of a process's streaming people, has notifications whose
+// transactions ended since the previous look, and the horizon to look from
+// next.
+type Ended struct {
+	Horizon uint64
+	Users   []uuid.UUID
+	// Waiting: some of users have rows committed at or above the horizon,
+	// readable once the older transactions still running end.
+	Waiting bool
 }
 
-// RecentFor reads, for each of users who has any, how many notifications
-// have ids from floor on and the newest: one query that tells a process's
-// live streams which of them have something new.
-func RecentFor(ctx context.Context, q store.Querier, users []uuid.UUID, floor uuid.UUID) ([]Recent, error) {
-	return store.SelectRaw[Recent](ctx, q, RecentSQL, users, floor)
+// EndedSince reads which of users have notifications with txid from since
+// (nil: nobody; the first look) up to the snapshot's xmin, and that xmin:
+// every row a stream can newly read lies in exactly one such window, so one
+// query per wake tells a process's live streams which of them have
+// something new, however long a row's transaction ran.
+func EndedSince(ctx context.Context, q store.Querier, users []uuid.UUID, since *uint64) (Ended, error) {
+	var from *string
+	if since != nil {
+		s := strconv.FormatUint(*since, 10)
+		from = &s
+	}
+	var horizon string
+	var out Ended
+	err := q.QueryRow(ctx, EndedSQL, users, from).Scan(&horizon, &out.Users, &out.Waiting)
+	if err != nil {
+		return Ended{}, store.Translate(err)
+	}
+	out.Horizon, err = strconv.ParseUint(horizon, 10, 64)
+	return out, err
 }
 
-// RecentSQL is RecentFor's query ($1 the users, $2 the floor id), for the
-// load benchmark's EXPLAIN.
-const RecentSQL = `SELECT user_id, count(*) AS count, (array_agg(id ORDER BY id DESC))[1] AS newest FROM notifications
-    WHERE user_id = ANY ($1::uuid[]) AND id >= $2 GROUP BY user_id`
+// EndedSQL is EndedSince's query ($1 the users, $2 the previous horizon as
+// text or NULL), for the load benchmark's EXPLAIN. One statement, one
+// snapshot: the horizon it returns is the xmin it read below.
+const EndedSQL = `WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+	SELECT h.xmin::text, ARRAY(SELECT DISTINCT n.user_id FROM notifications n
+	    WHERE n.user_id = ANY ($1::uuid[]) AND $2::text IS NOT NULL
+	      AND n.txid >= $2::text::xid8 AND n.txid < h.xmin),
+	    EXISTS (SELECT 1 FROM notifications n WHERE n.user_id = ANY ($1::uuid[]) AND n.txid >= h.xmin) FROM h`
