@@ -240,3 +240,30 @@ func TestARefusedAddressStopsEmailAndABusyServerIsRetried(t *testing.T) {
 		t.Fatalf("settings after turning email on: %+v", s)
 	}
 }
+
+// TestEveryTypeReachesEmail: a notification of each type goes into the
+// digest with its own headline and excerpt.
+func TestEveryTypeReachesEmail(t *testing.T) {
+	w := newWorld(t)
+	ids := make([]uuid.UUID, 0, len(notification.Types))
+	for _, typ := range notification.Types {
+		ids = append(ids, w.notify(t, typ, "about "+typ))
+	}
+	res, err := w.send(t, ids...)
+	if err != nil || res.Sent != len(notification.Types) || res.Skipped != 0 {
+		t.Fatalf("send: %+v %v", res, err)
+	}
+	msgs := w.smtp.Wait(1, 30*time.Second)
+	if len(msgs) != 1 {
+		t.Fatalf("%d emails, want one digest", len(msgs))
+	}
+	m := msgs[0]
+	for _, typ := range notification.Types {
+		if !strings.Contains(m.Text, `"about `+typ+`"`) || !strings.Contains(m.HTML, "about "+typ) {
+			t.Errorf("%s: not in the digest:\n%s", typ, m.Text)
+		}
+		if strings.Contains(m.Text, ": "+typ+" ") {
+			t.Errorf("%s: no headline of its own (the fallback):\n%s", typ, m.Text)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,6 +103,44 @@ func TestQueueChat(t *testing.T) {
 		queued, err := svc.QueueChat(ctx, id)
 		if err != nil || queued || jobs(id) != 0 {
 			t.Errorf("%s: queued %v, %d jobs, %v", name, queued, jobs(id), err)
+		}
+	}
+}
+
+// TestEveryTypeReachesChat: a notification of each type becomes a direct
+// message to a linked recipient, with its own headline and its excerpt.
+func TestEveryTypeReachesChat(t *testing.T) {
+	db := storetest.New(t)
+	ctx := context.Background()
+	actor := testfactory.User(t, db, testfactory.UserOpts{Name: "Ada"})
+	org := testfactory.Org(t, db, actor.ID, testfactory.OrgOpts{})
+	project := testfactory.Project(t, db, org.ID, testfactory.ProjectOpts{Key: "TYP"})
+	ticket := testfactory.Ticket(t, db, project, actor.ID, testfactory.TicketOpts{Title: "Each type"})
+	svc := delivery.New(db, domain.SystemClock{}, "http://tracker.test", []byte("k"))
+	u := testfactory.User(t, db, testfactory.UserOpts{})
+	testfactory.Member(t, db, org.ID, u.ID, testfactory.MemberOpts{})
+	if _, err := chatdb.LinkIdentity(ctx, db.Q(), chatdb.Identity{OrgID: org.ID, UserID: u.ID, SlackUserID: "UTYPES", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range notification.Types {
+		e := notification.Event{OrgID: org.ID, ProjectID: project.ID, TicketID: &ticket.ID, ActorID: &actor.ID, Excerpt: "about " + typ, At: time.Now()}
+		e.Tell(u.ID, typ)
+		if err := db.InTx(ctx, func(q store.Querier) error { return notification.Emit(ctx, q, e) }); err != nil {
+			t.Fatal(err)
+		}
+		id, err := notificationdb.Newest(ctx, db.Q(), u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if queued, err := svc.QueueChat(ctx, id); err != nil || !queued {
+			t.Fatalf("%s: queued %v, %v", typ, queued, err)
+		}
+		n, err := chatdb.GetNotification(ctx, db.Q(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.ChannelID != "UTYPES" || !strings.Contains(n.Text, "> about "+typ) || strings.Contains(n.Text, ": "+typ+" ") {
+			t.Errorf("%s: message %q to %s", typ, n.Text, n.ChannelID)
 		}
 	}
 }
