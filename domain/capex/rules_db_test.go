@@ -13,6 +13,7 @@ import (
 	"tracker/domain/capex"
 	"tracker/domain/search"
 	"tracker/domain/testfactory"
+	"tracker/store"
 	"tracker/store/projectdb"
 	"tracker/store/storetest"
 	"tracker/store/ticketdb"
@@ -37,30 +38,9 @@ import (
 // the rule, C is CapEx by the framework: CapEx 21000, OpEx 9000.
 func TestPolicyRulesGolden(t *testing.T) {
 	t.Parallel()
-	db := storetest.New(t)
-	o := newOrg(t, db, testfactory.ProjectOpts{DevelopmentPhase: testfactory.Ptr(capex.PhaseApplicationDevelopment)})
-	addRate(t, db, o.id, o.ann, 6000, "2026-01-01")
+	db, o, a, b, c := goldenRulesMonth(t)
 	ctx := context.Background()
 	project := o.ticket.ProjectID
-	if _, err := db.Pool.Exec(ctx, `UPDATE projects SET funding_authorized_on = '2026-03-10',
-		significant_uncertainty_resolved_on = '2026-03-20', completion_probable = true WHERE id = $1`, project); err != nil {
-		t.Fatal(err)
-	}
-	a := o.ticket
-	b := testfactory.Ticket(t, db, projectdb.Row{ID: project}, o.owner, testfactory.TicketOpts{Title: "billing"})
-	c := testfactory.Ticket(t, db, projectdb.Row{ID: project}, o.owner, testfactory.TicketOpts{Title: "other"})
-	testfactory.Label(t, db, o.id, testfactory.LabelOpts{Name: "bug", Tickets: []uuid.UUID{a.ID}})
-	testfactory.Label(t, db, o.id, testfactory.LabelOpts{Name: "billing", Tickets: []uuid.UUID{b.ID}})
-	for _, e := range []struct {
-		tk      uuid.UUID
-		date    string
-		minutes int
-	}{{a.ID, "2026-03-20", 60}, {b.ID, "2026-03-09", 30}, {b.ID, "2026-03-21", 120}, {c.ID, "2026-03-20", 90}} {
-		tk := a
-		tk.ID = e.tk
-		testfactory.TimeEntry(t, db, tk, o.ann, testfactory.TimeEntryOpts{Date: testfactory.Day(e.date), Minutes: e.minutes,
-			Activity: "Coding", Status: "Approved"})
-	}
 	now := time.Date(2026, 4, 15, 12, 0, 0, 0, time.UTC)
 	svc := capex.New(db, domain.ClockFunc(func() time.Time { return now }))
 	march, _ := capex.ParsePeriod("period", "2026-03")
@@ -314,28 +294,8 @@ func TestParentTermAndRule(t *testing.T) {
 // rule.
 func TestOverrides(t *testing.T) {
 	t.Parallel()
-	db := storetest.New(t)
-	o := newOrg(t, db, testfactory.ProjectOpts{DevelopmentPhase: testfactory.Ptr(capex.PhaseApplicationDevelopment)})
-	addRate(t, db, o.id, o.ann, 6000, "2026-01-01")
+	db, o, a, b, c := goldenRulesMonth(t)
 	ctx := context.Background()
-	project := o.ticket.ProjectID
-	if _, err := db.Pool.Exec(ctx, `UPDATE projects SET funding_authorized_on = '2026-03-10',
-		significant_uncertainty_resolved_on = '2026-03-20', completion_probable = true WHERE id = $1`, project); err != nil {
-		t.Fatal(err)
-	}
-	a := o.ticket
-	b := testfactory.Ticket(t, db, projectdb.Row{ID: project}, o.owner, testfactory.TicketOpts{Title: "billing"})
-	c := testfactory.Ticket(t, db, projectdb.Row{ID: project}, o.owner, testfactory.TicketOpts{Title: "other"})
-	testfactory.Label(t, db, o.id, testfactory.LabelOpts{Name: "bug", Tickets: []uuid.UUID{a.ID}})
-	testfactory.Label(t, db, o.id, testfactory.LabelOpts{Name: "billing", Tickets: []uuid.UUID{b.ID}})
-	for _, e := range []struct {
-		tk      ticketdb.Row
-		date    string
-		minutes int
-	}{{a, "2026-03-20", 60}, {b, "2026-03-09", 30}, {b, "2026-03-21", 120}, {c, "2026-03-20", 90}} {
-		testfactory.TimeEntry(t, db, e.tk, o.ann, testfactory.TimeEntryOpts{Date: testfactory.Day(e.date), Minutes: e.minutes,
-			Activity: "Coding", Status: "Approved"})
-	}
 	svc := capex.New(db, domain.SystemClock{})
 	march, _ := capex.ParsePeriod("period", "2026-03")
 	if _, err := svc.CreatePolicy(ctx, o.caller, o.id, capex.PolicyInput{Framework: capex.FrameworkASU202506, EffectiveFrom: "2026-03",
@@ -421,4 +381,34 @@ func TestOverrides(t *testing.T) {
 		"billing@2026-03-21": {capex.CapEx, "override", "billing engine"},
 		"other@2026-03-20":   {capex.OpEx, "override", "support"},
 	})
+}
+
+// goldenRulesMonth is the month of TestPolicyRulesGolden's table: one
+// project (funding on the 10th, uncertainty resolved on the 20th), Ann at
+// 60.00 an hour, tickets A (label bug), B (label billing) and C with their
+// approved entries of March 2026.
+func goldenRulesMonth(t *testing.T) (*store.DB, org, ticketdb.Row, ticketdb.Row, ticketdb.Row) {
+	t.Helper()
+	db := storetest.New(t)
+	o := newOrg(t, db, testfactory.ProjectOpts{DevelopmentPhase: testfactory.Ptr(capex.PhaseApplicationDevelopment)})
+	addRate(t, db, o.id, o.ann, 6000, "2026-01-01")
+	project := o.ticket.ProjectID
+	if _, err := db.Pool.Exec(context.Background(), `UPDATE projects SET funding_authorized_on = '2026-03-10',
+		significant_uncertainty_resolved_on = '2026-03-20', completion_probable = true WHERE id = $1`, project); err != nil {
+		t.Fatal(err)
+	}
+	a := o.ticket
+	b := testfactory.Ticket(t, db, projectdb.Row{ID: project}, o.owner, testfactory.TicketOpts{Title: "billing"})
+	c := testfactory.Ticket(t, db, projectdb.Row{ID: project}, o.owner, testfactory.TicketOpts{Title: "other"})
+	testfactory.Label(t, db, o.id, testfactory.LabelOpts{Name: "bug", Tickets: []uuid.UUID{a.ID}})
+	testfactory.Label(t, db, o.id, testfactory.LabelOpts{Name: "billing", Tickets: []uuid.UUID{b.ID}})
+	for _, e := range []struct {
+		tk      ticketdb.Row
+		date    string
+		minutes int
+	}{{a, "2026-03-20", 60}, {b, "2026-03-09", 30}, {b, "2026-03-21", 120}, {c, "2026-03-20", 90}} {
+		testfactory.TimeEntry(t, db, e.tk, o.ann, testfactory.TimeEntryOpts{Date: testfactory.Day(e.date), Minutes: e.minutes,
+			Activity: "Coding", Status: "Approved"})
+	}
+	return db, o, a, b, c
 }
