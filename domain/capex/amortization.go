@@ -2,13 +2,10 @@ package capex
 
 import (
 	"context"
-	"encoding/json"
-	"time"
 
 	"github.com/google/uuid"
 
 	"tracker/domain"
-	"tracker/store"
 	"tracker/store/capexdb"
 )
 
@@ -18,23 +15,6 @@ import (
 // month (a closed month's snapshot, with the policy and classification
 // frozen then; an open month under the policy in force then, or before any
 // policy by the project's current classification).
-//
-// Straight line, in integer cents, by layer:
-//   - Construction in progress: everything capitalized up to and including
-//     the month of placed_in_service (or all of it while the project has
-//     none) accumulates as one amount; from the month after the month of
-//     placed_in_service it amortizes over amortization_months.
-//   - Every month capitalized after the month of placed_in_service is its
-//     own layer, amortized over amortization_months from the month after.
-//   - A layer of A cents over N months expenses floor(A/N) in each of its
-//     first N-1 months and A - (N-1)*floor(A/N) in its last: the rounding
-//     remainder goes to the last month, so every layer amortizes to exactly
-//     A and the totals reconcile to the cent.
-//
-// Per month: accumulated amortization is every layer's expense up to that
-// month (months before the requested range included); net book value is
-// everything capitalized up to that month (construction in progress
-// included) minus the accumulated amortization.
 
 // MaxAmortMonths bounds the months of one amortization request.
 const MaxAmortMonths = 240
@@ -113,95 +93,6 @@ type AmortMonth struct {
 	AccumulatedAmortizationCents int64  `json:"accumulated_amortization_cents"`
 	ConstructionInProgressCents  int64  `json:"construction_in_progress_cents"`
 	NetBookValueCents            int64  `json:"net_book_value_cents"`
-}
-
-// monthIndex numbers months consecutively.
-func monthIndex(p Period) int { return p.Year*12 + int(p.Month) - 1 }
-
-func periodAt(i int) Period {
-	return Period{Year: i / 12, Month: timeMonth(i%12 + 1)}
-}
-
-// layer is an amount amortized over n months from month index start.
-type layer struct {
-	start  int
-	amount int64
-}
-
-// expenseAt is the layer's expense in month index m: floor(A/N) in each
-// month but the last, which takes the remainder.
-func (l layer) expenseAt(m int, n int64) int64 {
-	k := int64(m - l.start)
-	if k < 0 || k >= n {
-		return 0
-	}
-	base := l.amount / n
-	if k == n-1 {
-		return l.amount - base*(n-1)
-	}
-	return base
-}
-
-// expensedBefore is the layer's expense over every month before index m.
-func (l layer) expensedBefore(m int, n int64) int64 {
-	k := int64(m - l.start)
-	switch {
-	case k <= 0:
-		return 0
-	case k >= n:
-		return l.amount
-	}
-	return (l.amount / n) * k
-}
-
-// Amortize computes one project's schedule over [from, to]. capitalized
-// holds the capitalized cents by month index (any months; those after to
-// are ignored); inService is the month index of placed_in_service, or nil.
-func Amortize(capitalized map[int]int64, months int64, inService *int, from, to Period) (opening AmortTotals, out []AmortMonth) {
-	f, t := monthIndex(from), monthIndex(to)
-	var layers []layer
-	var cip int64 // capitalized up to and including the in-service month
-	for m, a := range capitalized {
-		if m > t || a == 0 {
-			continue
-		}
-		if inService == nil || m <= *inService {
-			cip += a
-		} else {
-			layers = append(layers, layer{start: m + 1, amount: a})
-		}
-	}
-	if inService != nil && cip != 0 {
-		layers = append(layers, layer{start: *inService + 1, amount: cip})
-	}
-	var capBefore, accBefore int64
-	for m, a := range capitalized {
-		if m < f {
-			capBefore += a
-		}
-	}
-	for _, l := range layers {
-		accBefore += l.expensedBefore(f, months)
-	}
-	opening = AmortTotals{AccumulatedAmortizationCents: accBefore, NetBookValueCents: capBefore - accBefore}
-	capTo, acc := capBefore, accBefore
-	out = make([]AmortMonth, 0, t-f+1)
-	for m := f; m <= t; m++ {
-		row := AmortMonth{Period: periodAt(m).String(), InService: inService != nil && m > *inService,
-			CapitalizedCents: capitalized[m]}
-		for _, l := range layers {
-			row.AmortizationCents += l.expenseAt(m, months)
-		}
-		capTo += row.CapitalizedCents
-		acc += row.AmortizationCents
-		row.AccumulatedAmortizationCents = acc
-		row.NetBookValueCents = capTo - acc
-		if !row.InService {
-			row.ConstructionInProgressCents = capTo
-		}
-		out = append(out, row)
-	}
-	return opening, out
 }
 
 // AmortRequest is an amortization request as the query string gives it.
@@ -295,116 +186,3 @@ func BuildAmortization(aq AmortQuery, projects []capexdb.AmortProject, caps map[
 	}
 	return r
 }
-
-// capitalizedByMonth is each project's CapEx cents by month index up to
-// to, exactly as the capitalization report classifies them: a closed
-// month's from its snapshot (its policy's decisions and the columns frozen
-// then); an open month under a policy as the policy in force decides
-// (framework dates, rules, overrides; rules read the tickets as of now);
-// an open month before any policy by the project's current
-// classification.
-func capitalizedByMonth(ctx context.Context, q store.Querier, orgID uuid.UUID, projects []capexdb.AmortProject, to Period,
-	now time.Time) (map[uuid.UUID]map[int]int64, error) {
-	out := map[uuid.UUID]map[int]int64{}
-	if len(projects) == 0 {
-		return out, nil
-	}
-	ids := make([]uuid.UUID, len(projects))
-	live := map[uuid.UUID]bool{}
-	for i, pr := range projects {
-		ids[i] = pr.ID
-		live[pr.ID] = Classify(pr.CapitalizationType, pr.DevelopmentPhase) == CapEx
-		out[pr.ID] = map[int]int64{}
-	}
-	closes, err := capexdb.Between(ctx, q, orgID, "0000-01", to.String())
-	if err != nil {
-		return nil, err
-	}
-	closedAt := map[int]capexdb.Close{}
-	for _, c := range closes {
-		if c.ReopenedAt != nil {
-			continue
-		}
-		per, err := ParsePeriod("period", c.Period)
-		if err != nil {
-			return nil, err
-		}
-		closedAt[monthIndex(per)] = c
-	}
-	policies, err := capexdb.Policies(ctx, q, orgID)
-	if err != nil {
-		return nil, err
-	}
-	first := -1 // the first month any policy is in force
-	for _, p := range policies {
-		if m := monthIndex(PeriodOf(p.EffectiveFrom)); first < 0 || m < first {
-			first = m
-		}
-	}
-	rows, err := capexdb.MonthlyAmounts(ctx, q, orgID, ids, to.End())
-	if err != nil {
-		return nil, err
-	}
-	governed := map[int]bool{} // open months under a policy
-	for _, r := range rows {
-		m := monthIndex(PeriodOf(r.Month))
-		if _, ok := closedAt[m]; ok {
-			continue
-		}
-		if first >= 0 && m >= first {
-			governed[m] = true
-		} else if live[r.ProjectID] {
-			out[r.ProjectID][m] = r.AmountCents
-		}
-	}
-	f := capexdb.Filter{OrgID: orgID, Restricted: true, Projects: ids}
-	add := func(m int, lines []capexdb.Line) {
-		for i := range lines {
-			if l := &lines[i]; l.ByActivity && classOf(l) == CapEx {
-				if _, ok := out[l.ProjectID]; ok {
-					out[l.ProjectID][m] += l.AmountCents
-				}
-			}
-		}
-	}
-	for m := range governed {
-		per := periodAt(m)
-		pol, err := policyInForce(ctx, q, orgID, per, now)
-		if err != nil {
-			return nil, err
-		}
-		f.From, f.To = per.Start(), per.End()
-		lines, err := classified(ctx, q, capexdb.Aggregate, f, capexdb.Grouping{}, pol)
-		if err != nil {
-			return nil, err
-		}
-		add(m, lines)
-	}
-	for m, c := range closedAt {
-		js, _, err := capexdb.Files(ctx, q, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		cl := closed{info: c}
-		if err := json.Unmarshal(js, &cl.doc); err != nil {
-			return nil, err
-		}
-		per := periodAt(m)
-		f.From, f.To = per.Start(), per.End()
-		lines, err := cl.classified(ctx, q, f, capexdb.Grouping{}, cl.doc.Policy)
-		if err != nil {
-			return nil, err
-		}
-		add(m, lines)
-	}
-	for _, c := range out {
-		for m, a := range c {
-			if a == 0 {
-				delete(c, m)
-			}
-		}
-	}
-	return out, nil
-}
-
-func timeMonth(m int) time.Month { return time.Month(m) }
