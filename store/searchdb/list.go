@@ -217,10 +217,7 @@ func Progress(ctx context.Context, q store.Querier, s Search) (map[string]int, e
 		return nil, err
 	}
 	b = b.JoinClause(sq.Expr(`LEFT JOIN LATERAL (
-		SELECT cs.value->>'category' AS cat FROM projects cp
-		LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
-			(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
-		CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
+		SELECT cs.value->>'category' AS cat FROM `+projectStatuses+`
 		WHERE cp.id = t.project_id AND cs.value->>'name' = t.status LIMIT 1) pc ON true`, string(s.DefaultStatuses))).
 		GroupBy("1")
 	type row struct {

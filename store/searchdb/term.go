@@ -26,10 +26,7 @@ func term(t searchquery.Term, env Env) (sq.Sqlizer, error) {
 		// The statuses of that category in each project's governing
 		// workflow: its own, else the org's Default, else the built-in one.
 		return sq.Expr(`(t.project_id, t.status) IN (
-			SELECT cp.id, cs.value->>'name' FROM projects cp
-			LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
-				(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
-			CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
+			SELECT cp.id, cs.value->>'name' FROM `+projectStatuses+`
 			WHERE cp.org_id = ? AND cs.value->>'category' = ?)`, string(env.DefaultStatuses), env.OrgID, t.Value), nil
 	case searchquery.FieldPriority:
 		return priority(t), nil
@@ -101,13 +98,7 @@ func term(t searchquery.Term, env Env) (sq.Sqlizer, error) {
 		// it into a join over every ticket.
 		return sq.Expr(`t.id IN (SELECT DISTINCT l.target_id FROM ticket_links l
 			WHERE l.org_id = ? AND l.type = 'blocks' AND COALESCE((SELECT b.deleted_at IS NULL
-				AND (b.project_id, b.status) NOT IN (
-					SELECT cp.id, cs.value->>'name' FROM projects cp
-					LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
-						(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
-					CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
-					WHERE cp.org_id = ? AND cs.value->>'name' IS NOT NULL
-					  AND cs.value->>'category' IN ('done', 'cancelled'))
+				AND (b.project_id, b.status) NOT IN (`+closedStatuses+`)
 				FROM tickets b WHERE b.id = l.source_id), false))`, env.OrgID, string(env.DefaultStatuses), env.OrgID), nil
 	case searchquery.FieldHas:
 		switch t.Value {
@@ -188,13 +179,7 @@ func dueTerm(t searchquery.Term, env Env) sq.Sqlizer {
 	case t.None:
 		return sq.Expr("t.due_date IS NULL")
 	case t.Overdue:
-		return sq.Expr(`t.due_date < ?::date AND (t.project_id, t.status) NOT IN (
-			SELECT cp.id, cs.value->>'name' FROM projects cp
-			LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
-				(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
-			CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs
-			WHERE cp.org_id = ? AND cs.value->>'name' IS NOT NULL
-			  AND cs.value->>'category' IN ('done', 'cancelled'))`, today, string(env.DefaultStatuses), env.OrgID)
+		return sq.Expr(`t.due_date < ?::date AND (t.project_id, t.status) NOT IN (`+closedStatuses+`)`, today, string(env.DefaultStatuses), env.OrgID)
 	case t.Relative:
 		until := today.AddDate(0, 0, t.Days)
 		switch t.Op {
@@ -209,3 +194,18 @@ func dueTerm(t searchquery.Term, env Env) sq.Sqlizer {
 	}
 	return sq.Expr("t.due_date "+orEq(t.Op)+" ?::date", t.Date)
 }
+
+// projectStatuses joins each project (cp) to the statuses (cs, one jsonb
+// element each) of its governing workflow: its own, else the org's
+// Default, else the built-in statuses, the one parameter.
+const projectStatuses = `projects cp
+	LEFT JOIN workflows cw ON cw.id = COALESCE(cp.workflow_id,
+		(SELECT d.id FROM workflows d WHERE d.org_id = cp.org_id AND d.name = 'Default'))
+	CROSS JOIN LATERAL jsonb_array_elements(COALESCE(cw.statuses, ?::jsonb)) cs`
+
+// closedStatuses selects (project id, status name) of every closed status
+// (category done or cancelled) of an org's projects; parameters: the
+// built-in statuses, the org id.
+const closedStatuses = `SELECT cp.id, cs.value->>'name' FROM ` + projectStatuses + `
+	WHERE cp.org_id = ? AND cs.value->>'name' IS NOT NULL
+	  AND cs.value->>'category' IN ('done', 'cancelled')`
