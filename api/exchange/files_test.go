@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -144,6 +145,18 @@ func TestImportJiraCSVEndToEnd(t *testing.T) {
 	}
 	if n := count(t, f, `SELECT ticket_counter FROM projects WHERE org_id = $1 AND key = 'TES'`, f.b); n != 25 {
 		t.Fatalf("counter %d", n)
+	}
+	// Jira's Resolved date: the status change of each resolved issue, at
+	// that time (TES-13: 19/Sep/25 9:03 AM).
+	var resolved time.Time
+	f.env.ScanRow(t, &resolved, `SELECT a.created_at FROM audit_log a JOIN tickets t ON t.id = a.entity_id JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1 AND t.ticket_number = 13 AND a.action = 'status_changed' AND a.changes->0->>'new' = 'Done'`, f.b)
+	if !resolved.Equal(time.Date(2025, 9, 19, 9, 3, 0, 0, time.UTC)) {
+		t.Fatalf("TES-13 resolved at %v", resolved)
+	}
+	if n := count(t, f, `SELECT count(*) FROM audit_log a JOIN tickets t ON t.id = a.entity_id JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1 AND a.action = 'status_changed'`, f.b); n != 10 {
+		t.Fatalf("%d status changes", n)
 	}
 	// A column mapped to a custom field: the definition is created, the
 	// values written.
