@@ -27,6 +27,7 @@ type fileForm struct {
 	format, projectKey, mapping, dryRun string
 	name                                string // file part's filename
 	file                                []byte
+	header                              map[string]string // request headers (Idempotency-Key)
 }
 
 func readSample(t testing.TB, name string) []byte {
@@ -60,6 +61,9 @@ func (f *fixture) postFile(t testing.TB, org uuid.UUID, token string, ff fileFor
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range ff.header {
+		req.Header.Set(k, v)
 	}
 	return f.env.Send(req)
 }
