@@ -103,8 +103,7 @@ var entities = []entity{{
 	// was imported from travel in the JSON document only; custom values:
 	// table ticket_custom_values, one row per key.
 	notInSQLite: []string{"parent", "external_key", "external_url", "custom_fields"},
-
-	sqliteOnly: []string{"project_key"},
+	sqliteOnly:  []string{"project_key"},
 }, {
 	name: "project", row: reflect.TypeFor[projectdb.Row](), content: projectdb.ContentFields.Names(), writes: []string{"createProject", "updateProject"},
 	columns: projectdb.Columns(""),
