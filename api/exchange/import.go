@@ -180,6 +180,12 @@ func (h Handlers) importFile(c *fiber.Ctx) error {
 		if sub.Report != nil {
 			return api.Send(c, fiber.StatusOK, sub.Report)
 		}
+		if c.Get("Idempotency-Key") != "" {
+			// Recorded in the request's own transaction, the import
+			// cannot start before the answer commits: waiting would
+			// only hold the transaction.
+			return api.Send(c, fiber.StatusAccepted, importResponse(importer.Status{ID: sub.ImportID, Status: "queued"}))
+		}
 		st, err := h.imports.Await(c.UserContext(), sub.ImportID)
 		if err != nil {
 			return err
