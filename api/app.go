@@ -78,7 +78,8 @@ func New(d Deps, modules ...Module) *fiber.App {
 	}
 	app.Use("/api/v1", notModified)
 	systemRoutes(app, d)
-	r := Router{group: app.Group("/api/v1"), root: app, prefix: "/api/v1", auth: authenticate(d.Auth), large: large, idem: idempotent(d.Idempotency)}
+	r := Router{group: app.Group("/api/v1"), root: app, prefix: "/api/v1", auth: authenticate(d.Auth), large: large, idem: idempotent(d.Idempotency),
+		idemSvc: d.Idempotency}
 	for _, m := range modules {
 		m.Routes(r)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"tracker/domain"
+	"tracker/domain/idempotency"
 )
 
 // Authenticator turns a bearer credential into a principal.
@@ -54,8 +55,10 @@ type Router struct {
 	prefix string
 	auth   fiber.Handler
 	large  bodyLimits
-	// idem makes POSTs with an Idempotency-Key safe to retry.
-	idem fiber.Handler
+	// idem makes POSTs with an Idempotency-Key safe to retry; idemSvc is
+	// its service, for the streamed uploads (IdempotentStream).
+	idem    fiber.Handler
+	idemSvc *idempotency.Service
 }
 
 func (r Router) with(h []fiber.Handler) []fiber.Handler {
@@ -91,11 +94,19 @@ func (r Router) Upload(path string, limit int, h ...fiber.Handler) {
 
 // UploadStream registers an authenticated POST route whose body (up to
 // limit bytes) the handler reads as a stream (BodyStream), never whole in
-// memory: a file upload. It takes no Idempotency-Key (the key's check
-// hashes the whole body); its handler must be safe to repeat.
+// memory: a file upload. The middleware cannot hash such a body for an
+// Idempotency-Key: a handler that honours the key reads the body, then
+// runs its effect through IdempotentStream; any other must be safe to
+// repeat.
 func (r Router) UploadStream(path string, limit int, h ...fiber.Handler) {
 	r.large[routeKey(fiber.MethodPost, r.prefix+path)] = limit
-	r.group.Post(path, r.with(append([]fiber.Handler{StreamBody(limit)}, h...))...)
+	svc := func(c *fiber.Ctx) error {
+		if r.idemSvc != nil {
+			c.Locals(localIdempotency, r.idemSvc)
+		}
+		return c.Next()
+	}
+	r.group.Post(path, r.with(append([]fiber.Handler{StreamBody(limit), svc}, h...))...)
 }
 
 // Public is the /api/v1 group without authentication, for the spec's public

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -26,6 +27,7 @@ type fileForm struct {
 	format, projectKey, mapping, dryRun string
 	name                                string // file part's filename
 	file                                []byte
+	header                              map[string]string // request headers (Idempotency-Key)
 }
 
 func readSample(t testing.TB, name string) []byte {
@@ -59,6 +61,9 @@ func (f *fixture) postFile(t testing.TB, org uuid.UUID, token string, ff fileFor
 	req.Header.Set("Content-Type", w.FormDataContentType())
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for k, v := range ff.header {
+		req.Header.Set(k, v)
 	}
 	return f.env.Send(req)
 }
@@ -144,6 +149,18 @@ func TestImportJiraCSVEndToEnd(t *testing.T) {
 	}
 	if n := count(t, f, `SELECT ticket_counter FROM projects WHERE org_id = $1 AND key = 'TES'`, f.b); n != 25 {
 		t.Fatalf("counter %d", n)
+	}
+	// Jira's Resolved date: the status change of each resolved issue, at
+	// that time (TES-13: 19/Sep/25 9:03 AM).
+	var resolved time.Time
+	f.env.ScanRow(t, &resolved, `SELECT a.created_at FROM audit_log a JOIN tickets t ON t.id = a.entity_id JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1 AND t.ticket_number = 13 AND a.action = 'status_changed' AND a.changes->0->>'new' = 'Done'`, f.b)
+	if !resolved.Equal(time.Date(2025, 9, 19, 9, 3, 0, 0, time.UTC)) {
+		t.Fatalf("TES-13 resolved at %v", resolved)
+	}
+	if n := count(t, f, `SELECT count(*) FROM audit_log a JOIN tickets t ON t.id = a.entity_id JOIN projects p ON p.id = t.project_id
+	    WHERE p.org_id = $1 AND a.action = 'status_changed'`, f.b); n != 10 {
+		t.Fatalf("%d status changes", n)
 	}
 	// A column mapped to a custom field: the definition is created, the
 	// values written.

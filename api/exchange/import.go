@@ -1,11 +1,16 @@
 package exchange
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"errors"
+	"fmt"
+	"hash"
 	"io"
 	"mime"
 	"mime/multipart"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -111,7 +116,8 @@ func (h Handlers) cancelImport(c *fiber.Ctx) error {
 // it. The form is read as a stream: the file part goes to a temporary
 // file, never whole into memory. A dry run answers 200 with its report at
 // once and writes nothing; otherwise the import runs as POST /import's
-// does.
+// does, once per Idempotency-Key (the form told apart by its fields and a
+// hash of the file's bytes taken as they were spooled).
 func (h Handlers) importFile(c *fiber.Ctx) error {
 	orgID, err := api.PathID(c, "org_id", "organization")
 	if err != nil {
@@ -119,6 +125,7 @@ func (h Handlers) importFile(c *fiber.Ctx) error {
 	}
 	p := api.Principal(c)
 	f := importer.File{Format: "tracker_json", Limit: int64(h.limit())}
+	var body []byte // what an Idempotency-Key's request is told apart by
 	ctype, params, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
 	if ctype == fiber.MIMEMultipartForm {
 		form, err := h.readForm(c, params["boundary"])
@@ -150,25 +157,59 @@ func (h Handlers) importFile(c *fiber.Ctx) error {
 			return domain.Invalid("file: required, one file part named file")
 		}
 		f.Body = form.file
+		body = form.fingerprint()
 	} else {
 		f.Body = api.BodyStream(c)
+		if c.Get("Idempotency-Key") != "" {
+			// A Tracker document is read whole anyway: read it first.
+			if body, err = readAll(f.Body, f.Limit); err != nil {
+				return err
+			}
+			f.Body = bytes.NewReader(body)
+		}
 	}
-	sub, err := h.imports.SubmitFile(c.UserContext(), p, orgID, f)
-	var ve *importer.VersionError
-	if errors.As(err, &ve) {
-		return api.Send(c, fiber.StatusUnprocessableEntity, versionError{Error: ve.Error(), Details: ve.Details()})
+	submit := func() error {
+		sub, err := h.imports.SubmitFile(c.UserContext(), p, orgID, f)
+		var ve *importer.VersionError
+		if errors.As(err, &ve) {
+			return api.Send(c, fiber.StatusUnprocessableEntity, versionError{Error: ve.Error(), Details: ve.Details()})
+		}
+		if err != nil {
+			return err
+		}
+		if sub.Report != nil {
+			return api.Send(c, fiber.StatusOK, sub.Report)
+		}
+		if c.Get("Idempotency-Key") != "" {
+			// Recorded in the request's own transaction, the import
+			// cannot start before the answer commits: waiting would
+			// only hold the transaction.
+			return api.Send(c, fiber.StatusAccepted, importResponse(importer.Status{ID: sub.ImportID, Status: "queued"}))
+		}
+		st, err := h.imports.Await(c.UserContext(), sub.ImportID)
+		if err != nil {
+			return err
+		}
+		return api.Send(c, statusCode(st), importResponse(st))
+	}
+	if f.DryRun {
+		return submit() // writes nothing: not kept under a key
+	}
+	return api.IdempotentStream(c, body, submit)
+}
+
+// readAll reads a body of at most limit bytes (the importer refuses a
+// longer one).
+func readAll(r io.Reader, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return nil, err // the body's own limit: a 413
 	}
 	if err != nil {
-		return err
+		return nil, domain.BadRequest("could not read the file")
 	}
-	if sub.Report != nil {
-		return api.Send(c, fiber.StatusOK, sub.Report)
-	}
-	st, err := h.imports.Await(c.UserContext(), sub.ImportID)
-	if err != nil {
-		return err
-	}
-	return api.Send(c, statusCode(st), importResponse(st))
+	return b, nil
 }
 
 // maxField caps a form field (the mapping is the largest), and maxFields
@@ -184,11 +225,30 @@ const (
 type uploadForm struct {
 	fields map[string]string
 	file   *os.File
+	sum    hash.Hash // of the file's bytes, as they were spooled
+}
+
+// fingerprint identifies the form: its fields and its file's bytes.
+func (f uploadForm) fingerprint() []byte {
+	h := sha256.New()
+	names := make([]string, 0, len(f.fields))
+	for name := range f.fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(h, "%d:%s%d:%s", len(name), name, len(f.fields[name]), f.fields[name])
+	}
+	if f.file != nil {
+		h.Write([]byte("file:"))
+		h.Write(f.sum.Sum(nil))
+	}
+	return h.Sum(nil)
 }
 
 // readForm reads the multipart body part by part.
 func (h Handlers) readForm(c *fiber.Ctx, boundary string) (uploadForm, error) {
-	form := uploadForm{fields: map[string]string{}}
+	form := uploadForm{fields: map[string]string{}, sum: sha256.New()}
 	if boundary == "" {
 		return form, domain.BadRequest("malformed multipart/form-data body: no boundary")
 	}
@@ -209,7 +269,7 @@ func (h Handlers) readForm(c *fiber.Ctx, boundary string) (uploadForm, error) {
 			if form.file, err = os.CreateTemp(h.settings.TempDir, "import-*"); err != nil {
 				return form, err
 			}
-			if _, err := io.Copy(form.file, part); err != nil {
+			if _, err := io.Copy(io.MultiWriter(form.file, form.sum), part); err != nil {
 				return form, bodyError(err)
 			}
 			if _, err := form.file.Seek(0, io.SeekStart); err != nil {

@@ -178,6 +178,13 @@ type Ticket struct {
 	// ticket in the tracker it was first imported from.
 	ExternalKey *string `json:"external_key,omitempty"`
 	ExternalURL *string `json:"external_url,omitempty"`
+	// ResolvedAt (additive, left out when null) is when the ticket reached
+	// its done or cancelled status in the tracker it was imported from
+	// (Jira's Resolved, Linear's Completed or Canceled, GitHub's
+	// closed_at). Tracker keeps no such column: the import records it as
+	// the ticket's status change to its status at that time, in the audit
+	// trail that burndowns and velocity read. Export leaves it out.
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
 	// CustomFields (additive to version 1, left out when the ticket has
 	// none) are its custom values by field key, as the API answers them
 	// except a user field's value, which is the user's email: text, url

@@ -96,7 +96,9 @@ var entities = []entity{{
 		"ticket_number": "number", "assignee_id": "assignee", "reporter_id": "reporter", "sprint_id": "sprint",
 		"parent_id": "parent",
 	}),
-	docOnly: []string{"labels", "comments", "time_entries", "attachments", "links"},
+	// resolved_at: a ticket's resolution in the tracker it is imported
+	// from, which the import records as a status change in the audit trail.
+	docOnly: []string{"labels", "comments", "time_entries", "attachments", "links", "resolved_at"},
 	// parent: table ticket_parents; the keys a ticket had in the tracker it
 	// was imported from travel in the JSON document only; custom values:
 	// table ticket_custom_values, one row per key.

@@ -15,7 +15,8 @@ import (
 
 // children writes the labels, comments and time entries of the tickets the
 // batch created, the key-map rows of every ticket it created or matched,
-// and the audit rows of the tickets it created.
+// and the audit rows of the tickets it created (with, for one the document
+// says was resolved, its status change at that time).
 func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error {
 	var (
 		keys             []importdb.Key
@@ -23,6 +24,7 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 		comments         []commentdb.Row
 		entries          []timeentrydb.Row
 		audTickets       []uuid.UUID
+		resolved         []importdb.Resolution
 		values           []customfielddb.Value
 	)
 	for k, id := range matched {
@@ -35,6 +37,9 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 		id := p.row.ID
 		keys = append(keys, importdb.Key{Kind: importdb.KindTicket, Key: ticketKey(p.key, p.t.Number), ID: id, Created: true})
 		audTickets = append(audTickets, id)
+		if p.t.ResolvedAt != nil {
+			resolved = append(resolved, importdb.Resolution{Ticket: id, Status: p.row.Status, At: p.t.ResolvedAt.UTC()})
+		}
 		vals, err := b.customValues(p)
 		if err != nil {
 			return err
@@ -102,6 +107,9 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 		return err
 	}
 	if err := importdb.PutKeys(b.ctx, b.q, b.row.OrgID, b.row.Source, b.row.ID, keys); err != nil {
+		return err
+	}
+	if err := importdb.InsertResolutions(b.ctx, b.q, b.row.OrgID, b.row.RequestedBy, resolved, domain.NewID); err != nil {
 		return err
 	}
 	return b.audit(audTickets)

@@ -32,17 +32,24 @@ func init() {
 var (
 	jiraDate = regexp.MustCompile(`^(\d{1,2})/([^/\s]+)/(\d{2}|\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*([aApP])?\.?\s*[mM]?\.?)?$`)
 	isoDates = []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02 15:04:05", "2006-01-02 15:04",
-		"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02", "2006/01/02 15:04", "2006/01/02"}
+		"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02", "2006/01/02 15:04", "2006/01/02",
+		// JavaScript's Date.toString(), as Linear's CSV export wrote dates
+		// ("Tue Aug 23 2022 13:54:01 GMT+0000", the zone's name after it
+		// in parentheses cut off first).
+		"Mon Jan 02 2006 15:04:05 GMT-0700"}
 )
 
 // parseDate reads a date as the exporting tool wrote it: the mapping's
-// layout when given, ISO forms, or Jira's dd/MMM/yy [h:mm AM] with the
+// layout when given, ISO forms, JavaScript's Date.toString() (Linear), or Jira's dd/MMM/yy [h:mm AM] with the
 // month in any of the languages above ("10/oct./16 11:54 AM",
 // "06/août/15"). Dates without a zone are UTC.
 func parseDate(s, layout string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return time.Time{}, false
+	}
+	if i := strings.LastIndex(s, " ("); i > 0 && strings.HasSuffix(s, ")") {
+		s = s[:i]
 	}
 	if layout != "" {
 		if t, err := time.Parse(layout, s); err == nil {

@@ -35,6 +35,7 @@ type ghIssue struct {
 	Labels        []ghLabel       `json:"labels"`
 	CreatedAt     *time.Time      `json:"created_at"`
 	UpdatedAt     *time.Time      `json:"updated_at"`
+	ClosedAt      *time.Time      `json:"closed_at"`
 	HTMLURL       string          `json:"html_url"`
 	RepositoryURL string          `json:"repository_url"`
 	PullRequest   json.RawMessage `json:"pull_request"`
@@ -126,9 +127,10 @@ func jsonProblem(err error) string {
 func buildGitHub(issues []ghIssue, comments []ghComment, m Mapping, t Target) (Result, error) {
 	rep := newReport("github_json")
 	for _, f := range []string{"number", "title", "body", "state", "state_reason", "user", "assignee", "labels", "created_at",
-		"updated_at", "html_url", "comments"} {
+		"updated_at", "closed_at", "html_url", "comments"} {
 		rep.Fields[f] = strPtr(map[string]string{"number": "external_key", "body": "description", "state": "status",
-			"state_reason": "status", "user": "reporter", "html_url": "external_url", "comments": "comments"}[f])
+			"state_reason": "status", "user": "reporter", "html_url": "external_url", "comments": "comments",
+			"closed_at": "resolved_at"}[f])
 		if *rep.Fields[f] == "" {
 			rep.Fields[f] = strPtr(f)
 		}
@@ -218,6 +220,10 @@ func buildGitHub(issues []ghIssue, comments []ghComment, m Mapping, t Target) (R
 		}
 		if is.UpdatedAt != nil && !is.UpdatedAt.Before(tk.CreatedAt) {
 			tk.UpdatedAt = is.UpdatedAt.UTC()
+		}
+		if is.State == "closed" && is.ClosedAt != nil && !is.ClosedAt.Before(tk.CreatedAt) {
+			at := is.ClosedAt.UTC()
+			tk.ResolvedAt = &at
 		}
 		tk.Reporter = ""
 		if is.User != nil {

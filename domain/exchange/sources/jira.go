@@ -24,7 +24,8 @@ func Jira(in io.Reader, m Mapping, t Target) (Result, error) {
 // like Jira's, the team key their project; labels are listed in one cell,
 // the cycle is the sprint.
 func Linear(in io.Reader, m Mapping, t Target) (Result, error) {
-	return convertCSV(in, m, t, dialect{format: "linear_csv", columns: linearColumns, splitLabels: true})
+	return convertCSV(in, m, t, dialect{format: "linear_csv", columns: linearColumns, splitLabels: true,
+		linkColumns: linearLinks, custom: linearCustom, categoryFromDates: true})
 }
 
 // CSV converts any CSV file by its mapping: mapping.columns names the
@@ -71,6 +72,9 @@ func convertCSV(in io.Reader, m Mapping, t Target, d dialect) (Result, error) {
 			prio: jh.get(rec, "priority"), assignee: jh.get(rec, "assignee"), assigneeID: jh.get(rec, "assignee_id"),
 			reporter: jh.get(rec, "reporter"), reporterID: jh.get(rec, "reporter_id"), created: jh.get(rec, "created_at"),
 			updated: jh.get(rec, "updated_at"), due: jh.get(rec, "due_date"), est: jh.get(rec, "estimate"),
+			resolved: jh.get(rec, "resolved_at"), canceled: jh.get(rec, "canceled_at"), started: jh.get(rec, "started_at"),
+			sprintNumber: jh.get(rec, "sprint_number"), sprintStart: jh.get(rec, "sprint_start"), sprintEnd: jh.get(rec, "sprint_end"),
+			resolvedCol: jh.col(f.Header, "resolved_at"), canceledCol: jh.col(f.Header, "canceled_at"),
 			parent: jh.get(rec, "parent"), parentKey: strings.ToUpper(jh.get(rec, "parent_key")), epic: strings.ToUpper(jh.get(rec, "epic_link")),
 			labels: jh.all(rec, "labels"), sprints: jh.all(rec, "sprint"), comments: jh.all(rec, "comments"),
 			createdCol: jh.col(f.Header, "created_at"), updatedCol: jh.col(f.Header, "updated_at"), dueCol: jh.col(f.Header, "due_date"),
@@ -87,10 +91,19 @@ func convertCSV(in io.Reader, m Mapping, t Target, d dialect) (Result, error) {
 			}
 		}
 		for i, l := range jh.links {
-			if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
-				l.other = strings.ToUpper(strings.Clone(strings.TrimSpace(rec[i])))
-				r.links = append(r.links, l)
+			if i >= len(rec) {
+				continue
 			}
+			// A Jira cell names one issue, a Linear cell several.
+			for _, other := range strings.Split(rec[i], ",") {
+				if other = strings.TrimSpace(other); other != "" {
+					l.other = strings.ToUpper(strings.Clone(other))
+					r.links = append(r.links, l)
+				}
+			}
+		}
+		if d.categoryFromDates && r.cat == "" {
+			r.cat = categoryFromDates(r)
 		}
 		if d.generic {
 			if i, ok := jh.single["external_key"]; ok && i < len(rec) {
@@ -230,6 +243,7 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 			p.Name = k
 		}
 		sprints := map[string]*export.Sprint{}
+		dated := map[string]bool{} // sprints with their own dates (Linear's cycles)
 		var sprintOrder []string
 		for _, r := range rs {
 			tk, ok := jiraTicket(r, m, t, sm, &rep, probs)
@@ -255,20 +269,23 @@ func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems
 					}
 				}
 			}
-			if n := len(r.sprints); n > 0 {
-				name := strings.TrimSpace(r.sprints[n-1])
+			if name := sprintName(r); name != "" {
 				tk.Sprint = &name
 				s, ok := sprints[name]
 				if !ok {
 					s = &export.Sprint{Content: sprintdb.Content{Name: name}, Status: "Completed", CreatedAt: tk.CreatedAt, UpdatedAt: tk.UpdatedAt}
 					s.StartDate, s.EndDate = tk.CreatedAt.Format("2006-01-02"), tk.UpdatedAt.Format("2006-01-02")
+					if start, end, ok := cycleDates(r, m); ok {
+						s.StartDate, s.EndDate = start, end
+						dated[name] = true
+					}
 					sprints[name] = s
 					sprintOrder = append(sprintOrder, name)
 				}
-				if d := tk.CreatedAt.Format("2006-01-02"); d < s.StartDate {
+				if d := tk.CreatedAt.Format("2006-01-02"); d < s.StartDate && !dated[name] {
 					s.StartDate = d
 				}
-				if d := tk.UpdatedAt.Format("2006-01-02"); d > s.EndDate {
+				if d := tk.UpdatedAt.Format("2006-01-02"); d > s.EndDate && !dated[name] {
 					s.EndDate = d
 				}
 				if tk.CreatedAt.Before(s.CreatedAt) {

@@ -27,10 +27,15 @@ var jiraColumns = map[string][]string{
 	"created_at":      {"Created"},
 	"updated_at":      {"Updated"},
 	"resolved_at":     {"Resolved"},
+	"canceled_at":     {},
+	"started_at":      {},
 	"due_date":        {"Due date", "Due Date"},
 	"description":     {"Description"},
 	"labels":          {"Labels"},
 	"sprint":          {"Sprint", "Custom field (Sprint)"},
+	"sprint_number":   {},
+	"sprint_start":    {},
+	"sprint_end":      {},
 	"estimate":        {"Custom field (Story Points)", "Custom field (Story point estimate)"},
 	"parent":          {"Parent", "Parent id"},
 	"parent_key":      {"Parent key"},
@@ -60,12 +65,17 @@ type jiraRow struct {
 	assignee, assigneeID        string
 	reporter, reporterID        string
 	created, updated, due, est  string
+	resolved, canceled, started string
 	parent, parentKey, epic     string
 	labels, sprints, comments   []string
-	links                       []jiraLink
-	custom                      map[string]string
-	createdCol, updatedCol      string
-	dueCol, estCol, commentsCol string
+	// sprintNumber, sprintStart and sprintEnd are Linear's cycle: its
+	// number (the name when the cycle has none) and its dates.
+	sprintNumber, sprintStart, sprintEnd string
+	links                                []jiraLink
+	custom                               map[string]string
+	createdCol, updatedCol               string
+	dueCol, estCol, commentsCol          string
+	resolvedCol, canceledCol             string
 }
 
 // jiraHeader finds the columns of each field.
@@ -130,6 +140,14 @@ func readJiraHeader(h []string, m Mapping, d dialect) (jiraHeader, error) {
 			}
 		}
 	}
+	for i, name := range h {
+		for col, l := range d.linkColumns {
+			if strings.EqualFold(strings.TrimSpace(name), col) {
+				jh.links[i] = l
+				jh.fields[name] = strPtr("links")
+			}
+		}
+	}
 	for _, field := range sortedKeys(m.Columns) {
 		col := m.Columns[field]
 		key, isCustom := strings.CutPrefix(field, "custom_fields.")
@@ -152,6 +170,20 @@ func readJiraHeader(h []string, m Mapping, d dialect) (jiraHeader, error) {
 		}
 		if !found {
 			return jh, domain.Invalidf("mapping.columns.%s: the file has no column %s", field, quote(col))
+		}
+	}
+	// The dialect's own custom fields, unless the mapping names the key or
+	// reads the column otherwise.
+	for _, key := range sortedKeys(d.custom) {
+		if _, mapped := jh.custom[key]; mapped {
+			continue
+		}
+		for i, name := range h {
+			if strings.EqualFold(strings.TrimSpace(name), d.custom[key]) && jh.fields[name] == nil {
+				jh.custom[key] = i
+				jh.fields[name] = strPtr("custom_fields." + key)
+				break
+			}
 		}
 	}
 	need := []string{"title", "external_key"}
@@ -231,13 +263,28 @@ func (jh jiraHeader) col(h []string, field string) string {
 	return field
 }
 
-// linearColumns are the columns of Linear's CSV export by field.
+// linearColumns are the columns of Linear's CSV export by field: the
+// cycle is the sprint; Completed (else Canceled) the resolution date.
 var linearColumns = map[string][]string{
 	"title": {"Title"}, "external_key": {"ID"}, "description": {"Description"}, "status": {"Status"},
 	"estimate": {"Estimate"}, "priority": {"Priority"}, "reporter": {"Creator"}, "assignee": {"Assignee"},
-	"labels": {"Labels"}, "sprint": {"Cycle Name"}, "created_at": {"Created"}, "updated_at": {"Updated"},
+	"labels": {"Labels"}, "sprint": {"Cycle Name"}, "sprint_number": {"Cycle Number"},
+	"sprint_start": {"Cycle Start"}, "sprint_end": {"Cycle End"}, "created_at": {"Created"}, "updated_at": {"Updated"},
+	"started_at": {"Started"}, "resolved_at": {"Completed"}, "canceled_at": {"Canceled"},
 	"due_date": {"Due Date"}, "parent_key": {"Parent issue"}, "project_name": {"Team"},
 }
+
+// linearLinks are the link columns of Linear's 34-column export: each
+// cell lists the other issues' ids, comma-separated.
+var linearLinks = map[string]jiraLink{
+	"Related to":   {kind: "relates_to", outward: true},
+	"Blocked by":   {kind: "blocks"}, // the other issue blocks this one
+	"Duplicate of": {kind: "duplicates", outward: true},
+}
+
+// linearCustom: Linear's project (a grouping across teams, which Tracker
+// has no field for) comes across as a text custom field.
+var linearCustom = map[string]string{"linear_project": "Project"}
 
 // dialect is a CSV format the converter reads.
 type dialect struct {
@@ -249,6 +296,14 @@ type dialect struct {
 	// generic: any CSV, whose columns the mapping names (no defaults),
 	// keys of any form, numbered in file order into project_key.
 	generic bool
+	// linkColumns are link columns by their whole name (Jira's are
+	// prefixes with the type in parentheses).
+	linkColumns map[string]jiraLink
+	// custom are custom fields read by default: column by key.
+	custom map[string]string
+	// categoryFromDates: the file has no status category; a row's is read
+	// from its dates (canceled, completed, started, else to do).
+	categoryFromDates bool
 }
 
 func (jh jiraHeader) colName(field string) string {

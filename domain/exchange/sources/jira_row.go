@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"tracker/domain"
 	"tracker/domain/exchange/export"
@@ -56,6 +57,7 @@ func jiraTicket(r *jiraRow, m Mapping, t Target, sm statusMapper, rep *Report, p
 		probs.add(Problem{Row: r.row, Column: "Priority", Message: "priority " + quote(r.prio) + " has no target: name it in mapping.priorities; None instead"})
 		prio = "None"
 	}
+	tk.ResolvedAt = resolvedAt(r, m, created, sm.categoryOf(st), probs)
 	tk.Content = ticketdb.Content{Title: r.title, Status: st, Priority: prio}
 	tk.Title, _ = clip(tk.Title, 500)
 	if strings.TrimSpace(r.desc) != "" {
@@ -123,4 +125,67 @@ func trailingNumber(key string) int {
 	m := trailingDigits.FindString(key)
 	n, _ := strconv.Atoi(m)
 	return n
+}
+
+// resolvedAt is when a done or cancelled issue was resolved: Jira's
+// "Resolved", Linear's "Completed", else its "Canceled". An issue in an
+// open status has none (Jira keeps the date of a reopened issue's old
+// resolution), nor has one whose date comes before its creation.
+func resolvedAt(r *jiraRow, m Mapping, created time.Time, category string, probs *problems) *time.Time {
+	s, col := r.resolved, r.resolvedCol
+	if s == "" {
+		s, col = r.canceled, r.canceledCol
+	}
+	if s == "" || (category != "done" && category != "cancelled") {
+		return nil
+	}
+	at, ok := parseDate(s, m.DateFormat)
+	if !ok {
+		probs.add(Problem{Row: r.row, Column: col, Message: "unparsable date " + quote(s) + "; no resolution date"})
+		return nil
+	}
+	if at.Before(created) {
+		return nil
+	}
+	return &at
+}
+
+// categoryFromDates is the status category of a Linear issue, whose export
+// names no category: cancelled, done or in progress by the date it
+// reached one, else to do (Triage, Backlog, Todo).
+func categoryFromDates(r *jiraRow) string {
+	switch {
+	case r.canceled != "":
+		return "canceled"
+	case r.resolved != "":
+		return "completed"
+	case r.started != "":
+		return "started"
+	}
+	return "todo"
+}
+
+// sprintName is the row's sprint: Jira's last Sprint cell, Linear's cycle
+// name, else "Cycle <number>".
+func sprintName(r *jiraRow) string {
+	if n := len(r.sprints); n > 0 {
+		if name := strings.TrimSpace(r.sprints[n-1]); name != "" {
+			return name
+		}
+	}
+	if r.sprintNumber != "" {
+		return "Cycle " + r.sprintNumber
+	}
+	return ""
+}
+
+// cycleDates are a Linear cycle's start and end days, when both read and
+// the end is not before the start.
+func cycleDates(r *jiraRow, m Mapping) (string, string, bool) {
+	start, ok1 := parseDate(r.sprintStart, m.DateFormat)
+	end, ok2 := parseDate(r.sprintEnd, m.DateFormat)
+	if !ok1 || !ok2 || end.Before(start) {
+		return "", "", false
+	}
+	return start.Format("2006-01-02"), end.Format("2006-01-02"), true
 }

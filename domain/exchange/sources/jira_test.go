@@ -89,10 +89,21 @@ func TestJiraCloudEnglishExport(t *testing.T) {
 	if len(tk.Comments) != 2 || !strings.Contains(tk.Comments[0].Body, "\nAlong with we need to move the code") {
 		t.Fatalf("TES-9 comments %+v", tk.Comments)
 	}
-	// TES-13: due date, resolved Done.
+	// TES-13: due date, Done, with Jira's Resolved date; TES-15, in
+	// progress, has none.
 	tk = ticketOf(t, d, "TES-13")
-	if tk.DueDate == nil || tk.DueDate.String() != "2025-09-18" || tk.Status != "Done" {
+	if tk.DueDate == nil || tk.DueDate.String() != "2025-09-18" || tk.Status != "Done" ||
+		tk.ResolvedAt == nil || !tk.ResolvedAt.Equal(time.Date(2025, 9, 19, 9, 3, 0, 0, time.UTC)) {
 		t.Fatalf("TES-13 %+v", tk)
+	}
+	resolved := 0
+	for _, tk := range d.Projects[0].Tickets {
+		if tk.ResolvedAt != nil {
+			resolved++
+		}
+	}
+	if resolved != 10 || ticketOf(t, d, "TES-15").ResolvedAt != nil || *res.Report.Fields["Resolved"] != "resolved_at" {
+		t.Fatalf("%d tickets resolved", resolved)
 	}
 	// TES-23: quotes doubled inside a quoted title.
 	if tk := ticketOf(t, d, "TES-23"); !strings.HasPrefix(tk.Title, `Need to discuss "Login" steps in the "test plan/selinum"`) {
@@ -363,32 +374,6 @@ func TestGenericCSVRowsWithoutKeys(t *testing.T) {
 	first := ticketOf(t, res.Doc, "GEN-2")
 	if first.ExternalKey != nil || len(first.Labels) != 2 || *first.Assignee != "ada@example.com" || res.Report.Summary.UsersInvited != 1 {
 		t.Fatalf("GEN-1 %+v %+v", first, res.Report.Summary)
-	}
-}
-
-// TestLinearCSV: Linear's 30-column export header (as Linear writes it;
-// no real export was found in public test data, so the rows are made
-// here): ids as keys, the team key the project, labels in one cell, the
-// cycle the sprint, the parent by id.
-func TestLinearCSV(t *testing.T) {
-	const header = "ID,Team,Title,Description,Status,Estimate,Priority,Project ID,Project,Creator,Assignee,Labels,Cycle Number,Cycle Name,Cycle Start,Cycle End,Created,Updated,Started,Triaged,Completed,Canceled,Archived,Due Date,Parent issue,Initiatives,Project Milestone ID,Project Milestone,SLA Status,Roadmaps\n"
-	in := header +
-		"ENG-7,Engineering,Ship it,\"Body\nin Markdown\",In Progress,3,Urgent,,,ada@example.com,grace@example.com,\"Bug, Backend\",4,Cycle 4,,,2024-03-12T15:04:05.000Z,2024-03-13T10:00:00.000Z,,,,,,2024-04-01,,,,,,\n" +
-		"ENG-8,Engineering,Child,,Todo,,No priority,,,ada@example.com,,,,,,,2024-03-14T09:00:00.000Z,2024-03-14T09:00:00.000Z,,,,,,,ENG-7,,,,,\n"
-	res, err := Linear(strings.NewReader(in), Mapping{}, defaultTarget())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := res.Report.Summary; s.Tickets != 2 || s.Parents != 1 || s.Labels != 2 || s.Sprints != 1 || len(res.Report.Problems) != 0 {
-		t.Fatalf("summary %+v problems %+v", s, res.Report.Problems)
-	}
-	tk := ticketOf(t, res.Doc, "ENG-7")
-	if tk.Priority != "Critical" || tk.Status != "InProgress" || tk.Estimate.String() != "3.00" || *tk.Assignee != "grace@example.com" ||
-		tk.DueDate.String() != "2024-04-01" || *tk.Sprint != "Cycle 4" || res.Doc.Projects[0].Name != "Engineering" || res.Doc.Source != "linear_csv/ENG" {
-		t.Fatalf("ENG-7 %+v", tk)
-	}
-	if c := ticketOf(t, res.Doc, "ENG-8"); *c.Parent != "ENG-7" || c.Priority != "None" {
-		t.Fatalf("ENG-8 %+v", c)
 	}
 }
 

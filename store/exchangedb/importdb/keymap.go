@@ -83,3 +83,30 @@ func InsertAudits(ctx context.Context, q store.Querier, orgID uuid.UUID, actor *
 		orgID, actor, a.EntityType, action, at, ids, a.IDs)
 	return store.Translate(err)
 }
+
+// Resolution is the status a created ticket reached in the tracker it was
+// imported from, and when.
+type Resolution struct {
+	Ticket uuid.UUID
+	Status string
+	At     time.Time
+}
+
+// InsertResolutions writes each as the ticket's audit row of a status
+// change (action status_changed, changes [{field: status, old: null, new:
+// Status}]) at its time: what burndowns and velocity read.
+func InsertResolutions(ctx context.Context, q store.Querier, orgID uuid.UUID, actor *uuid.UUID, rs []Resolution, newID func() uuid.UUID) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	ids, tickets, statuses, ats := make([]uuid.UUID, len(rs)), make([]uuid.UUID, len(rs)), make([]string, len(rs)), make([]time.Time, len(rs))
+	for i, r := range rs {
+		ids[i], tickets[i], statuses[i], ats[i] = newID(), r.Ticket, r.Status, r.At
+	}
+	_, err := q.Exec(ctx, `INSERT INTO audit_log (id, org_id, actor_id, entity_type, entity_id, action, changes, created_at)
+	    SELECT u.id, $1, $2, 'ticket', u.entity, 'status_changed',
+	        jsonb_build_array(jsonb_build_object('field', 'status', 'old', NULL, 'new', u.status)), u.at
+	    FROM unnest($3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[]) AS u(id, entity, status, at)`,
+		orgID, actor, ids, tickets, statuses, ats)
+	return store.Translate(err)
+}
