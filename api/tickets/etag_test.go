@@ -2,6 +2,7 @@ package tickets_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -19,14 +20,16 @@ func TestStaleIfMatchIs412(t *testing.T) {
 		t.Fatal("create sent no ETag")
 	}
 
+	// The reporter watches the ticket: their GET's tag is the version's
+	// watching variant (both name the version in If-Match).
 	a := f.env.Do("GET", path, f.member.Token, nil).Expect(t, 200)
 	b := f.env.Do("GET", path, f.admin.Token, nil).Expect(t, 200)
-	etag := a.Header.Get("ETag")
-	if etag == "" || etag != b.Header.Get("ETag") || etag != created.Header.Get("ETag") {
-		t.Fatalf("ETags %q %q %q", created.Header.Get("ETag"), etag, b.Header.Get("ETag"))
+	etag := b.Header.Get("ETag")
+	if etag == "" || a.Header.Get("ETag") != etag[:len(etag)-1]+`-watching"` || etag != created.Header.Get("ETag") {
+		t.Fatalf("ETags %q %q %q", created.Header.Get("ETag"), a.Header.Get("ETag"), etag)
 	}
 	// Unchanged: If-None-Match is 304 without a body.
-	nm := f.env.DoHeaders("GET", path, f.member.Token, nil, map[string]string{"If-None-Match": etag}).Expect(t, 304)
+	nm := f.env.DoHeaders("GET", path, f.admin.Token, nil, map[string]string{"If-None-Match": etag}).Expect(t, 304)
 	if len(nm.Body) != 0 || nm.Header.Get("ETag") != etag {
 		t.Fatalf("304 body %q etag %q", nm.Body, nm.Header.Get("ETag"))
 	}
@@ -44,9 +47,11 @@ func TestStaleIfMatchIs412(t *testing.T) {
 	if wb.ErrorCode() != "PRECONDITION_FAILED" {
 		t.Fatalf("code %q", wb.ErrorCode())
 	}
+	// A's answer is the watching reporter's; B does not watch.
 	got := f.env.Do("GET", path, f.admin.Token, nil).Expect(t, 200)
-	if m := got.Map(t); m["title"] != "A's title" || m["priority"] == "high" || got.Header.Get("ETag") != newTag {
-		t.Fatalf("after the refused write: %s (ETag %s)", got.Body, got.Header.Get("ETag"))
+	plain := strings.Replace(newTag, "-watching", "", 1)
+	if m := got.Map(t); m["title"] != "A's title" || m["priority"] == "high" || newTag == plain || got.Header.Get("ETag") != plain {
+		t.Fatalf("after the refused write: %s (ETag %s, A's %s)", got.Body, got.Header.Get("ETag"), newTag)
 	}
 	var audits int
 	f.env.ScanRow(t, &audits, "SELECT count(*) FROM audit_log WHERE entity_id = $1 AND action = 'updated'", id)
@@ -81,7 +86,9 @@ func TestCommentsLeaveTheTicketVersion(t *testing.T) {
 	id := created.Map(t)["id"].(string)
 	f.env.Exec(t, `INSERT INTO comments (id, org_id, ticket_id, author_id, body) VALUES (gen_random_uuid(), $1, $2, $3, 'hello')`,
 		f.owner.OrgID, id, f.member.ID)
-	if got := f.env.Do("GET", "/api/v1/tickets/"+id, f.member.Token, nil).Expect(t, 200).Header.Get("ETag"); got != created.Header.Get("ETag") {
+	// Read by the Admin, who does not watch it (the reporter's tag has the
+	// watching variant).
+	if got := f.env.Do("GET", "/api/v1/tickets/"+id, f.admin.Token, nil).Expect(t, 200).Header.Get("ETag"); got != created.Header.Get("ETag") {
 		t.Fatalf("ETag %s after a comment, was %s", got, created.Header.Get("ETag"))
 	}
 }

@@ -21,9 +21,16 @@ func render(c *fiber.Ctx, res ticket.Result) error {
 }
 
 // sendTicket writes one ticket without reflection (see Ticket.AppendJSON).
+// An answer that says the caller watches the ticket has its own ETag
+// (api.VariantWatching): watching is not part of the row's version, and a
+// conditional GET must not keep a stale one.
 func sendTicket(c *fiber.Ctx, status int, t ticket.Ticket) error {
 	c.Status(status).Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	api.SetETag(c, t.Version)
+	variant := ""
+	if t.Watching != nil && *t.Watching {
+		variant = api.VariantWatching
+	}
+	api.SetETagVariant(c, t.Version, variant)
 	b := t.AppendJSON(make([]byte, 0, 512))
 	if t.Watching != nil {
 		b = append(append(b[:len(b)-1], `,"watching":`...), strconv.AppendBool(nil, *t.Watching)...)

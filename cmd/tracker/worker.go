@@ -52,15 +52,17 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheu
 		capexwf.Register(capexwf.Deps{Exports: capex.New(db, clock)}),
 		attachmentRegistration(cfg, db, clock),
 		chatRegistration(cfg, db, clock),
-		deliveryRegistration(cfg, log, db, clock),
+		deliveryRegistration(cfg, log, db, clock, knobs.DigestMinute),
 	}
 }
 
 // deliveryRegistration is the delivery of personal notifications: email
 // digests (off without SERVICE_SMTP_URL, said once here), chat direct
-// messages and the due-soon sweep.
-func deliveryRegistration(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock) jobkind.Registration {
-	d := deliverywf.Deps{Delivery: deliveryService(cfg, db, clock), Notifications: notification.New(db, clock)}
+// messages and the due-soon sweep. digestMinute is the test knob that
+// shrinks a digest minute (0: a minute).
+func deliveryRegistration(cfg Config, log *slog.Logger, db *store.DB, clock domain.Clock, digestMinute time.Duration) jobkind.Registration {
+	d := deliverywf.Deps{Delivery: deliveryService(cfg, db, clock), Notifications: notification.New(db, clock),
+		DigestMinute: digestMinute}
 	if cfg.SMTPURL == "" {
 		log.Info("notification email: SERVICE_SMTP_URL is not set; email is off (the inbox, the stream and chat still deliver)")
 	} else if m, err := deliveryact.NewSMTP(cfg.SMTPURL, cfg.SMTPFrom); err != nil {
@@ -141,6 +143,10 @@ type workerKnobs struct {
 	// TRACKER_TEST_IMPORT_PAUSE (sleep between batches). Only the tuning
 	// is set here; registrations adds the database and the clock.
 	Import exchangewf.Deps
+	// DigestMinute: TRACKER_TEST_DIGEST_MINUTE, how long one minute of a
+	// user's digest_minutes lasts in the email digests this worker starts
+	// (e.g. 1s: a 10-minute digest sends after 10 s).
+	DigestMinute time.Duration
 }
 
 func loadWorkerKnobs() (workerKnobs, error) {
@@ -187,6 +193,11 @@ func loadWorkerKnobs() (workerKnobs, error) {
 	if s := os.Getenv("TRACKER_TEST_IMPORT_PAUSE"); s != "" {
 		if k.Import.BatchPause, err = time.ParseDuration(s); err != nil {
 			return k, errors.New("TRACKER_TEST_IMPORT_PAUSE: must be a duration such as 50ms")
+		}
+	}
+	if s := os.Getenv("TRACKER_TEST_DIGEST_MINUTE"); s != "" {
+		if k.DigestMinute, err = time.ParseDuration(s); err != nil || k.DigestMinute <= 0 {
+			return k, errors.New("TRACKER_TEST_DIGEST_MINUTE: must be a positive duration such as 1s")
 		}
 	}
 	return k, nil

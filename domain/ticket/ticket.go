@@ -76,8 +76,9 @@ type Ticket struct {
 	CustomFields ticketdb.CustomFields `json:"custom_fields"`
 	// Version is the row's version, sent as the ETag (not in the body).
 	Version int64 `json:"-"`
-	// Watching is whether the caller watches the ticket: set by Get only,
-	// the API adds it to that answer (lists and events have no caller).
+	// Watching is whether the caller watches the ticket: set by Get and
+	// Update (a transition too), the API adds it to those answers and
+	// varies their ETag by it (lists and events have no caller).
 	Watching *bool `json:"-"`
 }
 

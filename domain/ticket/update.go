@@ -11,6 +11,7 @@ import (
 	"tracker/domain/statusflow"
 	"tracker/store"
 	"tracker/store/customfielddb"
+	"tracker/store/notificationdb"
 	"tracker/store/ticketdb"
 )
 
@@ -236,7 +237,14 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id uuid.UUID, 
 			pl.Set["custom_fields"] = ticketdb.CustomFields(cf.after.AppendJSON(nil))
 		}
 		res.Warning = pl.warning
-		res.Ticket, err = s.apply(ctx, q, Person(p), t.Row, pl)
+		if res.Ticket, err = s.apply(ctx, q, Person(p), t.Row, pl); err != nil {
+			return err
+		}
+		// The answer says whether the caller watches the ticket now (the
+		// change may have made them), as a GET does: its ETag is then the
+		// one a GET would send.
+		watching, err := notificationdb.IsWatching(ctx, q, id, p.UserID)
+		res.Ticket.Watching = &watching
 		return err
 	})
 	return res, err

@@ -36,6 +36,14 @@ func WatchingColumn(ticketExpr, userParam string) string {
 	return "EXISTS (SELECT 1 FROM ticket_watchers tw WHERE tw.ticket_id = " + ticketExpr + " AND tw.user_id = " + userParam + ") AS watching"
 }
 
+// IsWatching reports whether user watches the ticket.
+func IsWatching(ctx context.Context, q store.Querier, ticketID, userID uuid.UUID) (bool, error) {
+	var on bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM ticket_watchers WHERE ticket_id = $1 AND user_id = $2)`,
+		ticketID, userID).Scan(&on)
+	return on, store.Translate(err)
+}
+
 // WatcherIDs lists a ticket's watchers (readers or not: the notification
 // insert checks each recipient).
 func WatcherIDs(ctx context.Context, q store.Querier, ticketID uuid.UUID) ([]uuid.UUID, error) {

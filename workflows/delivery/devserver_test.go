@@ -3,7 +3,6 @@ package deliverywf_test
 import (
 	"context"
 	"flag"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +32,10 @@ import (
 	"tracker/workflows/workflowtest"
 )
 
-var capture = flag.Bool("capture", false, "the dev server test writes the histories of the runs it closes into testdata")
+var (
+	capture     = flag.Bool("capture", false, "the dev server test writes the histories of the runs it closes into testdata")
+	captureOnly = flag.String("capture-only", "", "with -capture: write only the histories whose file name starts with this")
+)
 
 // TestDeliveryOnTheDevServer runs delivery as it runs in production: the
 // notification's outbox row written in the change's transaction, the
@@ -41,11 +43,14 @@ var capture = flag.Bool("capture", false, "the dev server test writes the histor
 // one worker, an SMTP server and the chat stand-in. A mention reaches its
 // recipient as an email (at once: digest_minutes 0) and as a direct
 // message to their linked chat user; an address the mail server refuses
-// turns that person's email off; the due-soon sweep tells a watcher once.
+// turns that person's email off; the due-soon sweep tells a watcher once;
+// a timed window collects what arrives in it (testTimedWindow, with a
+// digest minute of a second).
 //
 //	go test ./workflows/delivery -run OnTheDevServer -count=1 -args -capture
 //
-// rewrites the histories replay_test.go replays.
+// rewrites the histories replay_test.go replays (-capture-only
+// email_digest_window writes only the files whose name starts with it).
 func TestDeliveryOnTheDevServer(t *testing.T) {
 	db := storetest.New(t)
 	mail := smtptest.Start(t)
@@ -73,12 +78,14 @@ func TestDeliveryOnTheDevServer(t *testing.T) {
 	ticket := testfactory.Ticket(t, db, project, actor.ID, testfactory.TicketOpts{Title: "Ship it", AssigneeID: &grace.ID})
 	mail.Refuse(bounced.Email, 550)
 
-	m, err := acts.NewSMTP(mail.URL(), "tracker@example.test")
+	smtp, err := acts.NewSMTP(mail.URL(), "tracker@example.test")
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := &hookMailer{Mailer: smtp}
 	svc := delivery.New(db, clock, "http://localhost:3000", []byte("k"))
-	dreg := deliverywf.Register(deliverywf.Deps{Delivery: svc, Notifications: notification.New(db, clock), Mailer: m})
+	dreg := deliverywf.Register(deliverywf.Deps{Delivery: svc, Notifications: notification.New(db, clock), Mailer: m,
+		DigestMinute: time.Second, DigestMaxWindows: 1})
 	creg := chatwf.Register(chatwf.Deps{DB: db, Clock: clock, Chat: chat.New(db, clock, chat.Config{}),
 		Slack: chatact.NewSlackClient("xoxb-service", slack.URL+"/api/")})
 	both := jobkind.Registration{Register: func(r sdkworker.Registry) { dreg.Register(r); creg.Register(r) }}
@@ -126,10 +133,13 @@ func TestDeliveryOnTheDevServer(t *testing.T) {
 		}
 		cancel()
 	}
-	if *capture {
-		workflowtest.SaveHistory(t, c, deliverywf.DigestWorkflowID(grace.ID), "", filepath.Join("testdata", "email_digest_sent.json"))
-		workflowtest.SaveHistory(t, c, deliverywf.DigestWorkflowID(bounced.ID), "", filepath.Join("testdata", "email_digest_refused.json"))
-	}
+	save(t, c, deliverywf.DigestWorkflowID(grace.ID), "", "email_digest_sent.json")
+	save(t, c, deliverywf.DigestWorkflowID(bounced.ID), "", "email_digest_refused.json")
+
+	t.Run("a timed window collects what arrives in it and sends one email", func(t *testing.T) {
+		testTimedWindow(t, windowWorld{db: db, c: c, mail: mail, mailer: m, org: org.ID, project: project.ID, ticket: ticket.ID,
+			actor: actor.ID})
+	})
 
 	t.Run("the due-soon sweep tells a watcher once per due date", func(t *testing.T) {
 		if err := notificationdb.Watch(ctx, db.Q(), org.ID, project.ID, ticket.ID, []uuid.UUID{grace.ID}, time.Now()); err != nil {
@@ -165,9 +175,7 @@ func TestDeliveryOnTheDevServer(t *testing.T) {
 			grace.ID, ticket.ID).Scan(&count); err != nil || count != 1 {
 			t.Fatalf("due_soon notifications of the watcher: %d %v", count, err)
 		}
-		if *capture {
-			workflowtest.SaveHistory(t, c, first, "", filepath.Join("testdata", "due_soon_sweep.json"))
-		}
+		save(t, c, first, "", "due_soon_sweep.json")
 	})
 }
 

@@ -30,6 +30,11 @@ type Deps struct {
 	// Mailer sends email (nil: SERVICE_SMTP_URL is unset and email is off;
 	// chat still runs).
 	Mailer acts.Mailer
+	// DigestMinute and DigestMaxWindows go into the input of each digest
+	// this process starts (DigestInput.Minute, .MaxWindows; 0: a minute,
+	// MaxWindows). Only tests set them: TRACKER_TEST_DIGEST_MINUTE.
+	DigestMinute     time.Duration
+	DigestMaxWindows int
 }
 
 // ScheduleID is the due-soon sweep's Schedule; SweepInterval its period.
@@ -91,7 +96,7 @@ func (d Deps) Dispatch(ctx context.Context, env jobkind.Env, row store.OutboxRow
 	_, err = env.Client.SignalWithStartWorkflow(ctx, DigestWorkflowID(n.UserID), SignalName, n.ID,
 		client.StartWorkflowOptions{ID: DigestWorkflowID(n.UserID), TaskQueue: env.TaskQueue,
 			TypedSearchAttributes: job.SearchAttributes(), StaticSummary: job.Summary},
-		DigestWorkflowName, DigestInput{UserID: n.UserID})
+		DigestWorkflowName, DigestInput{UserID: n.UserID, Minute: d.DigestMinute, MaxWindows: d.DigestMaxWindows})
 	if err != nil {
 		return fmt.Errorf("signal %s: %w", DigestWorkflowID(n.UserID), err)
 	}

@@ -30,6 +30,29 @@ func DigestWorkflowID(userID uuid.UUID) string { return "notify-email:" + userID
 type DigestInput struct {
 	UserID  uuid.UUID   `json:"user_id"`
 	Pending []uuid.UUID `json:"pending,omitempty"`
+	// Minute is how long one of the user's digest_minutes lasts (0: a
+	// minute). Only tests shrink it (TRACKER_TEST_DIGEST_MINUTE); it
+	// travels in the input, so a replay waits as the run did.
+	Minute time.Duration `json:"minute,omitempty"`
+	// MaxWindows is how many digests a run sends before it continues as
+	// new (0: MaxWindows). Only tests lower it.
+	MaxWindows int `json:"max_windows,omitempty"`
+}
+
+// minute is the length of one digest minute of in.
+func (in DigestInput) minute() time.Duration {
+	if in.Minute > 0 {
+		return in.Minute
+	}
+	return time.Minute
+}
+
+// maxWindows is the windows a run of in sends before it continues as new.
+func (in DigestInput) maxWindows() int {
+	if in.MaxWindows > 0 {
+		return in.MaxWindows
+	}
+	return MaxWindows
 }
 
 // MaxWindows is how many digests a run sends before it continues as new,
@@ -45,7 +68,9 @@ var sendRetry = &temporal.RetryPolicy{InitialInterval: 30 * time.Second, Backoff
 // per window: the window opens with the first notification after a send
 // and lasts the user's digest_minutes, read when it opens (0: at once).
 // The run ends when nothing is pending (the next notification starts a new
-// one) and continues as new after MaxWindows or when Temporal suggests it.
+// one) and continues as new after MaxWindows (in.MaxWindows) or when
+// Temporal suggests it, carrying the pending notifications and its input's
+// settings.
 // A digest whose retries run out is dropped from email; the inbox keeps it.
 func EmailDigest(ctx workflow.Context, in DigestInput) error {
 	ch := workflow.GetSignalChannel(ctx, SignalName)
@@ -67,8 +92,10 @@ func EmailDigest(ctx workflow.Context, in DigestInput) error {
 		if len(pending) == 0 {
 			return nil
 		}
-		if windows >= MaxWindows || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
-			return workflow.NewContinueAsNewError(ctx, DigestWorkflowName, DigestInput{UserID: in.UserID, Pending: pending})
+		if windows >= in.maxWindows() || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			next := in
+			next.Pending = pending
+			return workflow.NewContinueAsNewError(ctx, DigestWorkflowName, next)
 		}
 		var minutes int
 		if err := workflow.ExecuteActivity(dbCtx, acts.DigestMinutesName, acts.UserInput{UserID: in.UserID}).Get(ctx, &minutes); err != nil {
@@ -77,7 +104,7 @@ func EmailDigest(ctx workflow.Context, in DigestInput) error {
 		if minutes > 0 {
 			fired := false
 			sel := workflow.NewSelector(ctx)
-			sel.AddFuture(workflow.NewTimer(ctx, time.Duration(minutes)*time.Minute), func(workflow.Future) { fired = true })
+			sel.AddFuture(workflow.NewTimer(ctx, time.Duration(minutes)*in.minute()), func(workflow.Future) { fired = true })
 			sel.AddReceive(ch, func(c workflow.ReceiveChannel, _ bool) {
 				var id uuid.UUID
 				c.Receive(ctx, &id)

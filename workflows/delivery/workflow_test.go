@@ -2,12 +2,16 @@ package deliverywf_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
 
 	acts "tracker/activities/delivery"
 	"tracker/domain"
@@ -105,5 +109,44 @@ func TestOneEmailPerDigestWindow(t *testing.T) {
 	}
 	if msgs := mail.Wait(3, 30*time.Second); len(msgs) != 3 {
 		t.Fatalf("%d emails", len(msgs))
+	}
+}
+
+// TestDigestMinuteAndMaxWindowsTravelInTheInput: the window is
+// digest_minutes of the input's Minute (a test's second, not a minute),
+// and a run that has sent its MaxWindows continues as new with what
+// arrived during its last send and the same settings.
+func TestDigestMinuteAndMaxWindowsTravelInTheInput(t *testing.T) {
+	env := workflowtest.NewEnv(t)
+	env.RegisterActivityWithOptions(&acts.Activities{}, activity.RegisterOptions{Name: acts.Prefix})
+	user, first, during := uuid.New(), uuid.New(), uuid.New()
+	start := env.Now()
+	var sentAt []time.Duration
+	var sent [][]uuid.UUID
+	env.OnActivity(acts.DigestMinutesName, mock.Anything, acts.UserInput{UserID: user}).Return(15, nil)
+	env.OnActivity(acts.SendDigestName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in acts.SendInput) (acts.SendResult, error) {
+			sentAt = append(sentAt, env.Now().Sub(start))
+			sent = append(sent, in.IDs)
+			env.SignalWorkflow(deliverywf.SignalName, during)
+			return acts.SendResult{Sent: len(in.IDs)}, nil
+		}).Once()
+	in := deliverywf.DigestInput{UserID: user, Pending: []uuid.UUID{first}, Minute: time.Second, MaxWindows: 1}
+	env.ExecuteWorkflow(deliverywf.EmailDigest, in)
+
+	if len(sentAt) != 1 || sentAt[0] < 15*time.Second || sentAt[0] >= time.Minute || len(sent[0]) != 1 || sent[0][0] != first {
+		t.Fatalf("sends at %v of %v, want one of the first after 15 digest minutes of 1 s", sentAt, sent)
+	}
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("digest ended %v, want continue-as-new after MaxWindows 1", err)
+	}
+	var next deliverywf.DigestInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	want := deliverywf.DigestInput{UserID: user, Pending: []uuid.UUID{during}, Minute: time.Second, MaxWindows: 1}
+	if fmt.Sprint(next) != fmt.Sprint(want) {
+		t.Fatalf("continued as new with %+v, want %+v", next, want)
 	}
 }
