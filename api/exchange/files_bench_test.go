@@ -75,7 +75,7 @@ func BenchmarkImportJiraCSV(b *testing.B) {
 		r.Decode(b, &res)
 		submitted := time.Since(start)
 		// The worker's batch size (the fixture's is tiny, for tests).
-		runner := importer.NewRunner(f.env.DB, f.env.Clock, 0)
+		runner := importer.NewRunner(f.env.DB, f.env.Clock, 0, f.files)
 		ctx := b.Context()
 		phase := time.Now()
 		if _, err := runner.Stage(ctx, res.ImportID); err != nil {
