@@ -89,8 +89,10 @@ func (ix *csvIndex) newKey(key string) (string, bool) {
 	return e.target + "-" + strconv.Itoa(e.number), true
 }
 
-// rowsIn iterates the file's data records as rows; stop with errStop.
-func rowsIn(open Opener, m Mapping, d dialect, each func(r *jiraRow, f *csvFile, jh jiraHeader) error) (jiraHeader, error) {
+// rowsIn iterates the file's data records as rows. An index pass (full
+// false) reads no text it does not need: description, comments, labels,
+// sprints and custom fields stay empty.
+func rowsIn(open Opener, m Mapping, d dialect, full bool, each func(r *jiraRow, f *csvFile, jh jiraHeader) error) (jiraHeader, error) {
 	rc, err := open()
 	if err != nil {
 		return jiraHeader{}, err
@@ -115,10 +117,40 @@ func rowsIn(open Opener, m Mapping, d dialect, each func(r *jiraRow, f *csvFile,
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
+		if !full {
+			rec = indexCells(rec, jh)
+		}
 		if err := each(readRow(rec, f, jh, d), f, jh); err != nil {
 			return jh, err
 		}
 	}
+}
+
+// indexCells blanks, in the reader's reused record, the cells an index
+// pass does not read, so readRow copies none of them.
+func indexCells(rec []string, jh jiraHeader) []string {
+	blank := func(i int) {
+		for f, j := range jh.single {
+			if j == i && f != "description" {
+				return // a column the index reads too (a mapping may name one twice)
+			}
+		}
+		if i < len(rec) {
+			rec[i] = ""
+		}
+	}
+	if i, ok := jh.single["description"]; ok {
+		blank(i)
+	}
+	for _, f := range []string{"comments", "labels", "sprint"} {
+		for _, i := range jh.multi[f] {
+			blank(i)
+		}
+	}
+	for _, i := range jh.custom {
+		blank(i)
+	}
+	return rec
 }
 
 // readRow reads a record's cells by field.
@@ -175,7 +207,7 @@ func indexCSV(open Opener, m Mapping, t Target, d dialect, probs *problems) (*cs
 	sm := newStatusMapper(m, t)
 	scratch := newReport(d.format)
 	admitted := 0
-	_, err := rowsIn(open, m, d, func(r *jiraRow, f *csvFile, jh jiraHeader) error {
+	_, err := rowsIn(open, m, d, false, func(r *jiraRow, f *csvFile, jh jiraHeader) error {
 		if d.generic {
 			// The number a key ends with (PROJ-123, #45; a row without a
 			// key: its row), else the row's position.

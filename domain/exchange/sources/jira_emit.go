@@ -49,7 +49,7 @@ func emitCSV(open Opener, m Mapping, t Target, d dialect, ix *csvIndex, probs *p
 		projects[k] = &csvProject{sprints: map[string]*export.Sprint{}}
 	}
 	var sum Summary
-	jh, err := rowsIn(open, m, d, func(r *jiraRow, _ *csvFile, jh jiraHeader) error {
+	jh, err := rowsIn(open, m, d, true, func(r *jiraRow, _ *csvFile, jh jiraHeader) error {
 		e, ok := ix.rows[r.key]
 		if !ok || e.row != r.row {
 			return nil // skipped by the index pass, which said why
