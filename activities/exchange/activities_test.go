@@ -20,7 +20,7 @@ func TestMissingImportIsPermanent(t *testing.T) {
 	t.Parallel()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()
-	a := &acts.Activities{Runner: importer.NewRunner(storetest.New(t), domain.SystemClock{}, 0)}
+	a := &acts.Activities{Runner: importer.NewRunner(storetest.New(t), domain.SystemClock{}, 0, nil)}
 	env.RegisterActivity(a)
 	_, err := env.ExecuteActivity(a.StageImport, uuid.New())
 	var appErr *temporal.ApplicationError

@@ -58,7 +58,7 @@ func setup(t *testing.T, backend string) world {
 	a := apitest.NewWorld(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
 		svc = attachment.New(e.DB, objects, domain.SystemClock{}, maxBytes)
 		return []api.Module{attachments.New(svc, storage),
-			exchange.New(export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock), e.Log, exchange.Settings{})}
+			exchange.New(export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock, nil), e.Log, exchange.Settings{})}
 	}})
 	go func() { _ = a.Env.App.Listener(ln) }()
 	t.Cleanup(func() { _ = a.Env.App.Shutdown() })

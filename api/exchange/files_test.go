@@ -434,7 +434,7 @@ func TestImportGenericCSV(t *testing.T) {
 func TestImportFileBodyLimit(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		return []api.Module{exchange.New(export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock), e.Log,
+		return []api.Module{exchange.New(export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock, nil), e.Log,
 			exchange.Settings{TempDir: t.TempDir(), ImportLimit: 4 << 10})}
 	}})
 	owner := env.Register("Owner")

@@ -19,6 +19,8 @@ import (
 	"tracker/domain/exchange/importer"
 	"tracker/domain/search"
 	"tracker/domain/ticket"
+	"tracker/store/objectstore"
+	"tracker/store/objectstore/objectstoretest"
 )
 
 // fixture is an app with the exchange module, an owner of two orgs, A
@@ -29,19 +31,27 @@ type fixture struct {
 	a, b   uuid.UUID
 	seeded exportseed.Seeded
 	runner *importer.Runner
+	files  objectstore.Store // where uploaded files wait for the import
 }
 
+// setup builds the fixture with the embedded local object store.
 func setup(t testing.TB, o exportseed.Options) *fixture {
 	t.Helper()
-	f := &fixture{}
+	return setupOn(t, o, objectstoretest.NewLocal(t, "http://127.0.0.1/storage", nil))
+}
+
+// setupOn builds the fixture keeping uploaded files in files.
+func setupOn(t testing.TB, o exportseed.Options, files objectstore.Store) *fixture {
+	t.Helper()
+	f := &fixture{files: files}
 	f.env = apitest.New(t, apitest.Options{Modules: func(e *apitest.Env) []api.Module {
-		exp, imp := export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock)
+		exp, imp := export.New(e.DB, e.Clock), importer.New(e.DB, e.Clock, files)
 		exp.BatchSize, imp.Wait, imp.Poll = 7, 300*time.Millisecond, 20*time.Millisecond
 		// The ticket routes read what an import wrote (resolve, search).
 		return []api.Module{exchange.New(exp, imp, e.Log, exchange.Settings{TempDir: t.TempDir()}),
 			tickets.New(ticket.New(e.DB, e.Clock), search.New(e.DB, e.Clock))}
 	}})
-	f.runner = importer.NewRunner(f.env.DB, f.env.Clock, 5)
+	f.runner = importer.NewRunner(f.env.DB, f.env.Clock, 5, files)
 	f.owner = f.env.Register("Owner")
 	f.a = f.owner.OrgID
 	org := f.env.Do("POST", "/api/v1/orgs", f.owner.Token, map[string]any{"name": "Target", "slug": "target-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)

@@ -176,7 +176,7 @@ func newServices(cfg Config, db *store.DB, clock domain.Clock) services {
 		Rates:         laborrate.New(db, clock),
 		Capex:         capex.New(db, clock),
 		Export:        export.New(db, clock),
-		Imports:       importer.New(db, clock),
+		Imports:       importer.New(db, clock, objects),
 		Teams:         team.New(db, clock),
 		Codehost:      codehost.New(db, tickets, cfg.CodehostSecret, box, clock, cfg.PublicURL),
 		Chat:          chat.New(db, clock, chatConfig(cfg, box, tickets)),

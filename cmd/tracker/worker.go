@@ -45,6 +45,7 @@ func registrations(cfg Config, log *slog.Logger, db *store.DB, metrics prometheu
 	cascade, imports := knobs.Cascade, knobs.Import
 	cascade.DB = db
 	imports.DB, imports.Clock = db, clock
+	imports.Files, _ = openObjects(cfg)
 	return []jobkind.Registration{
 		webhookwf.Register(hooks),
 		cascadewf.Register(cascade),
@@ -141,7 +142,8 @@ type workerKnobs struct {
 	OutboxConcurrency int // SERVICE_OUTBOX_CONCURRENCY: outbox rows the relay dispatches at once (default 128)
 	// Import: TRACKER_TEST_IMPORT_BATCH (tickets per batch) and
 	// TRACKER_TEST_IMPORT_PAUSE (sleep between batches). Only the tuning
-	// is set here; registrations adds the database and the clock.
+	// is set here; registrations adds the database, the clock and the
+	// object store.
 	Import exchangewf.Deps
 	// DigestMinute: TRACKER_TEST_DIGEST_MINUTE, how long one minute of a
 	// user's digest_minutes lasts in the email digests this worker starts

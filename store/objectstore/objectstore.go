@@ -15,6 +15,7 @@ package objectstore
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 )
 
@@ -40,6 +41,14 @@ type Store interface {
 	PresignGet(ctx context.Context, key, filename string, ttl time.Duration) (string, error)
 	// Head describes an object; ErrNotFound when it does not exist.
 	Head(ctx context.Context, key string) (Object, error)
+	// Put stores size bytes of contentType read from r under key, from the
+	// server itself (no presigned URL): the import keeps an uploaded export
+	// this way. r should be a file (an io.ReadSeeker): S3 signs the body,
+	// which it can then read twice without holding it in memory.
+	Put(ctx context.Context, key, contentType string, size int64, r io.Reader) error
+	// Get opens an object for reading as a stream; ErrNotFound when it does
+	// not exist. The caller closes it.
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
 	// Delete removes an object; a missing object is success.
 	Delete(ctx context.Context, key string) error
 	// List returns up to limit objects whose keys start with prefix and sort

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -86,6 +88,45 @@ func TestBackends(t *testing.T) {
 				}
 				if res, _ := objectstoretest.Get(t, url); res.StatusCode != 404 {
 					t.Fatalf("get after delete %d", res.StatusCode)
+				}
+			})
+
+			t.Run("server-side put from a file, get as a stream, delete", func(t *testing.T) {
+				// Larger than one read buffer, so a stream cut short shows.
+				big := bytes.Repeat([]byte("Issue key,Summary\nBIG-1,\"a, b\"\n"), 100_000)
+				f, err := os.CreateTemp(t.TempDir(), "upload-*")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				if _, err := f.Write(big); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					t.Fatal(err)
+				}
+				k := "imports/o1/i1/export.csv"
+				if err := s.Put(ctx, k, "text/csv", int64(len(big)), f); err != nil {
+					t.Fatal(err)
+				}
+				o, err := s.Head(ctx, k)
+				if err != nil || o.Size != int64(len(big)) || o.ContentType != "text/csv" {
+					t.Fatalf("head %+v %v", o, err)
+				}
+				rc, err := s.Get(ctx, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := io.ReadAll(rc)
+				_ = rc.Close()
+				if err != nil || !bytes.Equal(got, big) {
+					t.Fatalf("read back %d bytes of %d: %v", len(got), len(big), err)
+				}
+				if err := s.Delete(ctx, k); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Get(ctx, k); !errors.Is(err, objectstore.ErrNotFound) {
+					t.Fatalf("get after delete: %v", err)
 				}
 			})
 

@@ -14,15 +14,18 @@ import (
 	"tracker/domain"
 	"tracker/domain/exchange/importer"
 	"tracker/store"
+	"tracker/store/objectstore"
 	"tracker/worker/jobkind"
 	"tracker/workflows"
 )
 
-// Deps is what imports need from the process: the database and the clock,
-// and tuning whose zero value is production.
+// Deps is what imports need from the process: the database, the clock and
+// the object store holding uploaded files, and tuning whose zero value is
+// production.
 type Deps struct {
 	DB         *store.DB
 	Clock      domain.Clock
+	Files      objectstore.Store
 	BatchSize  int           // tickets per batch (default 2000)
 	BatchPause time.Duration // sleep before each batch (tests stop a worker mid-import)
 }
@@ -30,7 +33,7 @@ type Deps struct {
 // Register is the import feature's part of the worker: the workflow, its
 // activities, and the dispatcher of TopicImport outbox rows.
 func Register(d Deps) jobkind.Registration {
-	a := &acts.Activities{Runner: importer.NewRunner(d.DB, d.Clock, d.BatchSize), BatchPause: d.BatchPause}
+	a := &acts.Activities{Runner: importer.NewRunner(d.DB, d.Clock, d.BatchSize, d.Files), BatchPause: d.BatchPause}
 	return jobkind.Registration{
 		Name:       "import",
 		Register:   func(r sdkworker.Registry) { RegisterOn(r, a) },

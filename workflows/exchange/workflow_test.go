@@ -46,7 +46,7 @@ func submitted(t *testing.T) (*apitest.Env, uuid.UUID, exportseed.Seeded) {
 		t.Fatal(err)
 	}
 	org := env.Do("POST", "/api/v1/orgs", owner.Token, map[string]any{"name": "B", "slug": "b-" + uuid.NewString()[:8]}).Expect(t, 201).Map(t)
-	id, err := importer.New(env.DB, env.Clock).Submit(ctx, p, uuid.MustParse(org["id"].(string)), doc.Bytes())
+	id, err := importer.New(env.DB, env.Clock, nil).Submit(ctx, p, uuid.MustParse(org["id"].(string)), doc.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func newRun(t *testing.T, batch int) run {
 	env, id, seeded := submitted(t)
 	var s testsuite.WorkflowTestSuite
 	te := workflowtest.Patient(s.NewTestWorkflowEnvironment())
-	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, batch)}
+	a := &acts.Activities{Runner: importer.NewRunner(env.DB, env.Clock, batch, nil)}
 	exchangewf.RegisterOn(te, a)
 	return run{env: env, id: id, seeded: seeded, te: te, a: a}
 }
@@ -88,7 +88,7 @@ func (r run) onBatch(fn func(ctx context.Context, call int) (importer.Step, erro
 // status is the import as its requester reads it.
 func (r run) status(t *testing.T) (importer.Status, error) {
 	t.Helper()
-	return importer.New(r.env.DB, r.env.Clock).Get(context.Background(), principalOf(t, r.env, r.id), r.id)
+	return importer.New(r.env.DB, r.env.Clock, nil).Get(context.Background(), principalOf(t, r.env, r.id), r.id)
 }
 
 func TestImportWorkflowRunsTheImport(t *testing.T) {
@@ -226,7 +226,7 @@ func TestImportWorkflowStopsAfterTheBatchWhenCancelled(t *testing.T) {
 	t.Parallel()
 	r := newRun(t, 4)
 	env, id, te, a := r.env, r.id, r.te, r.a
-	svc := importer.New(env.DB, env.Clock)
+	svc := importer.New(env.DB, env.Clock, nil)
 	p := principalOf(t, env, id)
 	calls := r.onBatch(func(ctx context.Context, call int) (importer.Step, error) {
 		st, err := a.ImportTicketBatch(ctx, id)

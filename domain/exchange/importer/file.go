@@ -4,14 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"tracker/domain"
+	"tracker/domain/exchange/export"
 	"tracker/domain/exchange/sources"
 	"tracker/domain/statusflow"
+	"tracker/store"
 	"tracker/store/exchangedb/importdb"
 )
 
@@ -61,41 +66,57 @@ func (s *Service) SubmitFile(ctx context.Context, p domain.Principal, orgID uuid
 		id, err := s.Submit(ctx, p, orgID, body)
 		return Submitted{ImportID: id}, err
 	}
-	t, err := s.target(ctx, p, orgID, f.ProjectKey)
+	if !slices.Contains(sources.Formats, f.Format) {
+		return Submitted{}, domain.Invalid("format: must be one of " + strings.Join(sources.Formats, ", "))
+	}
+	t, err := targetOf(ctx, s.DB.Q(), orgID, p.UserID, f.ProjectKey, s.now())
 	if err != nil {
 		return Submitted{}, err
 	}
-	var res sources.Result
-	switch f.Format {
-	case "jira_csv":
-		res, err = sources.Jira(f.Body, f.Mapping, t)
-	case "github_json":
-		res, err = sources.GitHub(f.Body, f.Mapping, t)
-	case "linear_csv":
-		res, err = sources.Linear(f.Body, f.Mapping, t)
-	case "csv":
-		res, err = sources.CSV(f.Body, f.Mapping, t)
-	default:
-		return Submitted{}, domain.Invalid("format: must be one of " + strings.Join(sources.Formats, ", "))
+	upload, err := spooled(f.Body)
+	if err != nil {
+		return Submitted{}, err
 	}
+	defer upload.close()
+	// One streaming pass validates the file (the format's problems are a
+	// 422 naming the first) and makes the report; the tickets are checked
+	// against the API's caps and dropped.
+	var bounds []string
+	conv, err := sources.Convert(f.Format, upload.open, f.Mapping, t, func(project string, tk export.Ticket) error {
+		if len(bounds) < MaxProblems {
+			domain.CheckBounds(tk, func(path, problem string) bool {
+				bounds = append(bounds, fmt.Sprintf("%s-%d%s: %s", project, tk.Number, path, problem))
+				return len(bounds) < MaxProblems
+			})
+		}
+		return nil
+	})
 	if err != nil {
 		return Submitted{}, err
 	}
 	if f.DryRun {
-		return Submitted{Report: &res.Report}, nil
+		return Submitted{Report: &conv.Report}, nil
 	}
-	if res.Report.Summary.Tickets == 0 {
-		return Submitted{}, domain.Invalid(append([]string{"file: no issue can be imported"}, firstProblems(res.Report.Problems)...)...)
+	if conv.Report.Summary.Tickets == 0 {
+		return Submitted{}, domain.Invalid(append([]string{"file: no issue can be imported"}, firstProblems(conv.Report.Problems)...)...)
 	}
-	body, err := json.Marshal(res.Doc)
+	if len(bounds) > 0 {
+		return Submitted{}, domain.Invalid(bounds...)
+	}
+	// The catalog (users, labels, fields, projects) as a Tracker
+	// document's would be.
+	problems, err := validate(ctx, decoded{doc: conv.Catalog, complete: true}, known{q: s.DB.Q(), orgID: orgID})
 	if err != nil {
 		return Submitted{}, err
 	}
-	report, err := json.Marshal(res.Report)
+	if len(problems) > 0 {
+		return Submitted{}, domain.Invalid(problems...)
+	}
+	report, err := json.Marshal(conv.Report)
 	if err != nil {
 		return Submitted{}, err
 	}
-	id, err := s.submit(ctx, p, access, orgID, body, f.Format, report)
+	id, err := s.submitFile(ctx, p, access, orgID, f, upload, conv, report)
 	return Submitted{ImportID: id}, err
 }
 
@@ -111,11 +132,10 @@ func firstProblems(ps []sources.Problem) []string {
 	return out
 }
 
-// target reads what a conversion needs of the org: the statuses of the
+// targetOf reads what a conversion needs of the org: the statuses of the
 // workflow the project would use, its members, the importer's email.
-func (s *Service) target(ctx context.Context, p domain.Principal, orgID uuid.UUID, key string) (sources.Target, error) {
-	q := s.DB.Q()
-	t := sources.Target{ProjectKey: strings.ToUpper(strings.TrimSpace(key)), Now: s.now()}
+func targetOf(ctx context.Context, q store.Querier, orgID, userID uuid.UUID, key string, now time.Time) (sources.Target, error) {
+	t := sources.Target{ProjectKey: strings.ToUpper(strings.TrimSpace(key)), Now: now}
 	raw, err := importdb.TargetStatuses(ctx, q, orgID, t.ProjectKey)
 	if err != nil {
 		return t, err
@@ -134,7 +154,10 @@ func (s *Service) target(ctx context.Context, p domain.Principal, orgID uuid.UUI
 	if t.Members, err = importdb.OrgMemberEmails(ctx, q, orgID); err != nil {
 		return t, err
 	}
-	if t.ImporterEmail, err = importdb.UserEmail(ctx, q, p.UserID); err != nil {
+	if userID == uuid.Nil {
+		return t, nil // the importer's account is gone: nobody to fall back on
+	}
+	if t.ImporterEmail, err = importdb.UserEmail(ctx, q, userID); err != nil {
 		return t, err
 	}
 	return t, nil

@@ -15,6 +15,7 @@ import (
 	"tracker/domain/notification"
 	"tracker/store"
 	"tracker/store/exchangedb/importdb"
+	"tracker/store/objectstore"
 )
 
 // ErrPermanent marks a step that can never succeed (a stored document that
@@ -31,12 +32,13 @@ type Runner struct {
 	// BatchSize is the tickets per batch (default 2000).
 	BatchSize int
 	clock     domain.Clock
+	files     objectstore.Store
 }
 
-// NewRunner builds the runner on db, telling the time by clock; batchSize
-// 0 is the default.
-func NewRunner(db *store.DB, clock domain.Clock, batchSize int) *Runner {
-	return &Runner{DB: db, BatchSize: batchSize, clock: clock}
+// NewRunner builds the runner on db, telling the time by clock, reading
+// uploaded files from files; batchSize 0 is the default.
+func NewRunner(db *store.DB, clock domain.Clock, batchSize int, files objectstore.Store) *Runner {
+	return &Runner{DB: db, BatchSize: batchSize, clock: clock, files: files}
 }
 
 func (r *Runner) now() time.Time { return r.clock.Now() }
@@ -72,11 +74,14 @@ func permanent(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrPermanent, fmt.Sprintf(format, args...))
 }
 
-// Stage decodes the stored document once and writes it as rows: item 0 is
-// the catalog (the document without tickets, plus every user the tickets
-// name), items 1..n the tickets in document order.
+// Stage writes the import as rows once: item 0 is the catalog (the
+// document without tickets, plus every user the tickets name), items 1..n
+// the tickets. A Tracker document is decoded from the imports row; a file
+// of another format is converted again from its object, streamed, and its
+// object dropped once staged.
 func (r *Runner) Stage(ctx context.Context, id uuid.UUID) (Step, error) {
 	var out Step
+	var done importdb.Row
 	err := r.DB.InTx(ctx, func(q store.Querier) error {
 		row, err := importdb.Lock(ctx, q, id)
 		if err != nil {
@@ -86,29 +91,49 @@ func (r *Runner) Stage(ctx context.Context, id uuid.UUID) (Step, error) {
 			out = stepOf(row)
 			return nil
 		}
-		body, err := importdb.Document(ctx, q, id)
+		var total int
+		if row.File != nil {
+			total, err = r.stageFile(ctx, q, row)
+		} else {
+			total, err = stageDocument(ctx, q, id)
+		}
 		if err != nil {
 			return err
 		}
-		var doc export.Document
-		if err := json.Unmarshal(body, &doc); err != nil {
-			return permanent("stored document does not decode: %v", err)
-		}
-		payloads, err := stageItems(doc)
-		if err != nil {
-			return err
-		}
-		if err := importdb.ReplaceItems(ctx, q, id, payloads); err != nil {
-			return err
-		}
-		total := len(payloads) - 1
 		if err := importdb.Progress(ctx, q, id, importdb.StageStaged, total, 1, importdb.Counts{}, r.now()); err != nil {
 			return err
 		}
+		done = row
 		out = Step{Status: importdb.StatusRunning, Stage: importdb.StageStaged, TicketsTotal: total, NextSeq: 1}
 		return nil
 	})
+	if err == nil {
+		// The staged items hold the file now. A failed drop leaves the
+		// object for Finish, Fail or Cancel to drop.
+		_ = dropFile(ctx, r.files, done)
+	}
 	return out, err
+}
+
+// stageDocument stages the stored Tracker document; it answers the
+// tickets staged.
+func stageDocument(ctx context.Context, q store.Querier, id uuid.UUID) (int, error) {
+	body, err := importdb.Document(ctx, q, id)
+	if err != nil {
+		return 0, err
+	}
+	var doc export.Document
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return 0, permanent("stored document does not decode: %v", err)
+	}
+	payloads, err := stageItems(doc)
+	if err != nil {
+		return 0, err
+	}
+	if err := importdb.ReplaceItems(ctx, q, id, payloads); err != nil {
+		return 0, err
+	}
+	return len(payloads) - 1, nil
 }
 
 func stageItems(doc export.Document) ([][]byte, error) {
@@ -164,6 +189,7 @@ func stageItems(doc export.Document) ([][]byte, error) {
 // state, all in one transaction.
 func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 	var out Step
+	var done importdb.Row
 	err := r.DB.InTx(ctx, func(q store.Querier) error {
 		row, err := importdb.Lock(ctx, q, id)
 		if err != nil {
@@ -190,8 +216,12 @@ func (r *Runner) Finish(ctx context.Context, id uuid.UUID) (Step, error) {
 			}
 		}
 		out = stepOf(row)
+		done = row
 		return nil
 	})
+	if err == nil {
+		_ = dropFile(ctx, r.files, done)
+	}
 	return out, err
 }
 
@@ -221,6 +251,7 @@ func (r *Runner) Fail(ctx context.Context, id uuid.UUID, reason string) error {
 		if err != nil {
 			return err
 		}
+		_ = dropFile(ctx, r.files, row) // best effort: an import ends whatever the store says
 		if err := importdb.Fail(ctx, q, id, []string{reason}, r.now()); err != nil {
 			return err
 		}
@@ -236,8 +267,12 @@ func (r *Runner) Fail(ctx context.Context, id uuid.UUID, reason string) error {
 func (r *Runner) Cancel(ctx context.Context, id uuid.UUID) error {
 	return r.DB.InTx(ctx, func(q store.Querier) error {
 		row, err := importdb.Lock(ctx, q, id)
-		if err != nil || importdb.Finished(row.Status) {
+		if err != nil {
 			return err
+		}
+		_ = dropFile(ctx, r.files, row) // best effort: an import ends whatever the store says
+		if importdb.Finished(row.Status) {
+			return nil
 		}
 		return importdb.Cancel(ctx, q, id, nil, r.now())
 	})

@@ -11,6 +11,7 @@ import (
 	"tracker/domain/exchange/sources"
 	"tracker/store"
 	"tracker/store/exchangedb/importdb"
+	"tracker/store/objectstore"
 )
 
 // TopicImport is the outbox topic of an import job: the worker starts the
@@ -37,10 +38,14 @@ type Service struct {
 	// (default 3 s); Poll how often it looks (default 100 ms).
 	Wait, Poll time.Duration
 	clock      domain.Clock
+	files      objectstore.Store
 }
 
-// New builds the service on db, telling the time by clock.
-func New(db *store.DB, clock domain.Clock) *Service { return &Service{DB: db, clock: clock} }
+// New builds the service on db, telling the time by clock, keeping the
+// uploaded files of other trackers' exports in files.
+func New(db *store.DB, clock domain.Clock, files objectstore.Store) *Service {
+	return &Service{DB: db, clock: clock, files: files}
+}
 
 func (s *Service) now() time.Time { return s.clock.Now() }
 
@@ -288,6 +293,11 @@ func (s *Service) Cancel(ctx context.Context, p domain.Principal, id uuid.UUID) 
 		out = StatusOf(cur)
 		return nil
 	})
+	if err == nil {
+		// Its workflow drops the file too (Cancel), unless it already
+		// ended; a missing object is success.
+		_ = dropFile(ctx, s.files, row.Row)
+	}
 	return out, err
 }
 

@@ -1,7 +1,6 @@
 package sources
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -9,441 +8,344 @@ import (
 	"strings"
 
 	"tracker/domain"
-	"tracker/domain/customfield"
 	"tracker/domain/exchange/export"
-	"tracker/store/labeldb"
-	"tracker/store/sprintdb"
 )
 
 // Jira converts a Jira "Export CSV (all fields)" file.
 func Jira(in io.Reader, m Mapping, t Target) (Result, error) {
-	return convertCSV(in, m, t, dialect{format: "jira_csv"})
+	return collect(in, "jira_csv", m, t)
 }
 
 // Linear converts Linear's CSV export: its issue ids (ENG-7) are keys
 // like Jira's, the team key their project; labels are listed in one cell,
 // the cycle is the sprint.
 func Linear(in io.Reader, m Mapping, t Target) (Result, error) {
-	return convertCSV(in, m, t, dialect{format: "linear_csv", columns: linearColumns, splitLabels: true,
-		linkColumns: linearLinks, custom: linearCustom, categoryFromDates: true})
+	return collect(in, "linear_csv", m, t)
 }
 
 // CSV converts any CSV file by its mapping: mapping.columns names the
 // column of each field (title required; external_key, when named, keeps
 // re-runs from duplicating and links parents), project_key is required.
 func CSV(in io.Reader, m Mapping, t Target) (Result, error) {
-	if t.ProjectKey == "" {
-		return Result{}, domain.Invalid("project_key: required for csv")
+	if err := csvNeeds(m, t); err != nil {
+		return Result{}, err
 	}
-	if len(m.Columns) == 0 {
-		return Result{}, domain.Invalid("mapping.columns: required for csv (at least title)")
-	}
-	return convertCSV(in, m, t, dialect{format: "csv", generic: true, splitLabels: true})
+	return collect(in, "csv", m, t)
 }
 
-func convertCSV(in io.Reader, m Mapping, t Target, d dialect) (Result, error) {
-	f, err := openCSV(in)
+var (
+	linearDialect = dialect{format: "linear_csv", columns: linearColumns, splitLabels: true,
+		linkColumns: linearLinks, custom: linearCustom, categoryFromDates: true}
+	genericDialect = dialect{format: "csv", generic: true, splitLabels: true}
+)
+
+func csvNeeds(m Mapping, t Target) error {
+	if t.ProjectKey == "" {
+		return domain.Invalid("project_key: required for csv")
+	}
+	if len(m.Columns) == 0 {
+		return domain.Invalid("mapping.columns: required for csv (at least title)")
+	}
+	return nil
+}
+
+// convertCSV reads the file twice: the first pass indexes the rows that
+// come in (their keys, target keys and links), the second converts and
+// emits each ticket, resolving its parent and links through the index.
+func convertCSV(open Opener, m Mapping, t Target, d dialect, emit Emit) (Converted, error) {
+	var probs problems
+	ix, err := indexCSV(open, m, t, d, &probs)
 	if err != nil {
-		return Result{}, err
+		return Converted{}, err
+	}
+	return emitCSV(open, m, t, d, ix, &probs, emit)
+}
+
+// csvIndex is what the ticket pass needs of the whole file: memory in
+// proportion to the rows, never to their text.
+type csvIndex struct {
+	rows  map[string]indexed // source key → the row that comes in
+	ids   map[string]string  // Jira's issue id → source key
+	order []string           // target project keys, in file order
+	names map[string]string  // target project key → name
+	links map[string][]export.Link
+	nLink int
+}
+
+// indexed is a row that comes in: its position, source project and the
+// target project and number it takes.
+type indexed struct {
+	row     int
+	number  int
+	project string
+	target  string
+}
+
+// newKey is the target key (NEW-15) of a source key.
+func (ix *csvIndex) newKey(key string) (string, bool) {
+	e, ok := ix.rows[key]
+	if !ok {
+		return "", false
+	}
+	return e.target + "-" + strconv.Itoa(e.number), true
+}
+
+// rowsIn iterates the file's data records as rows. An index pass (full
+// false) reads no text it does not need: description, comments, labels,
+// sprints and custom fields stay empty.
+func rowsIn(open Opener, m Mapping, d dialect, full bool, each func(r *jiraRow, f *csvFile, jh jiraHeader) error) (jiraHeader, error) {
+	rc, err := open()
+	if err != nil {
+		return jiraHeader{}, err
+	}
+	defer rc.Close()
+	f, err := openCSV(rc)
+	if err != nil {
+		return jiraHeader{}, err
 	}
 	jh, err := readJiraHeader(f.Header, m, d)
 	if err != nil {
-		return Result{}, err
+		return jiraHeader{}, err
 	}
-	rep := newReport(d.format)
-	rep.Fields = jh.fields
-	var probs problems
-	var rows []*jiraRow
-	seen := map[string]int{}
 	for {
 		rec, err := f.next()
 		if err == io.EOF {
-			break
+			return jh, nil
 		}
 		if err != nil {
-			return Result{}, err
+			return jh, err
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
-		r := &jiraRow{row: f.row, key: strings.ToUpper(jh.get(rec, "external_key")), id: jh.get(rec, "id"),
-			project: strings.ToUpper(jh.get(rec, "project_key")), projectNm: jh.get(rec, "project_name"),
-			title: jh.get(rec, "title"), status: jh.get(rec, "status"), cat: jh.get(rec, "status_category"),
-			prio: jh.get(rec, "priority"), assignee: jh.get(rec, "assignee"), assigneeID: jh.get(rec, "assignee_id"),
-			reporter: jh.get(rec, "reporter"), reporterID: jh.get(rec, "reporter_id"), created: jh.get(rec, "created_at"),
-			updated: jh.get(rec, "updated_at"), due: jh.get(rec, "due_date"), est: jh.get(rec, "estimate"),
-			resolved: jh.get(rec, "resolved_at"), canceled: jh.get(rec, "canceled_at"), started: jh.get(rec, "started_at"),
-			sprintNumber: jh.get(rec, "sprint_number"), sprintStart: jh.get(rec, "sprint_start"), sprintEnd: jh.get(rec, "sprint_end"),
-			resolvedCol: jh.col(f.Header, "resolved_at"), canceledCol: jh.col(f.Header, "canceled_at"),
-			parent: jh.get(rec, "parent"), parentKey: strings.ToUpper(jh.get(rec, "parent_key")), epic: strings.ToUpper(jh.get(rec, "epic_link")),
-			labels: jh.all(rec, "labels"), sprints: jh.all(rec, "sprint"), comments: jh.all(rec, "comments"),
-			createdCol: jh.col(f.Header, "created_at"), updatedCol: jh.col(f.Header, "updated_at"), dueCol: jh.col(f.Header, "due_date"),
-			estCol: jh.col(f.Header, "estimate"), commentsCol: jh.col(f.Header, "comments")}
-		if i, ok := jh.single["description"]; ok && i < len(rec) {
-			r.desc = strings.Clone(rec[i])
+		if !full {
+			rec = indexCells(rec, jh)
 		}
-		for key, i := range jh.custom {
-			if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
-				if r.custom == nil {
-					r.custom = map[string]string{}
-				}
-				r.custom[key] = strings.Clone(strings.TrimSpace(rec[i]))
+		if err := each(readRow(rec, f, jh, d), f, jh); err != nil {
+			return jh, err
+		}
+	}
+}
+
+// indexCells blanks, in the reader's reused record, the cells an index
+// pass does not read, so readRow copies none of them.
+func indexCells(rec []string, jh jiraHeader) []string {
+	blank := func(i int) {
+		for f, j := range jh.single {
+			if j == i && f != "description" {
+				return // a column the index reads too (a mapping may name one twice)
 			}
 		}
-		for i, l := range jh.links {
-			if i >= len(rec) {
-				continue
+		if i < len(rec) {
+			rec[i] = ""
+		}
+	}
+	if i, ok := jh.single["description"]; ok {
+		blank(i)
+	}
+	for _, f := range []string{"comments", "labels", "sprint"} {
+		for _, i := range jh.multi[f] {
+			blank(i)
+		}
+	}
+	for _, i := range jh.custom {
+		blank(i)
+	}
+	return rec
+}
+
+// readRow reads a record's cells by field.
+func readRow(rec []string, f *csvFile, jh jiraHeader, d dialect) *jiraRow {
+	r := &jiraRow{row: f.row, key: strings.ToUpper(jh.get(rec, "external_key")), id: jh.get(rec, "id"),
+		project: strings.ToUpper(jh.get(rec, "project_key")), projectNm: jh.get(rec, "project_name"),
+		title: jh.get(rec, "title"), status: jh.get(rec, "status"), cat: jh.get(rec, "status_category"),
+		prio: jh.get(rec, "priority"), assignee: jh.get(rec, "assignee"), assigneeID: jh.get(rec, "assignee_id"),
+		reporter: jh.get(rec, "reporter"), reporterID: jh.get(rec, "reporter_id"), created: jh.get(rec, "created_at"),
+		updated: jh.get(rec, "updated_at"), due: jh.get(rec, "due_date"), est: jh.get(rec, "estimate"),
+		resolved: jh.get(rec, "resolved_at"), canceled: jh.get(rec, "canceled_at"), started: jh.get(rec, "started_at"),
+		sprintNumber: jh.get(rec, "sprint_number"), sprintStart: jh.get(rec, "sprint_start"), sprintEnd: jh.get(rec, "sprint_end"),
+		resolvedCol: jh.col(f.Header, "resolved_at"), canceledCol: jh.col(f.Header, "canceled_at"),
+		parent: jh.get(rec, "parent"), parentKey: strings.ToUpper(jh.get(rec, "parent_key")), epic: strings.ToUpper(jh.get(rec, "epic_link")),
+		labels: jh.all(rec, "labels"), sprints: jh.all(rec, "sprint"), comments: jh.all(rec, "comments"),
+		createdCol: jh.col(f.Header, "created_at"), updatedCol: jh.col(f.Header, "updated_at"), dueCol: jh.col(f.Header, "due_date"),
+		estCol: jh.col(f.Header, "estimate"), commentsCol: jh.col(f.Header, "comments")}
+	if i, ok := jh.single["description"]; ok && i < len(rec) {
+		r.desc = strings.Clone(rec[i])
+	}
+	for key, i := range jh.custom {
+		if i < len(rec) && strings.TrimSpace(rec[i]) != "" {
+			if r.custom == nil {
+				r.custom = map[string]string{}
 			}
-			// A Jira cell names one issue, a Linear cell several.
-			for _, other := range strings.Split(rec[i], ",") {
-				if other = strings.TrimSpace(other); other != "" {
-					l.other = strings.ToUpper(strings.Clone(other))
-					r.links = append(r.links, l)
-				}
+			r.custom[key] = strings.Clone(strings.TrimSpace(rec[i]))
+		}
+	}
+	for i, l := range jh.links {
+		if i >= len(rec) {
+			continue
+		}
+		// A Jira cell names one issue, a Linear cell several.
+		for _, other := range strings.Split(rec[i], ",") {
+			if other = strings.TrimSpace(other); other != "" {
+				l.other = strings.ToUpper(strings.Clone(other))
+				r.links = append(r.links, l)
 			}
 		}
-		if d.categoryFromDates && r.cat == "" {
-			r.cat = categoryFromDates(r)
+	}
+	if d.categoryFromDates && r.cat == "" {
+		r.cat = categoryFromDates(r)
+	}
+	if d.generic {
+		if i, ok := jh.single["external_key"]; ok && i < len(rec) {
+			r.key = strings.Clone(strings.TrimSpace(rec[i]))
 		}
+		if r.key == "" {
+			r.key = "#" + strconv.Itoa(r.row)
+		}
+	}
+	return r
+}
+
+// indexCSV is the first pass: which rows come in (a key, a title, not a
+// duplicate), their target keys, and the links between them.
+func indexCSV(open Opener, m Mapping, t Target, d dialect, probs *problems) (*csvIndex, error) {
+	ix := &csvIndex{rows: map[string]indexed{}, ids: map[string]string{}, names: map[string]string{}, links: map[string][]export.Link{}}
+	byTarget := map[string][]string{}
+	type linked struct {
+		row   int
+		key   string
+		links []jiraLink
+	}
+	var withLinks []linked
+	sm := newStatusMapper(m, t)
+	scratch := newReport(d.format)
+	admitted := 0
+	_, err := rowsIn(open, m, d, false, func(r *jiraRow, f *csvFile, jh jiraHeader) error {
 		if d.generic {
-			if i, ok := jh.single["external_key"]; ok && i < len(rec) {
-				r.key = strings.Clone(strings.TrimSpace(rec[i]))
-			}
-			if r.key == "" {
-				r.key = "#" + strconv.Itoa(r.row)
-			}
 			// The number a key ends with (PROJ-123, #45; a row without a
 			// key: its row), else the row's position.
 			r.project, r.number = "", trailingNumber(r.key)
 			if r.number == 0 {
-				r.number = len(rows) + 1
+				r.number = admitted + 1
 			}
 			if r.title == "" {
 				probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "title"), Message: "empty title; the row is skipped"})
-				continue
+				return nil
 			}
-			if first, dup := seen[r.key]; dup {
-				probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "external_key"), Message: fmt.Sprintf("%s is also row %d; the later row is skipped", r.key, first)})
-				continue
+		} else {
+			km := issueKey.FindStringSubmatch(r.key)
+			if km == nil {
+				probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "external_key"), Message: "not an issue key (KEY-123): " + quote(r.key) + "; the row is skipped"})
+				return nil
 			}
-			seen[r.key] = r.row
-			rows = append(rows, r)
-			continue
+			r.number, _ = strconv.Atoi(km[2])
+			if r.project == "" {
+				r.project = km[1]
+			}
+			if r.title == "" {
+				probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "title"), Message: "empty summary; the row is skipped"})
+				return nil
+			}
 		}
-		km := issueKey.FindStringSubmatch(r.key)
-		if km == nil {
-			probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "external_key"), Message: "not an issue key (KEY-123): " + quote(r.key) + "; the row is skipped"})
-			continue
+		if first, dup := ix.rows[r.key]; dup {
+			probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "external_key"), Message: fmt.Sprintf("%s is also row %d; the later row is skipped", r.key, first.row)})
+			return nil
 		}
-		r.number, _ = strconv.Atoi(km[2])
-		if r.project == "" {
-			r.project = km[1]
-		}
-		if r.title == "" {
-			probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "title"), Message: "empty summary; the row is skipped"})
-			continue
-		}
-		if first, dup := seen[r.key]; dup {
-			probs.add(Problem{Row: r.row, Column: jh.col(f.Header, "external_key"), Message: fmt.Sprintf("%s is also row %d; the later row is skipped", r.key, first)})
-			continue
-		}
-		seen[r.key] = r.row
-		rows = append(rows, r)
-	}
-	if len(rows) == 0 && len(probs.list) == 0 {
-		return Result{}, domain.Invalid("file: has no issues")
-	}
-	return buildJira(rows, m, t, rep, &probs, jh, d)
-}
-
-// buildJira turns the rows into the document.
-func buildJira(rows []*jiraRow, m Mapping, t Target, rep Report, probs *problems, jh jiraHeader, d dialect) (Result, error) {
-	ids := map[string]string{}
-	for _, r := range rows {
-		if r.id != "" {
-			ids[r.id] = r.key
-		}
-	}
-	// Target keys: the form's project key takes everything; else each
-	// Jira project is its own. Tickets keep their numbers when the target
-	// key is the source's, else are numbered in file order of their key.
-	var order []string
-	byTarget := map[string][]*jiraRow{}
-	names := map[string]string{}
-	for _, r := range rows {
+		admitted++
+		// Target keys: the form's project key takes everything; else each
+		// Jira project is its own.
 		k := r.project
 		if t.ProjectKey != "" {
 			k = strings.ToUpper(t.ProjectKey)
 		}
 		if _, ok := byTarget[k]; !ok {
-			order = append(order, k)
-			names[k] = r.projectNm
+			ix.order = append(ix.order, k)
+			ix.names[k] = r.projectNm
 		}
-		byTarget[k] = append(byTarget[k], r)
+		byTarget[k] = append(byTarget[k], r.key)
+		ix.rows[r.key] = indexed{row: r.row, number: r.number, project: r.project, target: k}
+		if r.id != "" {
+			ix.ids[r.id] = r.key
+		}
+		// Links count from rows that come in whole (the ticket pass skips
+		// a row whose date or status does not convert).
+		if len(r.links) > 0 {
+			var drop problems
+			if _, ok := jiraTicket(r, m, t, sm, &scratch, &drop); ok {
+				withLinks = append(withLinks, linked{r.row, r.key, r.links})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	newKey := map[string]string{}
-	for _, k := range order {
-		rs := byTarget[k]
-		// Numbers are kept whenever they are distinct — the source's own
-		// (TES-15 → NEW-15): a later export of the same issues then names
-		// the same tickets, which a re-run updates. Only issues of several
-		// source projects in one target, whose numbers collide, are
-		// numbered in order (project, number).
-		keep, seen := true, map[int]bool{}
-		for _, r := range rs {
-			if seen[r.number] {
-				keep = false
-			}
-			seen[r.number] = true
-		}
-		if !keep {
-			sort.SliceStable(rs, func(i, j int) bool {
-				if rs[i].project != rs[j].project {
-					return rs[i].project < rs[j].project
-				}
-				return rs[i].number < rs[j].number
-			})
-			for i, r := range rs {
-				r.number = i + 1
-			}
-		}
-		for _, r := range rs {
-			newKey[r.key] = fmt.Sprintf("%s-%d", k, r.number)
-		}
+	if len(ix.rows) == 0 && len(probs.list) == 0 {
+		return nil, domain.Invalid("file: has no issues")
 	}
-	sm := newStatusMapper(m, t)
-	ppl := newPeople(m, t)
-	fallback := func() string { ppl.note(strings.ToLower(t.ImporterEmail), ""); return strings.ToLower(t.ImporterEmail) }
-	unresolvedSeen := map[string]bool{}
-	person := func(r *jiraRow, name, id, col, role string) (string, bool) {
-		e, ok := ppl.resolve(name, id)
-		if !ok {
-			who := name
-			if who == "" {
-				who = id
+	ix.number(byTarget)
+	seen := map[string]bool{}
+	for _, w := range withLinks {
+		for _, l := range w.links {
+			from, to := w.key, l.other
+			if !l.outward {
+				from, to = to, from
 			}
-			if !unresolvedSeen[who] {
-				unresolvedSeen[who] = true
-				probs.add(Problem{Row: r.row, Column: col, Message: fmt.Sprintf("%s %s has no email: name them in mapping.users; %s", role, quote(who), map[string]string{"assignee": "left unassigned", "reporter": "the importer reports instead", "comment author": "the importer writes instead"}[role])})
-			}
-		}
-		return e, ok
-	}
-	labels := map[string]bool{}
-	doc := newDocument(t)
-	var sum Summary
-	links := map[string]bool{}
-	var pending []pendingLink
-	for _, k := range order {
-		rs := byTarget[k]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].number < rs[j].number })
-		p := export.Project{Key: k, Name: names[k], CreatedAt: t.Now, UpdatedAt: t.Now, Members: []string{},
-			Sprints: []export.Sprint{}, Tickets: []export.Ticket{}}
-		if p.Name == "" {
-			p.Name = k
-		}
-		sprints := map[string]*export.Sprint{}
-		dated := map[string]bool{} // sprints with their own dates (Linear's cycles)
-		var sprintOrder []string
-		for _, r := range rs {
-			tk, ok := jiraTicket(r, m, t, sm, &rep, probs)
-			if strings.HasPrefix(r.key, "#") {
-				tk.ExternalKey = nil // a generic CSV's row without a key
-			}
-			if !ok {
+			nf, okf := ix.newKey(from)
+			nt, okt := ix.newKey(to)
+			if !okf || !okt {
+				probs.add(Problem{Row: w.row, Message: "linked issue " + l.other + " is not in the file; the link is left out"})
 				continue
 			}
-			if e, ok := person(r, r.reporter, r.reporterID, jh.colName("reporter"), "reporter"); ok && e != "" {
-				tk.Reporter = e
-			} else {
-				tk.Reporter = fallback()
+			if nf == nt {
+				continue
 			}
-			if e, _ := person(r, r.assignee, r.assigneeID, jh.colName("assignee"), "assignee"); e != "" {
-				tk.Assignee = &e
+			id := l.kind + " " + nf + " " + nt
+			if l.kind == "relates_to" && nt < nf {
+				id = l.kind + " " + nt + " " + nf
 			}
-			for _, l := range r.labels {
-				for _, name := range labelNames(l, d) {
-					if !contains(tk.Labels, name) {
-						tk.Labels = append(tk.Labels, name)
-						labels[name] = true
-					}
-				}
+			if seen[id] {
+				continue
 			}
-			if name := sprintName(r); name != "" {
-				tk.Sprint = &name
-				s, ok := sprints[name]
-				if !ok {
-					s = &export.Sprint{Content: sprintdb.Content{Name: name}, Status: "Completed", CreatedAt: tk.CreatedAt, UpdatedAt: tk.UpdatedAt}
-					s.StartDate, s.EndDate = tk.CreatedAt.Format("2006-01-02"), tk.UpdatedAt.Format("2006-01-02")
-					if start, end, ok := cycleDates(r, m); ok {
-						s.StartDate, s.EndDate = start, end
-						dated[name] = true
-					}
-					sprints[name] = s
-					sprintOrder = append(sprintOrder, name)
-				}
-				if d := tk.CreatedAt.Format("2006-01-02"); d < s.StartDate && !dated[name] {
-					s.StartDate = d
-				}
-				if d := tk.UpdatedAt.Format("2006-01-02"); d > s.EndDate && !dated[name] {
-					s.EndDate = d
-				}
-				if tk.CreatedAt.Before(s.CreatedAt) {
-					s.CreatedAt = tk.CreatedAt
-				}
-				if sm.categoryOf(tk.Status) != "done" && sm.categoryOf(tk.Status) != "cancelled" {
-					s.Status = "Active"
-				}
-			}
-			for i, c := range r.comments {
-				cm, ok := jiraComment(c, m)
-				if !ok {
-					probs.add(Problem{Row: r.row, Column: r.commentsCol, Message: fmt.Sprintf("comment %d is not date;author;body; it is skipped", i+1)})
-					continue
-				}
-				if e, ok := person(r, cm.Author, "", r.commentsCol, "comment author"); ok && e != "" {
-					cm.Author = e
-				} else {
-					cm.Author = fallback()
-				}
-				tk.Comments = append(tk.Comments, cm)
-			}
-			sum.Comments += len(tk.Comments)
-			for key, v := range r.custom {
-				if len(v) > customfield.MaxText {
-					probs.add(Problem{Row: r.row, Column: jh.customCol(key), Message: fmt.Sprintf("custom field %s: over %d characters; left out", key, customfield.MaxText)})
-					continue
-				}
-				if tk.CustomFields == nil {
-					tk.CustomFields = map[string]json.RawMessage{}
-				}
-				b, _ := json.Marshal(v)
-				tk.CustomFields[key] = b
-			}
-			parent := r.parentKey
-			if parent == "" && r.parent != "" {
-				if k, ok := ids[r.parent]; ok {
-					parent = k
-				} else if _, ok := newKey[r.parent]; ok {
-					parent = r.parent
-				} else if issueKey.MatchString(strings.ToUpper(r.parent)) {
-					parent = strings.ToUpper(r.parent)
-				} else {
-					probs.add(Problem{Row: r.row, Column: jh.colName("parent"), Message: "parent " + r.parent + " is not in the file; the issue comes in without it"})
-				}
-			}
-			if parent == "" {
-				parent = r.epic
-			}
-			if parent != "" {
-				if nk, ok := newKey[parent]; ok && parent != r.key {
-					tk.Parent = &nk
-					sum.Parents++
-				} else if !ok {
-					probs.add(Problem{Row: r.row, Column: jh.colName("parent"), Message: "parent " + parent + " is not in the file; the issue comes in without it"})
-				}
-			}
-			for _, l := range r.links {
-				from, to := r.key, l.other
-				if !l.outward {
-					from, to = to, from
-				}
-				nf, okf := newKey[from]
-				nt, okt := newKey[to]
-				if !okf || !okt {
-					probs.add(Problem{Row: r.row, Message: "linked issue " + l.other + " is not in the file; the link is left out"})
-					continue
-				}
-				if nf == nt {
-					continue
-				}
-				id := l.kind + " " + nf + " " + nt
-				if l.kind == "relates_to" && nt < nf {
-					id = l.kind + " " + nt + " " + nf
-				}
-				if links[id] {
-					continue
-				}
-				links[id] = true
-				sum.Links++
-				pending = append(pending, pendingLink{from: nf, link: export.Link{Type: l.kind, Ticket: nt}})
-			}
-			p.Tickets = append(p.Tickets, tk)
-			if tk.Number > p.TicketCounter {
-				p.TicketCounter = tk.Number
-			}
+			seen[id] = true
+			ix.nLink++
+			ix.links[nf] = append(ix.links[nf], export.Link{Type: l.kind, Ticket: nt})
 		}
-		for _, name := range sprintOrder {
-			p.Sprints = append(p.Sprints, *sprints[name])
-		}
-		sum.Sprints += len(sprintOrder)
-		sum.Tickets += len(p.Tickets)
-		doc.Projects = append(doc.Projects, p)
 	}
-	attachLinks(&doc, pending)
-	for _, key := range sortedKeys(jh.custom) {
-		doc.Fields = append(doc.Fields, export.CustomField{Key: key, Name: jh.customCol(key), Type: customfield.Text,
-			Options: []export.CustomFieldOption{}, Projects: order})
-	}
-	for _, name := range sortedKeys(labels) {
-		doc.Labels = append(doc.Labels, export.Label{Content: labeldb.Content{Name: name, Color: "#64748b"}})
-	}
-	sum.Labels = len(labels)
-	users, matched, invited := ppl.documentUsers(t.ImporterEmail)
-	doc.Users = append(doc.Users, users...)
-	sum.UsersMatched, sum.UsersInvited = matched, invited
-	sum.UsersUnresolved = len(ppl.unresolved)
-	keys := make([]string, len(order))
-	copy(keys, order)
-	sort.Strings(keys)
-	doc.Source = d.format + "/" + strings.Join(keys, ",")
-	rep.Summary = sum
-	rep.Problems = probs.done()
-	return Result{Doc: doc, Report: rep}, nil
+	return ix, nil
 }
 
-type pendingLink struct {
-	from string
-	link export.Link
-}
-
-// attachLinks puts each link on the ticket it is stored from.
-func attachLinks(doc *export.Document, pending []pendingLink) {
-	at := map[string]*export.Ticket{}
-	for pi := range doc.Projects {
-		p := &doc.Projects[pi]
-		for ti := range p.Tickets {
-			at[fmt.Sprintf("%s-%d", p.Key, p.Tickets[ti].Number)] = &p.Tickets[ti]
+// number settles the target numbers. They are kept whenever they are
+// distinct — the source's own (TES-15 → NEW-15): a later export of the
+// same issues then names the same tickets, which a re-run updates. Only
+// issues of several source projects in one target, whose numbers collide,
+// are numbered in order (project, number).
+func (ix *csvIndex) number(byTarget map[string][]string) {
+	for _, keys := range byTarget {
+		seen := make(map[int]bool, len(keys))
+		keep := true
+		for _, k := range keys {
+			n := ix.rows[k].number
+			if seen[n] {
+				keep = false
+				break
+			}
+			seen[n] = true
+		}
+		if keep {
+			continue
+		}
+		sort.SliceStable(keys, func(i, j int) bool {
+			a, b := ix.rows[keys[i]], ix.rows[keys[j]]
+			if a.project != b.project {
+				return a.project < b.project
+			}
+			return a.number < b.number
+		})
+		for i, k := range keys {
+			e := ix.rows[k]
+			e.number = i + 1
+			ix.rows[k] = e
 		}
 	}
-	for _, l := range pending {
-		if tk, ok := at[l.from]; ok {
-			tk.Links = append(tk.Links, l.link)
-		}
-	}
-}
-
-func (sm statusMapper) categoryOf(status string) string {
-	for c, first := range sm.first {
-		if first == status {
-			return c
-		}
-	}
-	for _, s := range sm.statuses {
-		if s.Name == status {
-			return s.Category
-		}
-	}
-	return ""
-}
-
-func ptrInt(n int) *int { return &n }
-
-func contains(l []string, s string) bool {
-	for _, v := range l {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

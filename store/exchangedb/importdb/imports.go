@@ -83,11 +83,14 @@ type Row struct {
 	// Report the conversion's report of a file in another format (JSON).
 	Format string `db:"format"`
 	Report []byte `db:"report"`
+	// File names the uploaded file in the object store and the
+	// conversion's inputs (JSON; nil for a Tracker document).
+	File []byte `db:"file"`
 }
 
 func columns(alias string) []string {
 	cols := []string{"id", "org_id", "requested_by", "requester_role", "status", "source", "size_bytes", "stage",
-		"tickets_total", "next_seq", "counts", "errors", "created_at", "started_at", "finished_at", "format", "report"}
+		"tickets_total", "next_seq", "counts", "errors", "created_at", "started_at", "finished_at", "format", "report", "file"}
 	if alias != "" {
 		for i, c := range cols {
 			cols[i] = alias + "." + c
@@ -96,15 +99,20 @@ func columns(alias string) []string {
 	return cols
 }
 
-// Insert stores a new import with its document.
+// Insert stores a new import with its document, or (document nil) with
+// its file (r.File, r.SizeBytes).
 func Insert(ctx context.Context, q store.Querier, r Row, document []byte) error {
 	if r.Format == "" {
 		r.Format = "tracker_json"
 	}
+	size := r.SizeBytes
+	if document != nil {
+		size = int64(len(document))
+	}
 	_, err := q.Exec(ctx, `INSERT INTO imports (id, org_id, requested_by, requester_role, status, source, document,
-	        size_bytes, created_at, format, report) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-		r.ID, r.OrgID, r.RequestedBy, r.RequesterRole, StatusPending, r.Source, document, len(document), r.CreatedAt,
-		r.Format, r.Report)
+	        size_bytes, created_at, format, report, file) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		r.ID, r.OrgID, r.RequestedBy, r.RequesterRole, StatusPending, r.Source, document, size, r.CreatedAt,
+		r.Format, r.Report, r.File)
 	return store.Translate(err)
 }
 
