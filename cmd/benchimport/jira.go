@@ -15,8 +15,8 @@ type expect struct {
 // writeJira writes a Jira "Export CSV (all fields)" of n issues in the shape
 // of the real samples (domain/exchange/sources' benchmark writes the same):
 // 30 columns (the repeated Labels and Comment among them), three comments an
-// issue, each tenth issue the parent of the nine after it, and each seventh
-// blocking the one before.
+// issue, parents (mostly earlier in the file, a tenth later) and each seventh
+// issue blocking the one before.
 func writeJira(w io.Writer, n int) (expect, error) {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"Summary", "Issue key", "Issue id", "Issue Type", "Status", "Project key", "Project name", "Priority",
@@ -28,8 +28,13 @@ func writeJira(w io.Writer, n int) (expect, error) {
 	for i := 1; i <= n; i++ {
 		parent := ""
 		if i%10 != 1 {
-			parent = fmt.Sprint(10000 + i - i%10 + 1)
-			e.Parents++
+			// The tenth of a group names the next group's first: a parent
+			// further down the file (the last issue's is not in it).
+			p := i - i%10 + 1
+			parent = fmt.Sprint(10000 + p)
+			if p <= n {
+				e.Parents++
+			}
 		}
 		link := ""
 		if i > 1 && i%7 == 0 {
