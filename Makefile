@@ -111,6 +111,7 @@ bench: ## the load benchmark against a running stack at BENCH_URL (default http:
 	$(GO) run ./cmd/benchreport
 	$(GO) run ./cmd/benchreport -entries 1000000 -runs 15 -drilldown=false
 	$(GO) run ./cmd/benchexport
+	$(GO) run ./cmd/benchimport
 	$(GO) run ./cmd/benchrelay
 	$(GO) run ./cmd/benchinbox
 	$(GO) run ./cmd/benchsearch $(BENCHSEARCH_FLAGS)

@@ -1,8 +1,11 @@
 package importer
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,6 +90,10 @@ type pending struct {
 	t       export.Ticket
 	row     ticketdb.Row
 	created bool
+	// commentIDs are the ids its comments get, drawn before the ticket's
+	// insert, which computes the search vector from their bodies in id
+	// order.
+	commentIDs []uuid.UUID
 }
 
 func (b *batchRun) loadKeys() error {
@@ -140,14 +147,18 @@ func (b *batchRun) run(from, to int) error {
 		}
 		all = append(all, p)
 		keys = append(keys, ticketKey(s.Project, s.Ticket.Number))
+		if s.Ticket.Parent != nil {
+			keys = append(keys, refKey(*s.Ticket.Parent))
+		}
 	}
-	done, err := importdb.Keys(b.ctx, b.q, b.row.OrgID, b.row.Source, importdb.KindTicket, keys)
+	// The batch's own tickets imported before, and the parents already in.
+	known, err := importdb.Keys(b.ctx, b.q, b.row.OrgID, b.row.Source, importdb.KindTicket, slices.Compact(slices.Sorted(slices.Values(keys))))
 	if err != nil {
 		return err
 	}
 	var todo, again []*pending
 	for _, p := range all {
-		if id, ok := done[ticketKey(p.key, p.t.Number)]; ok {
+		if id, ok := known[ticketKey(p.key, p.t.Number)]; ok {
 			if b.row.Format != "" && b.row.Format != "tracker_json" {
 				p.row.ID = id
 				again = append(again, p)
@@ -161,11 +172,14 @@ func (b *batchRun) run(from, to int) error {
 	if err := b.refresh(again); err != nil {
 		return err
 	}
-	matched, err := b.insertTickets(todo)
+	matched, err := b.insertTickets(todo, known)
 	if err != nil {
 		return err
 	}
-	return b.children(todo, matched)
+	if err := b.children(todo, matched); err != nil {
+		return err
+	}
+	return ticketdb.GiveSearchVectors(b.ctx, b.q, false)
 }
 
 // refresh brings a file of another tracker, imported before, up to date
@@ -265,8 +279,10 @@ func (b *batchRun) prepare(s staged) (*pending, error) {
 }
 
 // insertTickets creates the tickets and returns the ones matched to an
-// existing ticket instead (key → id).
-func (b *batchRun) insertTickets(todo []*pending) (map[string]uuid.UUID, error) {
+// existing ticket instead (key → id). The numbers held already are read
+// first, so that every ticket goes in with one statement, with its search
+// vector and, when its parent is already in, its parent.
+func (b *batchRun) insertTickets(todo []*pending, known map[string]uuid.UUID) (map[string]uuid.UUID, error) {
 	matched := map[string]uuid.UUID{}
 	if len(todo) == 0 {
 		return matched, nil
@@ -284,15 +300,13 @@ func (b *batchRun) insertTickets(todo []*pending) (map[string]uuid.UUID, error) 
 	for i, id := range pids {
 		nums[i] = maxNum[id]
 	}
+	// With the projects locked, no number at or below their counters is
+	// taken until the batch commits: what is held now stays so.
 	if err := importdb.RaiseCounters(b.ctx, b.q, pids, nums); err != nil {
 		return nil, err
 	}
-	taken, err := b.insertRows(todo)
-	if err != nil || len(taken) == 0 {
-		return matched, err
-	}
-	pp, nn := make([]uuid.UUID, len(taken)), make([]int, len(taken))
-	for i, p := range taken {
+	pp, nn := make([]uuid.UUID, len(todo)), make([]int, len(todo))
+	for i, p := range todo {
 		pp[i], nn[i] = p.row.ProjectID, int(p.row.TicketNumber)
 	}
 	holders, err := importdb.ExistingTickets(b.ctx, b.q, pp, nn)
@@ -303,39 +317,75 @@ func (b *batchRun) insertTickets(todo []*pending) (map[string]uuid.UUID, error) 
 	for _, h := range holders {
 		held[h.ProjectID.String()+"#"+strconv.Itoa(h.Number)] = h
 	}
+	ins := make([]*pending, 0, len(todo))
 	var renumber []*pending
-	for _, p := range taken {
+	for _, p := range todo {
 		h, ok := held[p.row.ProjectID.String()+"#"+strconv.Itoa(int(p.row.TicketNumber))]
-		if ok && sameInstant(h.CreatedAt, p.row.CreatedAt) {
+		switch {
+		case ok && sameInstant(h.CreatedAt, p.row.CreatedAt):
 			matched[ticketKey(p.key, p.t.Number)] = h.ID
 			b.counts.TicketsSkipped++
 			continue
+		case ok:
+			renumber = append(renumber, p)
 		}
-		renumber = append(renumber, p)
+		ins = append(ins, p)
 	}
-	return matched, b.renumber(renumber)
-}
-
-// insertRows inserts the tickets and returns those whose number was taken.
-func (b *batchRun) insertRows(ps []*pending) ([]*pending, error) {
-	rows := make([]ticketdb.Row, len(ps))
-	for i, p := range ps {
-		rows[i] = p.row
-	}
-	created, err := ticketdb.InsertMany(b.ctx, b.q, rows)
-	if err != nil {
+	if err := b.renumber(renumber); err != nil {
 		return nil, err
 	}
-	var taken []*pending
-	for _, p := range ps {
-		if created[p.row.ID] {
-			p.created = true
-			b.counts.TicketsCreated++
-		} else {
-			taken = append(taken, p)
-		}
+	parents := maps.Clone(known)
+	maps.Copy(parents, matched)
+	if err := b.parentsAtInsert(ins, parents); err != nil {
+		return nil, err
 	}
-	return taken, nil
+	return matched, b.insertRows(ins)
+}
+
+// insertRows inserts the tickets, each with the search vector of its
+// comments (written by children, with the setting that keeps it on).
+func (b *batchRun) insertRows(ps []*pending) error {
+	if err := ticketdb.GiveSearchVectors(b.ctx, b.q, true); err != nil {
+		return err
+	}
+	rows, text := make([]ticketdb.Row, len(ps)), make([]string, len(ps))
+	for i, p := range ps {
+		rows[i] = p.row
+		text[i] = p.commentText()
+	}
+	created, err := ticketdb.InsertMany(b.ctx, b.q, rows, text)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if !created[p.row.ID] {
+			// Read under the projects' lock just before: another writer
+			// broke the counter's promise. The retried batch reads again.
+			return fmt.Errorf("ticket number %d of project %s was taken during the batch", p.row.TicketNumber, p.key)
+		}
+		p.created = true
+		b.counts.TicketsCreated++
+	}
+	return nil
+}
+
+// commentText is the ticket's comment bodies in id order, joined by a space:
+// the comment part of its search vector (ticket_search_vector's string_agg).
+func (p *pending) commentText() string {
+	p.commentIDs = make([]uuid.UUID, len(p.t.Comments))
+	order := make([]int, len(p.t.Comments))
+	for i := range p.t.Comments {
+		p.commentIDs[i], order[i] = domain.NewID(), i
+	}
+	slices.SortFunc(order, func(a, c int) int { return bytes.Compare(p.commentIDs[a][:], p.commentIDs[c][:]) })
+	var sb strings.Builder
+	for i, o := range order {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(p.t.Comments[o].Body)
+	}
+	return sb.String()
 }
 
 // renumber gives tickets whose number another ticket holds new numbers
@@ -354,11 +404,7 @@ func (b *batchRun) renumber(ps []*pending) error {
 			p.row.TicketNumber = int32(first + i)
 		}
 	}
-	taken, err := b.insertRows(ps)
-	if err == nil && len(taken) > 0 {
-		err = permanent("ticket number %d of project %s is taken although the counter passed it", taken[0].row.TicketNumber, taken[0].key)
-	}
-	return err
+	return nil
 }
 
 func sameInstant(a, c time.Time) bool {

@@ -52,9 +52,8 @@ func (b *batchRun) children(todo []*pending, matched map[string]uuid.UUID) error
 			}
 			ltickets, labels = append(ltickets, id), append(labels, lid)
 		}
-		ids := make([]uuid.UUID, len(p.t.Comments))
+		ids := p.commentIDs
 		for i, c := range p.t.Comments {
-			ids[i] = domain.NewID()
 			author, err := b.user(c.Author)
 			if err != nil {
 				return err

@@ -96,6 +96,7 @@ func refKey(ref string) string {
 // statement; it returns how many it set.
 func setParents(ctx context.Context, q store.Querier, todo []staged, ids map[string]uuid.UUID) (int, error) {
 	var pairs []parentPair
+	var children []uuid.UUID
 	for _, s := range todo {
 		self, ok := ids[ticketKey(s.Project, s.Ticket.Number)]
 		if !ok || s.Ticket.Parent == nil {
@@ -103,8 +104,19 @@ func setParents(ctx context.Context, q store.Querier, todo []staged, ids map[str
 		}
 		if parent, ok := ids[refKey(*s.Ticket.Parent)]; ok {
 			pairs = append(pairs, parentPair{child: self, parent: parent})
+			children = append(children, self)
 		}
 	}
+	if len(pairs) == 0 {
+		return 0, nil
+	}
+	// Most children got their parent in their batch (parentsAtInsert); the
+	// tree is read for the others only.
+	orphans, err := importdb.Orphans(ctx, q, children)
+	if err != nil {
+		return 0, err
+	}
+	pairs = slices.DeleteFunc(pairs, func(p parentPair) bool { return !orphans[p.child] })
 	if len(pairs) == 0 {
 		return 0, nil
 	}
@@ -112,7 +124,8 @@ func setParents(ctx context.Context, q store.Querier, todo []staged, ids map[str
 	if err != nil {
 		return 0, err
 	}
-	var children, parents []uuid.UUID
+	children = children[:0]
+	var parents []uuid.UUID
 	for _, p := range pairs {
 		if t.setParent(p.child, p.parent) {
 			children, parents = append(children, p.child), append(parents, p.parent)

@@ -35,9 +35,14 @@ func loadTree(ctx context.Context, q store.Querier, pairs []parentPair) (*tree, 
 	if err != nil {
 		return nil, err
 	}
+	return treeOf(slices.Concat(anc, desc)), nil
+}
+
+// treeOf is the tree of the nodes read (the first read of a ticket wins).
+func treeOf(nodes []importdb.TreeNode) *tree {
 	t := &tree{parent: map[uuid.UUID]uuid.UUID{}, deleted: map[uuid.UUID]bool{}, kids: map[uuid.UUID][]uuid.UUID{}}
 	seen := map[uuid.UUID]bool{}
-	for _, n := range slices.Concat(anc, desc) {
+	for _, n := range nodes {
 		if seen[n.ID] {
 			continue
 		}
@@ -53,7 +58,7 @@ func loadTree(ctx context.Context, q store.Querier, pairs []parentPair) (*tree, 
 			t.kids[p] = append(t.kids[p], n.ID)
 		}
 	}
-	return t, nil
+	return t
 }
 
 // ancestors is id with its ancestors, nearest first, at most limit (as

@@ -213,6 +213,22 @@ func treeNodes(ctx context.Context, q store.Querier, sql string, ids []uuid.UUID
 	return out, store.Translate(err)
 }
 
+// Orphans are the live tickets of ids without a parent: those a parent
+// may still be set on.
+func Orphans(ctx context.Context, q store.Querier, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	rows, err := q.Query(ctx, `SELECT id FROM tickets WHERE id = ANY($1::uuid[]) AND parent_id IS NULL AND deleted_at IS NULL`, ids)
+	if err != nil {
+		return nil, store.Translate(err)
+	}
+	out := map[uuid.UUID]bool{}
+	var id uuid.UUID
+	_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+		out[id] = true
+		return nil
+	})
+	return out, store.Translate(err)
+}
+
 // SetParents sets parents[i] as the parent of children[i] on each child
 // without a parent, and returns how many it set.
 func SetParents(ctx context.Context, q store.Querier, children, parents []uuid.UUID) (int, error) {
