@@ -3,15 +3,14 @@ package exchange_test
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"tracker/domain"
 	"tracker/domain/exchange/export/exportseed"
 	"tracker/domain/exchange/importer"
+	"tracker/internal/heappeak"
 )
 
 // BenchmarkStageJiraFile measures what the API's submit and the worker's
@@ -20,7 +19,8 @@ import (
 // generated export (BENCH_ISSUES issues, default 20,000) is written to a
 // file, submitted to the service from it as the API does from its spool,
 // then staged from the object store. It reports each phase's peak heap
-// above the heap before it (garbage included, sampled every 20 ms).
+// above the heap before it (internal/heappeak: live and unswept objects,
+// sampled every 20 ms).
 func BenchmarkStageJiraFile(b *testing.B) {
 	n := 20_000
 	if v, err := strconv.Atoi(os.Getenv("BENCH_ISSUES")); err == nil {
@@ -39,28 +39,10 @@ func BenchmarkStageJiraFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var peak atomic.Uint64
-		done := make(chan struct{})
-		go func() {
-			var ms runtime.MemStats
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(20 * time.Millisecond):
-					runtime.ReadMemStats(&ms)
-					peak.Store(max(peak.Load(), ms.HeapAlloc))
-				}
-			}
-		}()
-		// phase runs step from a collected heap and answers its peak above it.
+		// phase runs step and answers how far the heap rose above where it
+		// started (after a GC), in MB.
 		phase := func(step func()) float64 {
-			runtime.GC()
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			peak.Store(ms.HeapAlloc)
-			step()
-			return float64(peak.Load()-ms.HeapAlloc) / (1 << 20)
+			return float64(heappeak.Measure(20*time.Millisecond, step)) / (1 << 20)
 		}
 		var sub importer.Submitted
 		start := time.Now()
@@ -77,7 +59,6 @@ func BenchmarkStageJiraFile(b *testing.B) {
 			}
 		})
 		staged := time.Since(start)
-		close(done)
 		_ = file.Close()
 		b.ReportMetric(submitMB, "submit-heap-MB")
 		b.ReportMetric(stageMB, "stage-heap-MB")
