@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"tracker/cmd/internal/benchenv"
 )
 
 type config struct {
@@ -44,29 +45,22 @@ type config struct {
 	ServeCeiling, CeilingUser string
 }
 
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 func parseConfig() (config, error) {
 	var c config
 	var duration, warmup, clients, ops string
-	flag.StringVar(&c.URL, "url", env("BENCH_URL", "http://localhost:3000"), "base address of the API")
-	flag.StringVar(&c.DB, "db", env("BENCH_DATABASE_URL", env("SERVICE_DATABASE_URL",
+	flag.StringVar(&c.URL, "url", benchenv.String("BENCH_URL", "http://localhost:3000"), "base address of the API")
+	flag.StringVar(&c.DB, "db", benchenv.String("BENCH_DATABASE_URL", benchenv.String("SERVICE_DATABASE_URL",
 		"postgres://postgres@127.0.0.1:5432/tracker?sslmode=disable")), "database the API serves (for seeding)")
-	flag.StringVar(&duration, "duration", env("BENCH_DURATION", "10s"), "measured time per run")
-	flag.StringVar(&warmup, "warmup", env("BENCH_WARMUP", "2s"), "unmeasured time before each run")
-	flag.StringVar(&clients, "clients", env("BENCH_CLIENTS", "8,32"), "concurrent client counts")
-	flag.IntVar(&c.Projects, "projects", atoi(env("BENCH_PROJECTS", "100")), "projects to seed")
-	flag.IntVar(&c.Tickets, "tickets", atoi(env("BENCH_TICKETS", "100000")), "tickets to seed")
+	flag.StringVar(&duration, "duration", benchenv.String("BENCH_DURATION", "10s"), "measured time per run")
+	flag.StringVar(&warmup, "warmup", benchenv.String("BENCH_WARMUP", "2s"), "unmeasured time before each run")
+	flag.StringVar(&clients, "clients", benchenv.String("BENCH_CLIENTS", "8,32"), "concurrent client counts")
+	flag.IntVar(&c.Projects, "projects", atoi(benchenv.String("BENCH_PROJECTS", "100")), "projects to seed")
+	flag.IntVar(&c.Tickets, "tickets", atoi(benchenv.String("BENCH_TICKETS", "100000")), "tickets to seed")
 	flag.BoolVar(&c.Ceiling, "ceiling", false, "compare the reads with the ceiling (a bare Fiber app running the same query)")
 	flag.IntVar(&c.Rounds, "rounds", 3, "with -ceiling: alternating rounds per read and client count")
 	flag.StringVar(&c.ServeCeiling, "serve-ceiling", "", "internal: serve the ceiling on this address")
 	flag.StringVar(&c.CeilingUser, "ceiling-user", "", "internal: the user the ceiling reads as")
-	flag.StringVar(&ops, "ops", env("BENCH_OPS", strings.Join(allOps, ",")), "operations to run")
+	flag.StringVar(&ops, "ops", benchenv.String("BENCH_OPS", strings.Join(allOps, ",")), "operations to run")
 	flag.Parse()
 	var err error
 	if c.Duration, err = time.ParseDuration(duration); err != nil {

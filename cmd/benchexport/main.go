@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strconv"
 	"time"
+	"tracker/cmd/internal/benchenv"
 )
 
 type config struct {
@@ -33,32 +33,16 @@ type config struct {
 	ImportMax, JSONMax, SQLMax time.Duration
 }
 
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(name string, def int) int {
-	n, err := strconv.Atoi(env(name, strconv.Itoa(def)))
-	if err != nil || n < 0 {
-		fmt.Fprintf(os.Stderr, "%s: not a non-negative integer; using %d\n", name, def)
-		return def
-	}
-	return n
-}
-
 func loadConfig() config {
 	c := config{
-		URL:      env("BENCH_URL", "http://localhost:3000"),
-		DB:       env("BENCH_DATABASE_URL", env("SERVICE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker?sslmode=disable")),
-		Projects: max(envInt("BENCH_PROJECTS", 100), 1), Tickets: envInt("BENCH_TICKETS", 100000),
-		Comments: envInt("BENCH_COMMENTS", 1), Entries: envInt("BENCH_ENTRIES", 1),
+		URL:      benchenv.String("BENCH_URL", "http://localhost:3000"),
+		DB:       benchenv.String("BENCH_DATABASE_URL", benchenv.String("SERVICE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker?sslmode=disable")),
+		Projects: max(benchenv.Int("BENCH_PROJECTS", 100, 0), 1), Tickets: benchenv.Int("BENCH_TICKETS", 100000, 0),
+		Comments: benchenv.Int("BENCH_COMMENTS", 1, 0), Entries: benchenv.Int("BENCH_ENTRIES", 1, 0),
 		ImportMax: 60 * time.Second, JSONMax: 10 * time.Second, SQLMax: 20 * time.Second,
 	}
 	var err error
-	if c.ImportTimeout, err = time.ParseDuration(env("BENCH_IMPORT_TIMEOUT", "5m")); err != nil {
+	if c.ImportTimeout, err = time.ParseDuration(benchenv.String("BENCH_IMPORT_TIMEOUT", "5m")); err != nil {
 		c.ImportTimeout = 5 * time.Minute
 	}
 	return c

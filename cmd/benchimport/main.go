@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"tracker/cmd/internal/benchenv"
 )
 
 type config struct {
@@ -38,35 +39,10 @@ type config struct {
 	RSSMax            int64
 }
 
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(name string, def int) int {
-	n, err := strconv.Atoi(env(name, strconv.Itoa(def)))
-	if err != nil || n <= 0 {
-		fmt.Fprintf(os.Stderr, "%s: not a positive integer; using %d\n", name, def)
-		return def
-	}
-	return n
-}
-
-func envDuration(name string, def time.Duration) time.Duration {
-	d, err := time.ParseDuration(env(name, def.String()))
-	if err != nil || d <= 0 {
-		fmt.Fprintf(os.Stderr, "%s: not a duration; using %s\n", name, def)
-		return def
-	}
-	return d
-}
-
 func loadConfig() (config, error) {
-	c := config{URL: strings.TrimRight(env("BENCH_URL", "http://localhost:3000"), "/"), Issues: envInt("BENCH_ISSUES", 100000),
-		Timeout: envDuration("BENCH_IMPORT_TIMEOUT", 10*time.Minute), DryMax: envDuration("BENCH_DRY_MAX", 15*time.Second),
-		ImportMax: envDuration("BENCH_IMPORT_MAX", 60*time.Second), RSSMax: int64(envInt("BENCH_RSS_MAX_MB", 300)) << 20}
+	c := config{URL: strings.TrimRight(benchenv.String("BENCH_URL", "http://localhost:3000"), "/"), Issues: benchenv.Int("BENCH_ISSUES", 100000, 1),
+		Timeout: benchenv.Duration("BENCH_IMPORT_TIMEOUT", 10*time.Minute), DryMax: benchenv.Duration("BENCH_DRY_MAX", 15*time.Second),
+		ImportMax: benchenv.Duration("BENCH_IMPORT_MAX", 60*time.Second), RSSMax: int64(benchenv.Int("BENCH_RSS_MAX_MB", 300, 1)) << 20}
 	for _, s := range strings.Split(os.Getenv("BENCH_PIDS"), ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue

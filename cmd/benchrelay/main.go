@@ -37,10 +37,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"tracker/cmd/internal/benchenv"
 
 	"github.com/google/uuid"
 	"go.temporal.io/sdk/client"
@@ -57,13 +57,6 @@ import (
 	"tracker/workflows"
 	webhookwf "tracker/workflows/webhook"
 )
-
-func envInt(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
 
 var (
 	temporalAddress = flag.String("temporal-address", "", "host:port of a running Temporal frontend (empty: start a dev server from bin/temporal)")
@@ -85,7 +78,7 @@ func main() {
 func run() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	hooks := envInt("HOOKS", 3)
+	hooks := benchenv.Int("HOOKS", 3, 1)
 	url, drop, err := tempdb.NewDatabase(ctx)
 	if err != nil {
 		return err
@@ -136,7 +129,7 @@ func run() error {
 	}
 	go func() {
 		_ = worker.Run(ctx, worker.Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), DB: db, Address: addr,
-			Namespace: ns, TaskQueue: "bench-" + org.String(), Outbox: worker.OutboxConfig{Concurrency: envInt("CONCURRENCY", 0)},
+			Namespace: ns, TaskQueue: "bench-" + org.String(), Outbox: worker.OutboxConfig{Concurrency: benchenv.Int("CONCURRENCY", 0, 1)},
 			Registrations: []jobkind.Registration{webhookwf.Register(webhookwf.Deps{DB: db, AllowPrivate: true,
 				Schedule: webhook.ScaledSchedule(*retryScale)})}})
 	}()
@@ -146,7 +139,7 @@ func run() error {
 		var events, rate int
 		switch sc {
 		case "burst":
-			events = envInt("EVENTS", 1000)
+			events = benchenv.Int("EVENTS", 1000, 1)
 		case "steady100", "steady200":
 			rate = map[string]int{"steady100": 100, "steady200": 200}[sc]
 			events = rate * int(steady.Seconds())

@@ -40,6 +40,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"tracker/cmd/internal/benchenv"
 )
 
 type config struct {
@@ -61,23 +62,16 @@ type config struct {
 	Close    bool    // also time a close of the month (then reopen it)
 }
 
-func env(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
 func main() {
 	var c config
-	flag.StringVar(&c.URL, "url", env("BENCH_URL", "http://localhost:3000"), "base address of the API")
-	flag.StringVar(&c.DB, "db", env("BENCH_DATABASE_URL", env("SERVICE_DATABASE_URL",
+	flag.StringVar(&c.URL, "url", benchenv.String("BENCH_URL", "http://localhost:3000"), "base address of the API")
+	flag.StringVar(&c.DB, "db", benchenv.String("BENCH_DATABASE_URL", benchenv.String("SERVICE_DATABASE_URL",
 		"postgres://postgres@127.0.0.1:5432/tracker?sslmode=disable")), "database the API serves (for seeding)")
-	self, _ := strconv.ParseBool(env("BENCH_REPORT_SELF", "false"))
+	self, _ := strconv.ParseBool(benchenv.String("BENCH_REPORT_SELF", "false"))
 	flag.BoolVar(&c.Self, "self", self, "run against a temporary database and an in-process API")
-	entries, _ := strconv.Atoi(env("BENCH_REPORT_ENTRIES", "100000"))
+	entries, _ := strconv.Atoi(benchenv.String("BENCH_REPORT_ENTRIES", "100000"))
 	flag.IntVar(&c.Entries, "entries", entries, "approved entries in the month")
-	runs, _ := strconv.Atoi(env("BENCH_REPORT_RUNS", "30"))
+	runs, _ := strconv.Atoi(benchenv.String("BENCH_REPORT_RUNS", "30"))
 	flag.IntVar(&c.Runs, "runs", runs, "measured requests per mode")
 	flag.BoolVar(&c.Drill, "drilldown", true, "also measure the drill-down CSV of every entry (slow at 1M; its first page is always measured)")
 	flag.BoolVar(&c.Files, "files", true, "also measure the file exports (drill-down CSV and XLSX, capitalization XLSX)")

@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"tracker/cmd/internal/benchenv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -51,9 +52,9 @@ type config struct {
 
 func main() {
 	var c config
-	flag.StringVar(&c.URL, "url", env("STACK_URL", "http://127.0.0.1:3000"), "the stack's address")
-	flag.StringVar(&c.DB, "db", env("SERVICE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker?sslmode=disable"), "the stack's database")
-	flag.StringVar(&c.State, "state", env("STACK_STATE", ".data/stack/stack.json"), "cmd/stack's process list (for RSS)")
+	flag.StringVar(&c.URL, "url", benchenv.String("STACK_URL", "http://127.0.0.1:3000"), "the stack's address")
+	flag.StringVar(&c.DB, "db", benchenv.String("SERVICE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/tracker?sslmode=disable"), "the stack's database")
+	flag.StringVar(&c.State, "state", benchenv.String("STACK_STATE", ".data/stack/stack.json"), "cmd/stack's process list (for RSS)")
 	flag.DurationVar(&c.Duration, "duration", 30*time.Minute, "how long to drive load")
 	flag.DurationVar(&c.Interval, "interval", time.Minute, "how often to print a sample")
 	flag.DurationVar(&c.Settle, "settle", 0, "samples before this much time are left out of the growth check (default: the first two intervals)")
@@ -71,13 +72,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
 	}
-}
-
-func env(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
 }
 
 func run(ctx context.Context, c config) error {
