@@ -12,10 +12,13 @@ import (
 // before (known, by key: an earlier batch, an earlier import, a matched
 // ticket) or an earlier row of this batch. The checks are the last pass's
 // (tree.setParent: depth, cycles), on the tree above the known parents read
-// at once; a new ticket has no children yet, so its own subtree is empty.
-// Setting the parent in the ticket's insert spares the second write of the
-// row the last pass would make; a parent further down the document is left
-// to it, and it leaves a ticket that has a parent alone.
+// at once. Then, in document order again, the tickets whose parent is a
+// later row of this batch get it too: the rows go in with one statement,
+// whose foreign-key check runs once all of them are in, and the tree holds
+// every ticket of the batch with the parents just given. Setting the parent
+// in the ticket's insert spares the second write of the row (every index
+// entry of the ticket again) the last pass would make; a parent in a later
+// batch is left to it, and it leaves a ticket that has a parent alone.
 func (b *batchRun) parentsAtInsert(ins []*pending, known map[string]uuid.UUID) error {
 	var up []uuid.UUID
 	seen := map[uuid.UUID]bool{}
@@ -47,6 +50,7 @@ func (b *batchRun) parentsAtInsert(ins []*pending, known map[string]uuid.UUID) e
 	}
 	t := treeOf(anc)
 	here := make(map[string]uuid.UUID, len(ins))
+	var later []*pending
 	for _, p := range ins {
 		t.parent[p.row.ID] = uuid.Nil
 		if p.t.Parent != nil {
@@ -55,6 +59,9 @@ func (b *batchRun) parentsAtInsert(ins []*pending, known map[string]uuid.UUID) e
 			if !ok {
 				id, ok = known[ref]
 			}
+			if !ok {
+				later = append(later, p)
+			}
 			// A known key whose ticket is gone (not read) is left out.
 			if _, in := t.parent[id]; ok && in && t.setParent(p.row.ID, id) {
 				p.row.ParentID = &id
@@ -62,6 +69,12 @@ func (b *batchRun) parentsAtInsert(ins []*pending, known map[string]uuid.UUID) e
 			}
 		}
 		here[ticketKey(p.key, p.t.Number)] = p.row.ID
+	}
+	for _, p := range later {
+		if id, ok := here[refKey(*p.t.Parent)]; ok && t.setParent(p.row.ID, id) {
+			p.row.ParentID = &id
+			b.counts.ParentsSet++
+		}
 	}
 	return nil
 }
